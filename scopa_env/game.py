@@ -1,0 +1,488 @@
+"""A game of Scopa: dealing, turns, hand ends and the game score.
+
+:class:`Game` holds the full-information state and is mutated in place by
+:meth:`Game.play` (fast enough for search; :meth:`Game.clone` copies it).
+:class:`PlayerView` is what one seat may see: the information set every agent,
+observation and web page is built from.
+
+Seats are numbered in turn order: the player after seat ``i`` is ``i + 1`` (mod n),
+so "the player after the dealer" is ``dealer + 1``. Sides: with 2 or 3 players each
+seat is its own side; with 4 or 6 the two teams are the even and the odd seats
+(partners opposite, alternating seats), side ``seat % 2``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from scopa_env.cards import RANK_MASK, RE, cards_of, format_card, format_cards, mask_of
+from scopa_env.rules import Move, Rules, get_rules, legal_pairs, move_of
+from scopa_env.scoring import score_masks
+
+KINGS_FOR_REDEAL = 3
+"""pagat-scopa.txt: "If the four face up cards include three or four Kings" the cards are dealt again."""
+
+CAPPOTTO_LEAD = 7
+"""wikipedia-scopa.txt: "if a player is winning 7 points to 0 then the game can be considered over"."""
+
+
+def sides_for(num_players: int) -> tuple[int, ...]:
+    """Side of each seat: each for themselves with 2-3 players, even/odd teams with 4 or 6."""
+    return tuple(range(num_players)) if num_players <= 3 else tuple(s % 2 for s in range(num_players))
+
+
+class HandResult(NamedTuple):
+    """What a finished hand leaves behind (also the env's hand-end info)."""
+
+    hand_score: list[dict]
+    """Per side, the dicts of :func:`scopa_env.scoring.score_hand`."""
+    piles: list[list[int]]
+    """Per side, the sorted captured card ids (leftover table cards included)."""
+    scope: list[int]
+    """Per side, the number of scope."""
+    leftover: list[int]
+    """Table cards swept up at the end by the last side to capture."""
+    leftover_side: int | None
+    """The side that took them (``None`` if nobody captured all hand)."""
+
+
+class Game:
+    """Full-information state of a game of Scopa.
+
+    Args:
+        num_players: 2, 3, 4 or 6 (see :class:`~scopa_env.rules.Rules.player_counts`).
+        rules: a :class:`~scopa_env.rules.Rules` object or preset name.
+        seed: an int, ``None`` or an ``np.random.Generator``; all shuffles draw from it.
+        dealer: dealer of the first hand (default the last seat, so seat 0 leads).
+        auto_next_hand: deal the next hand as soon as one ends (else call :meth:`next_hand`).
+
+    Attributes (read them, change them only through :meth:`play`):
+        hands: per seat, bitmask of the cards in hand.
+        table: bitmask of the face-up table cards.
+        stock: card ids still to be dealt, next card first.
+        piles, scope: per side, bitmask of captured cards and number of scope this hand.
+        scores: per side, game points so far.
+        current: seat to play; dealer: seat that dealt this hand.
+        played: per seat, bitmask of the cards played this hand.
+        history: this hand's plays as ``(seat, card, captured_mask)``.
+        last_capturer: seat that captured last this hand, or ``None``.
+        hand_result: the :class:`HandResult` of the hand ended by the last play, else ``None``.
+        winner: the winning side once the game is over, else ``None``.
+    """
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules: Rules | str | None = None,
+        seed: int | np.random.Generator | None = None,
+        dealer: int | None = None,
+        auto_next_hand: bool = True,
+    ) -> None:
+        self._setup(num_players, rules, seed, auto_next_hand)
+        self.dealer = self.num_players - 1 if dealer is None else self._seat(dealer, "dealer")
+        self._new_hand_state()
+        self._deal_shuffled()
+
+    # --- construction ----------------------------------------------------------
+
+    def _setup(self, num_players, rules, seed, auto_next_hand) -> None:
+        self.rules = get_rules(rules)
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an int, got {num_players!r}")
+        self.rules.check_players(num_players)
+        self.num_players = num_players
+        self.side_of = sides_for(num_players)
+        self.num_sides = max(self.side_of) + 1
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.auto_next_hand = auto_next_hand
+        self.scores = [0] * self.num_sides
+        self.hand_number = 0
+        self.winner: int | None = None
+        self.hand_result: HandResult | None = None
+        self.redeals = 0
+
+    @classmethod
+    def from_deal(
+        cls,
+        hands: Sequence[Sequence[int]],
+        table: Sequence[int],
+        stock: Sequence[int],
+        dealer: int,
+        scores: Sequence[int] | None = None,
+        rules: Rules | str | None = None,
+        seed: int | np.random.Generator | None = None,
+        piles: Sequence[Sequence[int]] | None = None,
+        scope: Sequence[int] | None = None,
+        current: int | None = None,
+        last_capturer: int | None = None,
+        auto_next_hand: bool = True,
+    ) -> Game:
+        """A game from an explicit position, for scenarios and puzzles.
+
+        Every card of the deck must appear exactly once across ``hands``, ``table``,
+        ``stock`` and ``piles``; duplicates and missing cards raise ``ValueError``.
+        ``stock`` is in dealing order (next card first). ``current`` defaults to the
+        player after the dealer; later hands are shuffled with ``seed``.
+        """
+        game = cls.__new__(cls)
+        game._setup(len(hands), rules, seed, auto_next_hand)
+        n = game.num_players
+        game.dealer = game._seat(dealer, "dealer")
+        if scores is not None:
+            if len(scores) != game.num_sides:
+                raise ValueError(f"scores needs {game.num_sides} entries (one per side), got {len(scores)}")
+            game.scores = [int(s) for s in scores]
+        game._new_hand_state()
+        everything: list[int] = [c for h in hands for c in h] + list(table) + list(stock)
+        if piles is not None:
+            if len(piles) != game.num_sides:
+                raise ValueError(f"piles needs {game.num_sides} entries (one per side), got {len(piles)}")
+            everything += [c for p in piles for c in p]
+        _check_deck(everything, game.rules)
+        game.hands = [mask_of(h) for h in hands]
+        game.table = mask_of(table)
+        game.stock = [int(c) for c in stock]
+        if piles is not None:
+            game.piles = [mask_of(p) for p in piles]
+        if scope is not None:
+            if len(scope) != game.num_sides or any(int(k) < 0 for k in scope):
+                raise ValueError(f"scope needs {game.num_sides} non-negative counts, got {list(scope)!r}")
+            game.scope = [int(k) for k in scope]
+        game.last_capturer = None if last_capturer is None else game._seat(last_capturer, "last_capturer")
+        game.current = (game.dealer + 1) % n if current is None else game._seat(current, "current")
+        game._cards_in_hands = sum(h.bit_count() for h in game.hands)
+        per_deal = n * game.rules.hand_size
+        if len(game.stock) % per_deal:
+            raise ValueError(f"stock has {len(game.stock)} cards; it must deal out in rounds of {per_deal}")
+        if game._cards_in_hands == 0:
+            raise ValueError("no player holds a card: deal a hand first")
+        # The round runs dealer+1 .. dealer; seats already past hold one card fewer.
+        order = [(game.dealer + 1 + i) % n for i in range(n)]
+        k = game.hands[game.current].bit_count()
+        pos = order.index(game.current)
+        expected = [k - 1 if i < pos else k for i in range(n)]
+        actual = [game.hands[s].bit_count() for s in order]
+        if k == 0 or actual != expected:
+            raise ValueError(
+                f"hand sizes {[game.hands[s].bit_count() for s in range(n)]} do not fit a round "
+                f"with dealer {game.dealer} and seat {game.current} to play"
+            )
+        return game
+
+    def _seat(self, seat, what: str) -> int:
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
+            raise ValueError(f"{what} must be a seat in 0..{self.num_players - 1}, got {seat!r}")
+        return int(seat)
+
+    def _new_hand_state(self) -> None:
+        n, s = self.num_players, self.num_sides
+        self.hands = [0] * n
+        self.table = 0
+        self.stock: list[int] = []
+        self.piles = [0] * s
+        self.scope = [0] * s
+        self.played = [0] * n
+        self.history: list[tuple[int, int, int]] = []
+        self.last_capturer: int | None = None
+        self.current = (self.dealer + 1) % n
+        self._cards_in_hands = 0
+        self._legal: list[tuple[int, int]] | None = None
+        self.hand_over = False
+
+    def _deal_shuffled(self) -> None:
+        """Shuffle and deal a hand; deal again (same dealer) when 3+ Kings face up."""
+        deck = list(self.rules.deck)
+        rules = self.rules
+        while True:
+            order = [deck[i] for i in self.rng.permutation(len(deck)).tolist()]
+            self._deal_round(order[: self.num_players * rules.hand_size])
+            rest = order[self.num_players * rules.hand_size :]
+            self.table = mask_of(rest[: rules.table_size])
+            self.stock = rest[rules.table_size :]
+            if rules.kings_redeal and (self.table & RANK_MASK[RE]).bit_count() >= KINGS_FOR_REDEAL:
+                self.redeals += 1
+                self.hands = [0] * self.num_players
+                self._cards_in_hands = 0
+                continue
+            return
+
+    def _deal_round(self, cards: list[int]) -> None:
+        """Deal ``cards`` one at a time starting with the player after the dealer."""
+        n = self.num_players
+        for i, card in enumerate(cards):
+            self.hands[(self.dealer + 1 + i) % n] |= 1 << card
+        self._cards_in_hands += len(cards)
+
+    # --- queries ---------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once some side has won the game."""
+        return self.winner is not None
+
+    def legal_pairs(self) -> list[tuple[int, int]]:
+        """Legal moves of the player to move as ``(card, captured_mask)`` (cached)."""
+        if self._legal is None:
+            if self.hand_over or self.winner is not None:
+                self._legal = []
+            else:
+                self._legal = legal_pairs(self.hands[self.current], self.table, self.rules)
+        return self._legal
+
+    def legal_moves(self) -> list[Move]:
+        """Legal :class:`~scopa_env.rules.Move` objects of the player to move."""
+        return [move_of(c, m) for c, m in self.legal_pairs()]
+
+    @property
+    def stock_count(self) -> int:
+        return len(self.stock)
+
+    def view(self, seat: int | None = None) -> PlayerView:
+        """What ``seat`` (default: the player to move) may see."""
+        seat = self.current if seat is None else self._seat(seat, "seat")
+        return PlayerView(
+            rules=self.rules,
+            num_players=self.num_players,
+            seat=seat,
+            side_of=self.side_of,
+            dealer=self.dealer,
+            current=self.current,
+            hand=self.hands[seat],
+            table=self.table,
+            piles=tuple(self.piles),
+            scope=tuple(self.scope),
+            scores=tuple(self.scores),
+            stock_count=len(self.stock),
+            hand_counts=tuple(h.bit_count() for h in self.hands),
+            played=tuple(self.played),
+            history=tuple(self.history),
+            last_capturer=self.last_capturer,
+            hand_number=self.hand_number,
+        )
+
+    def clone(self) -> Game:
+        """An independent copy (the generator is copied too, so futures match)."""
+        g = Game.__new__(Game)
+        g.__dict__.update(self.__dict__)
+        for name in ("hands", "stock", "piles", "scope", "played", "history", "scores"):
+            setattr(g, name, list(getattr(self, name)))
+        g.rng = np.random.Generator(type(self.rng.bit_generator)())
+        g.rng.bit_generator.state = self.rng.bit_generator.state
+        return g
+
+    # --- transitions -------------------------------------------------------------
+
+    def play(self, move: Move | tuple[int, Sequence[int]]) -> None:
+        """Play a move for the player to move; an illegal move raises ``ValueError``.
+
+        Accepts a :class:`~scopa_env.rules.Move` or a ``(card, captured_cards)`` pair.
+        """
+        if not isinstance(move, Move):
+            try:
+                card, captured = move
+                move = Move(card, captured)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"not a move: {move!r} ({exc})") from None
+        if (move.card, move.mask) not in self.legal_pairs():
+            raise ValueError(self.illegal_message(move))
+        self.play_pair(move.card, move.mask)
+
+    def illegal_message(self, move: Move) -> str:
+        """A readable explanation of why ``move`` cannot be played now."""
+        if self.winner is not None:
+            return "the game is over"
+        if self.hand_over:
+            return "the hand is over; call next_hand()"
+        seat = self.current
+        if not self.hands[seat] >> move.card & 1:
+            why = f"{format_card(move.card)} is not in player_{seat}'s hand ({format_cards(self.hands[seat])})"
+        else:
+            why = f"{move} is not a legal move for player_{seat} (table: {format_cards(self.table) or 'empty'})"
+        legal = "; ".join(str(m) for m in self.legal_moves())
+        return f"{why}; legal moves: {legal}"
+
+    def play_pair(self, card: int, captured: int) -> None:
+        """Apply a legal move given as ``(card, captured_mask)`` without checking it."""
+        seat = self.current
+        bit = 1 << card
+        self.hands[seat] ^= bit
+        self.played[seat] |= bit
+        self._cards_in_hands -= 1
+        self.hand_result = None
+        last_play = self._cards_in_hands == 0 and not self.stock
+        if captured:
+            self.table ^= captured
+            side = self.side_of[seat]
+            self.piles[side] |= captured | bit
+            self.last_capturer = seat
+            if not self.table and (not last_play or self.rules.last_play_scopa):
+                self.scope[side] += 1
+        else:
+            self.table |= bit
+        self.history.append((seat, card, captured))
+        self._legal = None
+        self.current = (seat + 1) % self.num_players
+        if self._cards_in_hands == 0:
+            if self.stock:
+                per_deal = self.num_players * self.rules.hand_size
+                self._deal_round(self.stock[:per_deal])
+                del self.stock[:per_deal]
+            else:
+                self._end_hand()
+
+    def _end_hand(self) -> None:
+        leftover = self.table
+        leftover_side = None
+        if self.last_capturer is not None:
+            leftover_side = self.side_of[self.last_capturer]
+            self.piles[leftover_side] |= leftover
+            self.table = 0
+        score = score_masks(self.piles, self.scope, self.rules)
+        for side, row in enumerate(score):
+            self.scores[side] += row["total"]
+        self.hand_result = HandResult(
+            hand_score=score,
+            piles=[cards_of(p) for p in self.piles],
+            scope=list(self.scope),
+            leftover=cards_of(leftover),
+            leftover_side=leftover_side,
+        )
+        self.hand_number += 1
+        self.hand_over = True
+        self.winner = self._game_winner()
+        if self.winner is None and self.auto_next_hand:
+            self.next_hand()
+
+    def _game_winner(self) -> int | None:
+        top = max(self.scores)
+        leaders = [s for s, v in enumerate(self.scores) if v == top]
+        if top >= self.rules.target and len(leaders) == 1:
+            return leaders[0]
+        if self.rules.cappotto and top >= CAPPOTTO_LEAD and len(leaders) == 1:
+            if all(v == 0 for s, v in enumerate(self.scores) if s != leaders[0]):
+                return leaders[0]
+        return None
+
+    def next_hand(self) -> None:
+        """Deal the next hand: the deal passes to the next player."""
+        if self.winner is not None:
+            raise ValueError("the game is over")
+        if not self.hand_over:
+            raise ValueError("the current hand is still being played")
+        self.dealer = (self.dealer + 1) % self.num_players
+        self._new_hand_state()
+        self._deal_shuffled()
+
+    def __repr__(self) -> str:
+        hands = " | ".join(format_cards(h) for h in self.hands)
+        return (
+            f"Game(players={self.num_players}, rules={self.rules.name!r}, dealer={self.dealer}, "
+            f"current={self.current}, hands=[{hands}], table=[{format_cards(self.table)}], "
+            f"stock={len(self.stock)}, scores={self.scores})"
+        )
+
+
+def _check_deck(cards: list[int], rules: Rules) -> None:
+    seen: set[int] = set()
+    dup = sorted({int(c) for c in cards if (c in seen or seen.add(c))})
+    bad = sorted(c for c in seen if not (isinstance(c, (int, np.integer)) and 0 <= c < 40))
+    if bad:
+        raise ValueError(f"not card ids: {bad}")
+    if dup:
+        raise ValueError(f"cards dealt more than once: {format_cards(dup)}")
+    missing = sorted(set(rules.deck) - seen)
+    extra = sorted(seen - set(rules.deck))
+    if extra:
+        raise ValueError(f"cards not in the {rules.name!r} deck: {format_cards(extra)}")
+    if missing:
+        raise ValueError(f"cards missing from the deal: {format_cards(missing)}")
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """One seat's information set: everything that seat may see, nothing more.
+
+    Other hands and the stock order are hidden; their union is :attr:`unseen`.
+    Card sets are bitmasks (see :func:`scopa_env.cards.cards_of`).
+    """
+
+    rules: Rules
+    num_players: int
+    seat: int
+    side_of: tuple[int, ...]
+    dealer: int
+    current: int
+    hand: int
+    table: int
+    piles: tuple[int, ...]
+    scope: tuple[int, ...]
+    scores: tuple[int, ...]
+    stock_count: int
+    hand_counts: tuple[int, ...]
+    played: tuple[int, ...]
+    history: tuple[tuple[int, int, int], ...]
+    last_capturer: int | None
+    hand_number: int
+
+    @property
+    def side(self) -> int:
+        return self.side_of[self.seat]
+
+    @property
+    def num_sides(self) -> int:
+        return max(self.side_of) + 1
+
+    @property
+    def unseen(self) -> int:
+        """Bitmask of the cards this seat cannot see: other hands and the stock."""
+        seen = self.hand | self.table
+        for p in self.piles:
+            seen |= p
+        return self.rules.deck_mask & ~seen
+
+    def legal_pairs(self) -> list[tuple[int, int]]:
+        if self.current != self.seat:
+            return []
+        return legal_pairs(self.hand, self.table, self.rules)
+
+    def legal_moves(self) -> list[Move]:
+        """Legal moves when it is this seat's turn (else empty)."""
+        return [move_of(c, m) for c, m in self.legal_pairs()]
+
+    def determinize(self, rng: np.random.Generator) -> Game:
+        """A full game consistent with this view: unseen cards dealt at random.
+
+        Other hands get their known sizes; the rest becomes the stock in random order.
+        """
+        unseen = cards_of(self.unseen)
+        order = [unseen[i] for i in rng.permutation(len(unseen)).tolist()]
+        hands = []
+        pos = 0
+        for s in range(self.num_players):
+            if s == self.seat:
+                hands.append(cards_of(self.hand))
+            else:
+                k = self.hand_counts[s]
+                hands.append(order[pos : pos + k])
+                pos += k
+        game = Game.from_deal(
+            hands=hands,
+            table=cards_of(self.table),
+            stock=order[pos:],
+            dealer=self.dealer,
+            scores=self.scores,
+            rules=self.rules,
+            seed=rng,
+            piles=[cards_of(p) for p in self.piles],
+            scope=self.scope,
+            current=self.current,
+            last_capturer=self.last_capturer,
+        )
+        game.played = list(self.played)
+        game.history = list(self.history)
+        game.hand_number = self.hand_number
+        return game
