@@ -1,0 +1,69 @@
+"""Text rendering of a game: hands, table, capture piles, scores."""
+
+from __future__ import annotations
+
+from scopa_env.cards import format_cards
+from scopa_env.game import Game, HandResult
+
+_COLORS = {"d": "\x1b[33m", "c": "\x1b[31m", "s": "\x1b[36m", "b": "\x1b[32m"}
+_RESET = "\x1b[0m"
+
+
+def colorize(text: str) -> str:
+    """Colour each card of a short-notation string by suit (ANSI)."""
+    return " ".join(_COLORS.get(tok[-1:], "") + tok + _RESET if tok else tok for tok in text.split(" "))
+
+
+def render_game(game: Game, seat: int | None = None, color: bool = False) -> str:
+    """A multi-line picture of the game.
+
+    Args:
+        game: the game.
+        seat: show only what this seat may see (other hands as counts); ``None`` shows all.
+        color: add ANSI suit colours.
+    """
+    fmt = colorize if color else (lambda s: s)
+    lines = [
+        f"Scopa ({game.rules.name}, {game.num_players} players) hand {game.hand_number + 1}, "
+        f"dealer player_{game.dealer}, stock {len(game.stock)}",
+        f"  table : {fmt(format_cards(game.table)) or '(empty)'}",
+    ]
+    for s in range(game.num_players):
+        marker = ">" if s == game.current and not game.hand_over and game.winner is None else " "
+        if seat is None or s == seat:
+            hand = fmt(format_cards(game.hands[s])) or "-"
+        else:
+            hand = f"[{game.hands[s].bit_count()} cards]"
+        lines.append(f"{marker} player_{s} (side {game.side_of[s]}): {hand}")
+    for side in range(game.num_sides):
+        lines.append(
+            f"  side {side}: {game.piles[side].bit_count():2d} cards captured, "
+            f"{game.scope[side]} scope, score {game.scores[side]}/{game.rules.target}"
+        )
+    if game.history:
+        s, card, cap = game.history[-1]
+        what = f"takes {format_cards(cap)}" if cap else "trails"
+        lines.append(f"  last play: player_{s} {fmt(format_cards([card]))} {what}")
+    if game.winner is not None:
+        lines.append(f"  game over: side {game.winner} wins {game.scores}")
+    return "\n".join(lines)
+
+
+def render_hand_result(result: HandResult) -> str:
+    """A table of the hand-end breakdown, one column per side."""
+    sides = len(result.hand_score)
+    head = "               " + "".join(f"side {s:<5}" for s in range(sides))
+    rows = [head]
+    for key, raw in (
+        ("cards", "num_cards"),
+        ("coins", "num_coins"),
+        ("settebello", None),
+        ("primiera", "primiera_value"),
+        ("scope", "num_scope"),
+    ):
+        cells = []
+        for row in result.hand_score:
+            cells.append(f"{row[key]}" + (f" ({row[raw]})" if raw else ""))
+        rows.append(f"  {key:<12} " + "".join(f"{c:<10}" for c in cells))
+    rows.append("  " + "total".ljust(12) + " " + "".join(f"{row['total']:<10}" for row in result.hand_score))
+    return "\n".join(rows)

@@ -1,0 +1,347 @@
+"""Scopa as a PettingZoo AEC environment.
+
+::
+
+    from scopa_env import scopa_v0
+    env = scopa_v0.env(num_players=2, rules="standard", action_mode="move")
+    env.reset(seed=42)
+    for agent in env.agent_iter():
+        obs, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            action = None
+        else:
+            mask = obs["action_mask"]
+            action = int(env.np_random.choice(mask.nonzero()[0]))
+        env.step(action)
+
+=====================  ===================================================================
+Agents                 ``player_0`` .. ``player_{n-1}`` in turn order (n = 2, 3, 4, 6)
+Sides                  2-3 players each for themselves; 4 and 6 in two teams: even and
+                       odd seats (partners opposite / alternating). Teammates get the
+                       same reward.
+Action space           "move": ``Discrete(N)``, N = 16,200 for the standard rules (see
+                       :mod:`scopa_env.actions`); "select": ``Discrete(41)``
+Observation space      ``Dict(observation=Box(float32, (size,)), action_mask=Box(int8, (N,)))``;
+                       the layout table is in :mod:`scopa_env.observation` (size 459 for 2
+                       players)
+Rewards                ``reward="game"``: +1 to the winning side, -1 to the others at the
+                       end of the episode (``episode="hand"``: +1 to the side with strictly
+                       most hand points, -1 to the others, 0 for all on a tie).
+                       ``reward="points"``: at every hand end, the side's hand points minus
+                       the mean of the other sides' (the hand-point margin).
+Episode                ``episode="game"``: hands until a side reaches the target (default);
+                       ``episode="hand"``: one hand.
+Infos                  At each hand end every agent's info holds ``hand_score`` (per-side
+                       dicts of :func:`scopa_env.scoring.score_hand`), ``piles`` and
+                       ``scope``; at the game end also ``final_scores`` and ``winner``
+                       (side). An agent's info is kept until that agent acts again.
+=====================  ===================================================================
+
+Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
+:class:`~scopa_env.rules.Rules`), ``episode`` ("game" | "hand"), ``reward`` ("game" |
+"points"), ``action_mode`` ("move" | "select"), ``render_mode`` (None, "ansi", "human").
+
+``reset(seed=...)`` makes the deals (and so the episode) reproducible. ``reset(options=
+{"deal": {...}})`` starts from an explicit deal: the keyword arguments of
+:meth:`scopa_env.game.Game.from_deal` (``hands``, ``table``, ``stock``, ``dealer`` ...).
+``reset(options={"dealer": k})`` picks the first dealer (default: the last seat, so
+``player_0`` leads).
+
+``raw_env.step`` raises ``ValueError`` (listing the legal moves) on an illegal or
+out-of-range action; ``env()`` adds PettingZoo's standard wrappers, which end the game
+with -1 for the offender instead. PettingZoo has no environment registry to join;
+import this module directly.
+
+Version history: v0 (first release).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, move_enumeration, select_options
+from scopa_env.cards import NUM_CARDS, cards_of, format_card
+from scopa_env.game import Game
+from scopa_env.observation import ObservationLayout, observation_bounds, write_observation
+from scopa_env.render import render_game
+from scopa_env.rules import Move, Rules, get_rules
+
+EPISODES = ("game", "hand")
+REWARDS = ("game", "points")
+ACTION_MODES = ("move", "select")
+RENDER_MODES = (None, "ansi", "human")
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment with PettingZoo's standard wrappers (illegal moves end the game)."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
+    """Scopa AEC environment without wrappers. See the module docstring."""
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "scopa_v0", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        rules: Rules | str | None = None,
+        episode: str = "game",
+        reward: str = "game",
+        action_mode: str = "move",
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.rules = get_rules(rules)
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an int, got {num_players!r}")
+        self.rules.check_players(num_players)
+        for name, value, allowed in (
+            ("episode", episode, EPISODES),
+            ("reward", reward, REWARDS),
+            ("action_mode", action_mode, ACTION_MODES),
+            ("render_mode", render_mode, RENDER_MODES),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        self.num_players = num_players
+        self.episode = episode
+        self.reward_mode = reward
+        self.action_mode = action_mode
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agents = []
+        self.layout = ObservationLayout(num_players)
+        self._moves = move_enumeration(self.rules) if action_mode == "move" else None
+        self.num_actions = len(self._moves) if self._moves is not None else NUM_SELECT_ACTIONS
+        low, high = observation_bounds(self.layout)
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(self.num_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        state_size = NUM_CARDS * (num_players + 2 + self.layout.num_sides) + self.layout.size
+        self.state_space = spaces.Box(low=0, high=np.inf, shape=(state_size,), dtype=np.float32)
+        self._np_random: np.random.Generator | None = None
+        self.game: Game | None = None
+
+    # --- spaces & codes ------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def decode_action(self, action: int) -> Move:
+        """The :class:`~scopa_env.rules.Move` of a "move"-mode action id."""
+        return move_enumeration(self.rules).decode(int(action))
+
+    def encode_action(self, move: Move) -> int:
+        """The "move"-mode action id of a move."""
+        return move_enumeration(self.rules).encode(move)
+
+    # --- episode -----------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None or self._np_random is None:
+            self._np_random = np.random.default_rng(seed)
+        self.np_random = self._np_random
+        options = dict(options or {})
+        unknown = set(options) - {"deal", "dealer"}
+        if unknown:
+            # PettingZoo's api_test passes arbitrary options, so unknown keys warn instead of raising.
+            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; valid: 'deal', 'dealer'", stacklevel=2)
+        auto = self.episode == "game"
+        if "deal" in options:
+            deal = dict(options["deal"])
+            if len(deal.get("hands", ())) != self.num_players:
+                raise ValueError(f"options['deal']['hands'] must give {self.num_players} hands")
+            self.game = Game.from_deal(**deal, rules=self.rules, seed=self._np_random, auto_next_hand=auto)
+        else:
+            self.game = Game(
+                self.num_players, self.rules, seed=self._np_random, dealer=options.get("dealer"), auto_next_hand=auto
+            )
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._pending_card: int | None = None
+        self._selected = 0
+        self.agent_selection = self.possible_agents[self.game.current]
+
+    # --- observation ------------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self.possible_agents.index(agent)
+        obs = np.empty(self.layout.size, dtype=np.float32)
+        mine = seat == self.game.current
+        write_observation(
+            self.game,
+            seat,
+            self.layout,
+            obs,
+            select_card=self._pending_card if mine else None,
+            select_captured=self._selected if mine else 0,
+        )
+        mask = np.zeros(self.num_actions, dtype=np.int8)
+        if mine and not self.terminations[agent]:
+            mask[self._legal_action_ids()] = 1
+        return {"observation": obs, "action_mask": mask}
+
+    def _legal_action_ids(self) -> list[int]:
+        pairs = self.game.legal_pairs()
+        if self._moves is not None:
+            index = self._moves.index
+            return [index[p] for p in pairs]
+        if self._pending_card is None:
+            return sorted({c for c, _ in pairs})
+        nxt, can_confirm, _ = select_options(self._outcomes(self._pending_card), self._selected)
+        return nxt + [CONFIRM] if can_confirm else nxt
+
+    def _outcomes(self, card: int) -> list[int]:
+        return [m for c, m in self.game.legal_pairs() if c == card]
+
+    def action_mask(self) -> np.ndarray:
+        """Mask of the agent to move (the same as in its observation)."""
+        return self.observe(self.agent_selection)["action_mask"]
+
+    def state(self) -> np.ndarray:
+        """Full-information state for centralized critics: every hand, the table, every
+        pile and the stock (as a set) as 40-wide planes, then the observation of the
+        player to move."""
+        g = self.game
+        planes = list(g.hands) + [g.table] + list(g.piles) + [sum(1 << c for c in g.stock)]
+        head = np.concatenate([_plane(m) for m in planes])
+        return np.concatenate([head, self.observe(self.agent_selection)["observation"]])
+
+    # --- step --------------------------------------------------------------------
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        action = self._check_action(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self.infos[agent] = {}
+        move = self._resolve(action)
+        if move is not None:
+            self._pending_card, self._selected = None, 0
+            self.game.play_pair(*move)
+            self._after_play()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, action) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an int in 0..{self.num_actions - 1}, got {action!r}")
+        action = int(action)
+        if not 0 <= action < self.num_actions:
+            raise ValueError(f"action {action} is out of range 0..{self.num_actions - 1}; {self._legal_text()}")
+        if action not in self._legal_action_ids():
+            raise ValueError(f"action {action} ({self._describe(action)}) is illegal now; {self._legal_text()}")
+        return action
+
+    def _describe(self, action: int) -> str:
+        if self._moves is not None:
+            return str(self._moves.decode(action))
+        return "confirm" if action == CONFIRM else format_card(action)
+
+    def _legal_text(self) -> str:
+        ids = self._legal_action_ids()
+        return "legal actions: " + ", ".join(f"{a} ({self._describe(a)})" for a in ids)
+
+    def _resolve(self, action: int) -> tuple[int, int] | None:
+        """The (card, mask) to play now, or None while a "select" choice goes on."""
+        if self._moves is not None:
+            return self._moves.pairs[action]
+        if self._pending_card is None:
+            outcomes = self._outcomes(action)
+            if len(outcomes) == 1:
+                return action, outcomes[0]
+            self._pending_card, self._selected = action, 0
+            return None
+        if action == CONFIRM:
+            return self._pending_card, self._selected
+        self._selected |= 1 << action
+        _, _, candidates = select_options(self._outcomes(self._pending_card), self._selected)
+        if len(candidates) == 1:
+            return self._pending_card, candidates[0]
+        return None
+
+    def _after_play(self) -> None:
+        g = self.game
+        result = g.hand_result
+        if result is not None:
+            totals = [row["total"] for row in result.hand_score]
+            info = {"hand_score": result.hand_score, "piles": result.piles, "scope": result.scope}
+            over = self.episode == "hand" or g.winner is not None
+            if over:
+                info["final_scores"] = list(g.scores)
+                info["winner"] = g.winner
+            for i, a in enumerate(self.agents):
+                side = g.side_of[i]
+                self.infos[a] = dict(info)
+                if self.reward_mode == "points":
+                    others = [t for s, t in enumerate(totals) if s != side]
+                    self.rewards[a] = float(totals[side] - sum(others) / len(others))
+                elif over:
+                    self.rewards[a] = self._game_reward(side, totals)
+            if over:
+                self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.possible_agents[g.current]
+
+    def _game_reward(self, side: int, hand_totals: list[int]) -> float:
+        g = self.game
+        if self.episode == "game":
+            return 1.0 if g.winner == side else -1.0
+        best = max(hand_totals)
+        if hand_totals.count(best) > 1:
+            return 0.0
+        return 1.0 if hand_totals[side] == best else -1.0
+
+    # --- rendering ---------------------------------------------------------------
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            from gymnasium.logger import warn
+
+            warn("render() called with render_mode=None")
+            return None
+        text = render_game(self.game)
+        if self._pending_card is not None:
+            text += f"\n  selecting: {format_card(self._pending_card)} takes {cards_of(self._selected)}"
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def _plane(mask: int) -> np.ndarray:
+    return np.unpackbits(np.frombuffer(mask.to_bytes(5, "little"), dtype=np.uint8), bitorder="little").astype(
+        np.float32
+    )
+
+
+__all__ = ["env", "raw_env"]
