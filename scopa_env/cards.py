@@ -65,9 +65,7 @@ RE_BELLO = card_id(COINS, RE)
 PRIMIERA_BY_RANK: tuple[int, ...] = (0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
 
 #: Bitmask of the four cards of each rank, indexed by rank (index 0 empty).
-RANK_MASK: tuple[int, ...] = (0,) + tuple(
-    sum(1 << card_id(s, r) for s in SUITS) for r in RANKS
-)
+RANK_MASK: tuple[int, ...] = (0,) + tuple(sum(1 << card_id(s, r) for s in SUITS) for r in RANKS)
 #: Bitmask of the ten cards of each suit.
 SUIT_MASK: tuple[int, ...] = tuple(((1 << NUM_RANKS) - 1) << (s * NUM_RANKS) for s in SUITS)
 

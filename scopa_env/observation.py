@@ -26,12 +26,13 @@ name                 width              content
 ``phase``            2                  one-hot: choosing a card, choosing captures ("select")
 ===================  =================  ==================================================
 
-With 2 players the vector has 8 + 1 + 2 = 11 planes and is 440 + 19 = 459 wide.
+With 2 players the vector has 9 planes and is 360 + 16 = 376 wide.
 Nothing in it depends on another player's hand or on the stock order.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,7 +53,7 @@ class ObservationLayout:
     def num_sides(self) -> int:
         return self.num_players if self.num_players <= 3 else 2
 
-    @property
+    @functools.cached_property
     def widths(self) -> dict[str, int]:
         n, s = self.num_players, self.num_sides
         return {
@@ -74,7 +75,7 @@ class ObservationLayout:
             "phase": 2,
         }
 
-    @property
+    @functools.cached_property
     def slices(self) -> dict[str, slice]:
         out, pos = {}, 0
         for name, width in self.widths.items():
@@ -82,7 +83,7 @@ class ObservationLayout:
             pos += width
         return out
 
-    @property
+    @functools.cached_property
     def size(self) -> int:
         return sum(self.widths.values())
 
@@ -92,10 +93,6 @@ class ObservationLayout:
 
     def __getitem__(self, name: str) -> slice:
         return self.slices[name]
-
-
-# _BYTE_BITS[b] are the 8 bits of byte b, least significant first.
-_PLANE_BYTES = NUM_CARDS // 8
 
 
 def write_observation(
@@ -111,35 +108,44 @@ def write_observation(
     s = game.num_sides
     side = game.side_of[seat]
     piles = game.piles
-    seen = game.hands[seat] | game.table
+    hands = game.hands
+    seen = hands[seat] | game.table
     for p in piles:
         seen |= p
-    planes = [game.hands[seat], game.table, piles[side]]
+    planes = [hands[seat], game.table, piles[side]]
     planes += [piles[(side + k) % s] for k in range(1, s)]
     planes += [game.played[(seat + k) % n] for k in range(n)]
     planes += [game.rules.deck_mask & ~seen, 0 if select_card is None else 1 << select_card, select_captured]
-    packed = b"".join(m.to_bytes(_PLANE_BYTES, "little") for m in planes)
-    bits = np.unpackbits(np.frombuffer(packed, dtype=np.uint8), bitorder="little")
-    k = bits.shape[0]
-    out[:k] = bits
-    out[k:] = 0
-    sl = layout.slices
-    o = sl["scope"].start
+    # All planes as one integer, unpacked to bits in one numpy call.
+    packed, shift = 0, 0
+    for m in planes:
+        packed |= m << shift
+        shift += NUM_CARDS
+    k = shift
+    out[:k] = np.unpackbits(np.frombuffer(packed.to_bytes(k // 8, "little"), dtype=np.uint8), bitorder="little")
+    # The scalar tail, filled as a list: offsets below are relative to the end of the planes.
+    tail = [0.0] * (layout.size - k)
     t = game.rules.target
-    hs = game.rules.hand_size
     for j in range(s):
         sj = (side + j) % s
-        out[o + j] = game.scope[sj]
-        out[o + s + j] = game.scores[sj] / t
-    o = sl["hand_counts"].start
+        tail[j] = game.scope[sj]
+        tail[s + j] = game.scores[sj] / t
+    o = 2 * s
+    hs = game.rules.hand_size
     for j in range(n):
-        out[o + j] = game.hands[(seat + j) % n].bit_count() / hs
-    out[sl["stock"].start] = len(game.stock) / NUM_CARDS
-    out[sl["seat_from_dealer"].start + (seat - game.dealer) % n] = 1
-    out[sl["to_move"].start + (game.current - seat) % n] = 1
+        tail[o + j] = hands[(seat + j) % n].bit_count() / hs
+    o += n
+    tail[o] = len(game.stock) / NUM_CARDS
+    o += 1
+    tail[o + (seat - game.dealer) % n] = 1.0
+    o += n
+    tail[o + (game.current - seat) % n] = 1.0
+    o += n
     lc = game.last_capturer
-    out[sl["last_capturer"].start + (n if lc is None else (lc - seat) % n)] = 1
-    out[sl["phase"].start + (0 if select_card is None else 1)] = 1
+    tail[o + (n if lc is None else (lc - seat) % n)] = 1.0
+    o += n + 1
+    tail[o + (0 if select_card is None else 1)] = 1.0
+    out[k:] = tail
     return out
 
 

@@ -116,7 +116,12 @@ class Rules:
         for name in ("hand_size", "table_size", "scopa_points", "target"):
             value = getattr(self, name)
             low = 0 if name == "table_size" else 1
-            _check(isinstance(value, int) and not isinstance(value, bool) and value >= low, name, f"must be an int >= {low}", value)
+            _check(
+                isinstance(value, int) and not isinstance(value, bool) and value >= low,
+                name,
+                f"must be an int >= {low}",
+                value,
+            )
         _check(
             isinstance(self.primiera_values, tuple) and len(self.primiera_values) == 10,
             "primiera_values",
@@ -142,9 +147,7 @@ class Rules:
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` if this variant cannot be played by ``num_players``."""
         if num_players not in self.player_counts:
-            raise ValueError(
-                f"rules {self.name!r} allow num_players in {self.player_counts}, got {num_players!r}"
-            )
+            raise ValueError(f"rules {self.name!r} allow num_players in {self.player_counts}, got {num_players!r}")
         dealt = len(self.deck) - self.table_size
         per_round = num_players * self.hand_size
         if dealt <= 0 or dealt % per_round:
@@ -394,4 +397,3 @@ def _bits(mask: int) -> list[int]:
         out.append(low)
         mask ^= low
     return out
-

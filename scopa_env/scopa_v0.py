@@ -22,7 +22,7 @@ Sides                  2-3 players each for themselves; 4 and 6 in two teams: ev
 Action space           "move": ``Discrete(N)``, N = 16,200 for the standard rules (see
                        :mod:`scopa_env.actions`); "select": ``Discrete(41)``
 Observation space      ``Dict(observation=Box(float32, (size,)), action_mask=Box(int8, (N,)))``;
-                       the layout table is in :mod:`scopa_env.observation` (size 459 for 2
+                       the layout table is in :mod:`scopa_env.observation` (size 376 for 2
                        players)
 Rewards                ``reward="game"``: +1 to the winning side, -1 to the others at the
                        end of the episode (``episode="hand"``: +1 to the side with strictly
@@ -183,6 +183,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.infos = {a: {} for a in self.agents}
         self._pending_card: int | None = None
         self._selected = 0
+        self._legal_ids: list[int] | None = None
         self.agent_selection = self.possible_agents[self.game.current]
 
     # --- observation ------------------------------------------------------------
@@ -205,6 +206,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return {"observation": obs, "action_mask": mask}
 
     def _legal_action_ids(self) -> list[int]:
+        """Legal action ids of the player to move (cached until the next step)."""
+        if self._legal_ids is None:
+            self._legal_ids = self._compute_legal_ids()
+        return self._legal_ids
+
+    def _compute_legal_ids(self) -> list[int]:
         pairs = self.game.legal_pairs()
         if self._moves is not None:
             index = self._moves.index
@@ -241,6 +248,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.infos[agent] = {}
+        self._legal_ids = None
         move = self._resolve(action)
         if move is not None:
             self._pending_card, self._selected = None, 0
