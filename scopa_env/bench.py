@@ -55,7 +55,7 @@ def _aec_loop(env: AECEnv, seconds: float, seed: int) -> dict:
     deadline = start + seconds
     while time.perf_counter() < deadline:
         env.reset(seed=seed + episodes)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)
