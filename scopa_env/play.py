@@ -1,0 +1,543 @@
+"""``scopa play``: a game against the agents in the terminal.
+
+The human holds seat 0 (``player_0``, "You"); every other seat is an agent built by
+:func:`agents.registry.make_agent` (``--opponent`` for the other side(s), ``--teammate``
+for your partners in 4- and 6-player games). Seat 0 leads the first hand.
+
+Input at the card prompt::
+
+    7d            play the Seven of coins (short notation, see scopa_env.cards)
+    2             play the second card of your hand
+    7d 3c 4s      play 7d and take 3c and 4s in one go
+    ?             list the legal moves (then a move's number plays it: m3)
+    h             help;  q  quit
+
+When the chosen card has several legal captures you choose one by number (or by
+naming the cards). Invalid input re-prompts with the reason; Ctrl-C or end of input
+leaves the game cleanly.
+
+The loop takes ``input_fn`` and ``output_fn`` so tests (and other front ends) can drive
+it with scripted input. :func:`explain_move` and :func:`breakdown` are shared with the
+web server (:mod:`scopa_env.web`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from scopa_env.cards import RANK_OF, cards_of, format_card, format_cards, mask_of, parse_cards
+from scopa_env.game import Game, HandResult, PlayerView, sides_for
+from scopa_env.render import colorize
+from scopa_env.rules import Move, Rules, get_rules, move_of
+from scopa_env.scoring import CATEGORIES
+
+HUMAN_SEAT = 0
+"""The human plays seat 0 (``player_0``) in the terminal and on the web page."""
+
+DEFAULT_OPPONENT = "heuristic"
+"""Agent spec used when ``--opponent`` is not given."""
+
+RAW_SCORE_KEYS = ("num_cards", "num_coins", "primiera_value", "num_scope", "total")
+"""Keys of a hand-score row that are counts or the total, not points of a category."""
+
+CATEGORY_LABELS = {
+    "cards": "Cards",
+    "coins": "Coins",
+    "settebello": "Settebello",
+    "primiera": "Primiera",
+    "scope": "Scope",
+}
+
+
+# --- agents -------------------------------------------------------------------------
+
+
+def make_agent(spec: str, seed: int | None = None):
+    """An agent from a spec such as ``"greedy"`` or ``"ppo:runs/x.pt"`` (see :mod:`agents.registry`)."""
+    from agents.registry import make_agent as registry_make_agent
+
+    return registry_make_agent(spec, seed=seed)
+
+
+def agent_names() -> list[str]:
+    """Built-in agent names and registered checkpoint prefixes, for menus and ``--help``."""
+    from agents.registry import known_specs
+
+    return known_specs()
+
+
+def seat_agents(
+    num_players: int, opponent: str, teammate: str | None = None, seed: int | None = None
+) -> dict[int, object]:
+    """The agents of every seat but :data:`HUMAN_SEAT`: teammates (same side) and opponents.
+
+    Each agent gets its own seed (``seed + seat``) so games replay exactly when seeded.
+    """
+    sides = sides_for(num_players)
+    out = {}
+    for seat in range(num_players):
+        if seat == HUMAN_SEAT:
+            continue
+        spec = teammate if (teammate and sides[seat] == sides[HUMAN_SEAT]) else opponent
+        out[seat] = make_agent(spec, seed=None if seed is None else seed + seat)
+    return out
+
+
+# --- names ----------------------------------------------------------------------------
+
+
+def seat_label(seat: int, specs: dict[int, str] | None = None, human: int = HUMAN_SEAT) -> str:
+    """``"You"`` for the human, else ``"player_2 (greedy)"``."""
+    if seat == human:
+        return "You"
+    spec = (specs or {}).get(seat)
+    return f"player_{seat} ({spec})" if spec else f"player_{seat}"
+
+
+def side_label(view: PlayerView, side: int) -> str:
+    """``"You"``/``"player_1"`` with 2-3 players; ``"Your team (0+2)"``/``"Team 1+3"`` with teams."""
+    seats = [s for s in range(view.num_players) if view.side_of[s] == side]
+    if len(seats) == 1:
+        return "You" if seats[0] == view.seat else f"player_{seats[0]}"
+    joined = "+".join(str(s) for s in seats)
+    return f"Your team ({joined})" if view.seat in seats else f"Team {joined}"
+
+
+# --- explaining moves ---------------------------------------------------------------------
+
+
+def explain_move(view: PlayerView, card: int, captured: Sequence[int] | int) -> str | None:
+    """Why playing ``card`` and taking ``captured`` is illegal for ``view.seat``, or ``None`` if legal.
+
+    The messages follow the rules as players know them (web-game-help.txt): "If it is
+    possible to play your card on a single table card, you may not play that same card on
+    multiple table cards"; "If you can't play a trick, you must place one of your cards in
+    the empty slot on the table".
+    """
+    if view.current != view.seat:
+        return f"it is player_{view.current}'s turn, not yours"
+    mask = captured if isinstance(captured, int) else mask_of(captured)
+    if not view.hand >> card & 1:
+        return f"{format_card(card)} is not in your hand (your hand: {format_cards(view.hand)})"
+    off_table = mask & ~view.table
+    if off_table:
+        where = format_cards(view.table) or "empty"
+        return f"{format_cards(off_table)} {'is' if off_table.bit_count() == 1 else 'are'} not on the table ({where})"
+    pairs = view.legal_pairs()
+    if (card, mask) in pairs:
+        return None
+    options = [m for c, m in pairs if c == card]
+    captures = [m for m in options if m]
+    name = format_card(card)
+    if not mask:
+        listed = " or ".join(format_cards(m) for m in captures)
+        return f"your {name} can take {listed}, so it cannot be trailed: take one of those"
+    if not captures:
+        return f"your {name} cannot take anything from the table; trail it into the empty slot"
+    total = sum(RANK_OF[c] for c in cards_of(mask))
+    if total != RANK_OF[card]:
+        return (
+            f"the cards you chose ({format_cards(mask)}) add up to {total}, but your {name} is worth {RANK_OF[card]}; "
+            f"it can take {' or '.join(format_cards(m) for m in captures)}"
+        )
+    singles = [m for m in captures if m.bit_count() == 1]
+    if singles and mask.bit_count() > 1:
+        return (
+            f"your {name} matches a single table card ({' or '.join(format_cards(m) for m in singles)}), "
+            "so it must take that card, not several"
+        )
+    return (
+        f"{name} taking {format_cards(mask)} is not legal; it can take {' or '.join(format_cards(m) for m in captures)}"
+    )
+
+
+# --- hand-end breakdown ---------------------------------------------------------------------
+
+
+@dataclass
+class BreakdownRow:
+    """One category of the hand-end breakdown, one entry per side."""
+
+    key: str
+    label: str
+    shown: list[str]
+    """What each side had: a count, the primiera value, a tick for the settebello."""
+    points: list[int]
+
+
+def breakdown(result: HandResult) -> list[BreakdownRow]:
+    """Rows of the hand-end table: cards, coins, settebello, primiera, scope, variant extras, total.
+
+    A primiera value of ``-`` means the side lacks a suit and cannot win the primiera.
+    Variant categories (keys of the score rows that are not counts) appear after the scope.
+    """
+    score = result.hand_score
+    rows = [
+        BreakdownRow("cards", "Cards", [str(r["num_cards"]) for r in score], [r["cards"] for r in score]),
+        BreakdownRow("coins", "Coins", [str(r["num_coins"]) for r in score], [r["coins"] for r in score]),
+        BreakdownRow(
+            "settebello",
+            "Settebello (7d)",
+            ["yes" if r["settebello"] else "" for r in score],
+            [r["settebello"] for r in score],
+        ),
+        BreakdownRow(
+            "primiera",
+            "Primiera",
+            [_fmt_number(r["primiera_value"]) if r["primiera_value"] else "-" for r in score],
+            [r["primiera"] for r in score],
+        ),
+        BreakdownRow("scope", "Scope", [str(r["num_scope"]) for r in score], [r["scope"] for r in score]),
+    ]
+    extras = [k for k in score[0] if k not in CATEGORIES and k not in RAW_SCORE_KEYS and not k.startswith("num_")]
+    for key in extras:
+        if key.endswith("_value"):
+            continue
+        points = [int(r.get(key, 0)) for r in score]
+        rows.append(
+            BreakdownRow(key, key.replace("_", " ").capitalize(), [str(p) if p else "" for p in points], points)
+        )
+    rows.append(BreakdownRow("total", "Hand points", [str(r["total"]) for r in score], [r["total"] for r in score]))
+    return rows
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _fmt_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def format_breakdown(result: HandResult, labels: Sequence[str]) -> str:
+    """The breakdown as a text table: per side the count/value and, in brackets, the points."""
+    rows = breakdown(result)
+    width = max(12, *(len(lbl) + 2 for lbl in labels))
+    lines = ["".ljust(18) + "".join(lbl.ljust(width) for lbl in labels)]
+    for row in rows:
+        cells = []
+        for shown, pts in zip(row.shown, row.points):
+            if row.key == "total":
+                cells.append(str(pts))
+            else:
+                cells.append(f"{shown or '-'} [{'+' + str(pts) if pts else '0'}]")
+        lines.append((f"  {row.label:<16}" + "".join(c.ljust(width) for c in cells)).rstrip())
+    return "\n".join(line.rstrip() for line in lines)
+
+
+# --- the terminal game -----------------------------------------------------------------------
+
+
+class Quit(Exception):
+    """The player asked to leave (``q``, Ctrl-C or end of input)."""
+
+
+@dataclass
+class TerminalGame:
+    """One human (seat 0) against agents, driven by ``input_fn``/``output_fn``.
+
+    Args:
+        game: the game (built with ``auto_next_hand=False`` so each hand end can be shown).
+        agents: the agent of every other seat.
+        specs: agent spec per seat, for labels.
+        input_fn: reads one line given a prompt (``input``); may raise ``EOFError``/``KeyboardInterrupt``.
+        output_fn: prints one block of text (``print``).
+        color: ANSI colours.
+    """
+
+    game: Game
+    agents: dict
+    specs: dict[int, str] = field(default_factory=dict)
+    input_fn: Callable[[str], str] = input
+    output_fn: Callable[[str], None] = print
+    color: bool = False
+
+    def run(self) -> int:
+        """Play until the game ends or the player quits; returns the exit code (0, or 130 on quit)."""
+        try:
+            self.output_fn(self._banner())
+            while True:
+                game = self.game
+                if game.hand_over:
+                    self._show_hand_end()
+                    if game.winner is not None:
+                        return 0
+                    self._ask("Press Enter to deal the next hand (q to quit) ")
+                    game.next_hand()
+                    continue
+                seat = game.current
+                if seat == HUMAN_SEAT:
+                    self.output_fn(self.render())
+                    move = self._human_move()
+                else:
+                    move = self.agents[seat].act(game.view(seat))
+                side = game.side_of[seat]
+                scope_before = game.scope[side]
+                game.play(move)
+                self.output_fn(self._describe(seat, move, scopa=game.scope[side] > scope_before))
+        except (Quit, KeyboardInterrupt, EOFError):
+            self.output_fn("\nGame abandoned. Ciao!")
+            return 130
+
+    # --- input ---------------------------------------------------------------------------
+
+    def _ask(self, prompt: str) -> str:
+        text = self.input_fn(prompt).strip()
+        if text.lower() in ("q", "quit", "exit"):
+            raise Quit
+        return text
+
+    def _human_move(self) -> Move:
+        view = self.game.view(HUMAN_SEAT)
+        hand = cards_of(view.hand)
+        while True:
+            text = self._ask(
+                f"Your move: card (1-{len(hand)} or e.g. {format_card(hand[0])}), ? legal moves, h help > "
+            )
+            if not text:
+                continue
+            if text in ("?", "??"):
+                self.output_fn(self._legal_listing(view))
+                continue
+            if text.lower() in ("h", "help"):
+                self.output_fn(HELP)
+                continue
+            move, error = self._parse_move(view, text)
+            if error:
+                self.output_fn(f"  ! {error}")
+                continue
+            if move is not None:
+                return move
+
+    def _parse_move(self, view: PlayerView, text: str) -> tuple[Move | None, str | None]:
+        """A move from one line of input, or the reason it is not one. ``(None, None)``: go back."""
+        legal = view.legal_moves()
+        hand = cards_of(view.hand)
+        lower = text.lower()
+        if lower.startswith("m") and lower[1:].isdigit():
+            k = int(lower[1:])
+            if not 1 <= k <= len(legal):
+                return None, f"there are {len(legal)} legal moves: choose m1..m{len(legal)} (? lists them)"
+            return legal[k - 1], None
+        if text.isdigit():
+            k = int(text)
+            if not 1 <= k <= len(hand):
+                return None, f"you hold {len(hand)} cards: choose 1..{len(hand)} or name a card"
+            return self._choose_capture(view, hand[k - 1])
+        try:
+            cards = parse_cards(text)
+        except ValueError as exc:
+            return None, f"{exc}; type ? for the legal moves"
+        card, captured = cards[0], cards[1:]
+        if len(captured) != len(set(captured)):
+            return None, "a table card is named twice"
+        if not captured:
+            if not view.hand >> card & 1:
+                return None, explain_move(view, card, 0)
+            return self._choose_capture(view, card)
+        error = explain_move(view, card, captured)
+        if error:
+            return None, error
+        return move_of(card, mask_of(captured)), None
+
+    def _choose_capture(self, view: PlayerView, card: int) -> tuple[Move | None, str | None]:
+        options = [move_of(c, m) for c, m in view.legal_pairs() if c == card]
+        if len(options) == 1:
+            return options[0], None
+        listing = "  ".join(f"{i}) {self._move_text(m)}" for i, m in enumerate(options, 1))
+        self.output_fn(f"  {self._cards(format_card(card))} has {len(options)} options:  {listing}")
+        while True:
+            text = self._ask(f"Choose 1-{len(options)} (or name the table cards; b = back, ? = legal moves) > ")
+            if text.lower() in ("b", "back"):
+                return None, None
+            if text in ("?", "??"):
+                self.output_fn(self._legal_listing(view))
+                continue
+            if text.isdigit() and 1 <= int(text) <= len(options):
+                return options[int(text) - 1], None
+            if text.isdigit() or not text:
+                self.output_fn(f"  ! choose a number from 1 to {len(options)}")
+                continue
+            try:
+                named = parse_cards(text)
+            except ValueError as exc:
+                self.output_fn(f"  ! {exc}")
+                continue
+            if len(named) != len(set(named)):
+                self.output_fn("  ! a table card is named twice")
+                continue
+            error = explain_move(view, card, named)
+            if error:
+                self.output_fn(f"  ! {error}")
+                continue
+            return move_of(card, mask_of(named)), None
+
+    # --- output --------------------------------------------------------------------------------
+
+    def _cards(self, text: str) -> str:
+        return colorize(text) if self.color and text else text
+
+    def _bold(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[0m" if self.color else text
+
+    def _move_text(self, move: Move) -> str:
+        if move.is_trail:
+            return f"trail {self._cards(format_card(move.card))}"
+        return f"{self._cards(format_card(move.card))} takes {self._cards(format_cards(move.mask))}"
+
+    def _legal_listing(self, view: PlayerView) -> str:
+        lines = ["  Legal moves (type m<number> to play one):"]
+        lines += [f"    m{i}) {self._move_text(m)}" for i, m in enumerate(view.legal_moves(), 1)]
+        return "\n".join(lines)
+
+    def _describe(self, seat: int, move: Move, scopa: bool = False) -> str:
+        who = seat_label(seat, self.specs)
+        card = self._cards(format_card(move.card))
+        if move.is_trail:
+            return f"  {who} {'trail' if seat == HUMAN_SEAT else 'trails'} {card}"
+        text = f"  {who} {'play' if seat == HUMAN_SEAT else 'plays'} {card} and {'take' if seat == HUMAN_SEAT else 'takes'} "
+        text += self._cards(format_cards(move.mask))
+        return text + ("  " + self._bold("SCOPA!") if scopa else "")
+
+    def _banner(self) -> str:
+        g = self.game
+        others = ", ".join(f"{seat_label(s, self.specs)}" for s in sorted(self.agents))
+        return (
+            f"Scopa - {g.rules.name} rules, {g.num_players} players, first to {g.rules.target}. "
+            f"You are player_0 against {others}.\nType h for help, ? for your legal moves, q to quit."
+        )
+
+    def render(self) -> str:
+        """The table as the human sees it: other players, table, your hand, capture counts and scores."""
+        view = self.game.view(HUMAN_SEAT)
+        rule = "─" * 66
+        lines = [
+            rule,
+            f" Hand {view.hand_number + 1} · stock {view.stock_count} cards · dealer player_{view.dealer}"
+            f" · first to {view.rules.target} points",
+        ]
+        teams = view.num_sides < view.num_players
+        # Opponents first (across the table), your own side last, just above your hand.
+        order = sorted(range(view.num_sides), key=lambda s: s == view.side)
+        for side in order:
+            if teams:
+                label = side_label(view, side)
+                held = ""
+            else:
+                label = seat_label(side, self.specs)
+                held = "" if side == HUMAN_SEAT else _plural(view.hand_counts[side], "card")
+            scope = view.scope[side]
+            lines.append(
+                f"   {label:<24}{held:<10}captured {view.piles[side].bit_count():2d}   "
+                f"{('scope ' + '*' * scope) if scope else '':<10}score {self._bold(str(view.scores[side]))}"
+            )
+        if teams:
+            held = ", ".join(
+                f"{seat_label(s, self.specs)}{' partner' if view.side_of[s] == view.side else ''}: "
+                f"{_plural(view.hand_counts[s], 'card')}"
+                for s in range(view.num_players)
+                if s != HUMAN_SEAT
+            )
+            lines.append(f"   in hand: {held}")
+        if view.history:
+            seat, card, cap = view.history[-1]
+            lines.append("   last play: " + self._describe(seat, move_of(card, cap)).strip())
+        table = self._cards(format_cards(view.table)) or "(empty)"
+        lines.append(f" {self._bold('Table')}:      {table}")
+        hand = "  ".join(f"{i}) {self._cards(format_card(c))}" for i, c in enumerate(cards_of(view.hand), 1))
+        lines.append(f" {self._bold('Your hand')}:  {hand}")
+        lines.append(rule)
+        return "\n".join(lines)
+
+    def _show_hand_end(self) -> None:
+        g = self.game
+        result = g.hand_result
+        view = g.view(HUMAN_SEAT)
+        labels = [side_label(view, s) for s in range(g.num_sides)]
+        lines = [f"\n=== Hand {g.hand_number} over ==="]
+        if result.leftover:
+            lines.append(
+                f"  {self._cards(format_cards(result.leftover))} left on the table go to {labels[result.leftover_side]}"
+            )
+        lines.append(format_breakdown(result, labels))
+        lines.append(
+            "  Game score: "
+            + ", ".join(f"{lbl} {sc}" for lbl, sc in zip(labels, g.scores))
+            + f" (target {g.rules.target})"
+        )
+        if g.winner is not None:
+            who = labels[g.winner]
+            lines.append(
+                self._bold("  You win the game!" if g.side_of[HUMAN_SEAT] == g.winner else f"  {who} wins the game.")
+            )
+        self.output_fn("\n".join(lines))
+
+
+HELP = """  How to play: choose a hand card by its number (1, 2, 3) or its name (7d = Seven of coins;
+  ranks A 2-7 J Q K, suits d coins, c cups, s swords, b batons). If it can take several
+  sets of table cards you then choose one. You may also type the whole move: 7d 3c 4s.
+  A card equal to a single table card must take one such card; otherwise it may take
+  table cards adding up to its value; a card that can take something cannot be trailed.
+  ? lists the legal moves (m2 plays the second), q quits."""
+
+
+# --- command line -------------------------------------------------------------------------------
+
+
+def new_terminal_game(
+    rules: Rules | str | None = None,
+    players: int = 2,
+    opponent: str = DEFAULT_OPPONENT,
+    teammate: str | None = None,
+    seed: int | None = None,
+    input_fn: Callable[[str], str] = input,
+    output_fn: Callable[[str], None] = print,
+    color: bool = False,
+) -> TerminalGame:
+    """A :class:`TerminalGame` with agents on every seat but 0 (seeded game and agents when ``seed`` is given)."""
+    rules = get_rules(rules)
+    rules.check_players(players)
+    game = Game(players, rules, seed=seed, auto_next_hand=False)
+    agents = seat_agents(players, opponent, teammate, seed)
+    sides = game.side_of
+    specs = {s: (teammate if teammate and sides[s] == sides[HUMAN_SEAT] else opponent) for s in agents}
+    return TerminalGame(game, agents, specs, input_fn=input_fn, output_fn=output_fn, color=color)
+
+
+def add_play_parser(subparsers) -> argparse.ArgumentParser:
+    """Register ``scopa play``."""
+    from scopa_env.cli import rules_arg
+    from scopa_env.rules import PRESETS
+
+    p = subparsers.add_parser("play", help="play against the agents in the terminal")
+    p.add_argument(
+        "--opponent",
+        default=DEFAULT_OPPONENT,
+        metavar="NAME",
+        help=f"agent spec (default {DEFAULT_OPPONENT}); "
+        "random, greedy, heuristic, search, or a checkpoint like ppo:PATH",
+    )
+    p.add_argument(
+        "--teammate", default=None, metavar="NAME", help="agent of your partners (4-6 players; default: --opponent)"
+    )
+    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=f"preset: {', '.join(sorted(PRESETS))}")
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6), help="number of players (you are player_0)")
+    p.add_argument("--seed", type=int, default=None, help="seed the deal and the agents")
+    p.add_argument("--no-color", action="store_true", help="plain text")
+    p.set_defaults(func=_play_command)
+    return p
+
+
+def _play_command(args: argparse.Namespace) -> int:
+    tg = new_terminal_game(
+        rules=args.rules,
+        players=args.players,
+        opponent=args.opponent,
+        teammate=args.teammate,
+        seed=args.seed,
+        color=not args.no_color and sys.stdout.isatty(),
+    )
+    return tg.run()
