@@ -251,9 +251,16 @@ class TerminalGame:
     game: Game
     agents: dict
     specs: dict[int, str] = field(default_factory=dict)
-    input_fn: Callable[[str], str] = input
-    output_fn: Callable[[str], None] = print
+    input_fn: Callable[[str], str] | None = None
+    output_fn: Callable[[str], None] | None = None
     color: bool = False
+
+    def __post_init__(self) -> None:
+        # Resolved at run time so a patched builtins.input/print is honoured.
+        if self.input_fn is None:
+            self.input_fn = lambda prompt: input(prompt)
+        if self.output_fn is None:
+            self.output_fn = lambda text: print(text, flush=True)
 
     def run(self) -> int:
         """Play until the game ends or the player quits; returns the exit code (0, or 130 on quit)."""
@@ -493,8 +500,8 @@ def new_terminal_game(
     opponent: str = DEFAULT_OPPONENT,
     teammate: str | None = None,
     seed: int | None = None,
-    input_fn: Callable[[str], str] = input,
-    output_fn: Callable[[str], None] = print,
+    input_fn: Callable[[str], str] | None = None,
+    output_fn: Callable[[str], None] | None = None,
     color: bool = False,
 ) -> TerminalGame:
     """A :class:`TerminalGame` with agents on every seat but 0 (seeded game and agents when ``seed`` is given)."""
