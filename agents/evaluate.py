@@ -208,10 +208,12 @@ def run_deals(
     progress: bool = True,
     first_deal: int = 0,
     desc: str | None = None,
+    time_limit: float | None = None,
 ) -> RunResult:
     """Play deals ``first_deal .. first_deal + num_deals - 1`` across ``workers`` processes.
 
-    Ctrl-C stops the run; the deals finished so far are returned with ``interrupted=True``.
+    Ctrl-C, or ``time_limit`` seconds passing, stops the run; the deals finished so far
+    are returned with ``interrupted=True``.
     """
     if num_deals < 1:
         raise ValueError(f"the number of games must be at least 1, got {num_deals}")
@@ -229,6 +231,8 @@ def run_deals(
     try:
         if workers == 1:
             for d in deals:
+                if time_limit is not None and time.perf_counter() - start > time_limit:
+                    raise KeyboardInterrupt
                 done[d] = play_deals(match, [d])[0]
                 bar.update(1)
         else:
@@ -238,7 +242,9 @@ def run_deals(
                 pending = {pool.submit(play_deals, match, c): c for c in chunks}
                 try:
                     while pending:
-                        finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                        if time_limit is not None and time.perf_counter() - start > time_limit:
+                            raise KeyboardInterrupt
+                        finished, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
                         for fut in finished:
                             chunk_deals = pending.pop(fut)
                             for d, records in zip(chunk_deals, fut.result()):

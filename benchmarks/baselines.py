@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import signal
 import statistics
 import sys
 import time
@@ -97,9 +98,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH", help="write all reports and the move timing as JSON")
     parser.add_argument("--timing-positions", type=int, default=300, help="positions for the per-move timing (0: skip)")
+    parser.add_argument(
+        "--max-minutes", type=float, default=None, help="stop each pairing after this long (keeps what finished)"
+    )
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--table", nargs="+", metavar="JSON", help="only print the table from earlier --json outputs")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # also when started in the background
 
     if args.table:
         reports, timing = [], None
@@ -131,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.pairings:
         deals = args.search_deals if (name in SLOW and args.search_deals) else args.deals
         match = Match(PAIRINGS[name], 2, seed=args.seed)
-        run = run_deals(match, deals, args.workers, progress=not args.no_progress, desc=name)
+        limit = None if args.max_minutes is None else 60 * args.max_minutes
+        run = run_deals(match, deals, args.workers, progress=not args.no_progress, desc=name, time_limit=limit)
         report = summarize(match, run)
         out["reports"].append(report)
         save()
@@ -142,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{report['seconds_per_1000_hands']:.1f} s/1000 hands, wall {report['wall_seconds']:.0f} s",
             flush=True,
         )
-        if run.interrupted:
+        if run.interrupted and limit is None:
             print("interrupted: later pairings skipped", flush=True)
             break
     print()
