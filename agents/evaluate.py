@@ -500,12 +500,20 @@ def _json_default(obj):
     raise TypeError(f"not JSON serializable: {type(obj).__name__}")
 
 
+def _console():
+    """A rich console; wide when the output is a file or pipe so the tables stay on one line."""
+    import sys
+
+    from rich.console import Console
+
+    return Console() if sys.stdout.isatty() else Console(width=200)
+
+
 def render_report(report: dict, console=None) -> None:
     """Print the report as a table with rich (or plain text when ``console`` is ``None`` and rich fails)."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    console = console or _console()
     cfg = report["config"]
     title = (
         f"{' vs '.join(cfg['agents'])}: {report['deals']} duplicate deals x {cfg['rotations']} rotations "
@@ -682,10 +690,9 @@ def tournament(
 
 def render_tournament(result: dict, console=None) -> None:
     """Print the ratings and the pair margins."""
-    from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    console = console or _console()
     table = Table(title="Bradley-Terry ratings (Elo scale, mean 0, 95% bootstrap CI over deals)", title_justify="left")
     for col in ("agent", "Elo", "95% CI", "wins / games"):
         table.add_column(col, justify="left" if col == "agent" else "right")

@@ -1,0 +1,154 @@
+"""``scopa eval`` and ``scopa tournament``: the subcommands :mod:`scopa_env.cli` adds.
+
+::
+
+    scopa eval A B [--games N] [--rules NAME] [--players K] [--workers W] [--seed S] [--json PATH] [--csv PATH]
+    scopa tournament A B C ... [--games N] [--rules NAME] [--players K] [--workers W] [--seed S]
+                               [--json PATH] [--csv PATH] [--png PATH]
+
+Agents are specs for :func:`agents.registry.make_agent` (``random``, ``greedy``,
+``heuristic``, ``search``, ``search:ply_budget=4000``, later ``ppo:PATH``). Bad input
+(unknown agent or preset, missing or wrong checkpoint) ends with one line on stderr and
+exit status 2; Ctrl-C prints what finished.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+
+from agents.evaluate import (
+    Match,
+    plot_ratings,
+    render_report,
+    render_tournament,
+    run_deals,
+    summarize,
+    tournament,
+    write_csv,
+    write_json,
+)
+from agents.registry import known_specs, make_agent
+from scopa_env.rules import PRESETS, get_rules
+
+EXIT_BAD_INPUT = 2
+
+
+def _common(p: argparse.ArgumentParser, games_default: int) -> None:
+    p.add_argument(
+        "--games",
+        type=int,
+        default=games_default,
+        help=f"duplicate deals; each is played in every seat rotation (default {games_default})",
+    )
+    p.add_argument("--rules", default="standard", help=f"rules preset: {', '.join(sorted(PRESETS))}")
+    p.add_argument("--players", type=int, default=2, help="2, 3, 4 (teams) or 6 (teams); default 2")
+    p.add_argument("--workers", type=int, default=1, help="processes; results do not depend on it")
+    p.add_argument("--seed", type=int, default=0, help="master seed of the deals and agents")
+    p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
+    p.add_argument("--csv", metavar="PATH", help="write the table as CSV")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_eval_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``scopa eval`` to an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "eval",
+        help="play two agents on duplicate deals and report win rates and margins with CIs",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument("agents", nargs=2, metavar="AGENT", help=f"agent spec: {', '.join(known_specs())}")
+    _common(p, 1000)
+    p.set_defaults(func=run_eval)
+    return p
+
+
+def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
+    """Add ``scopa tournament`` to an argparse subparsers object."""
+    p = subparsers.add_parser(
+        "tournament",
+        help="play every pair of agents and fit Bradley-Terry (Elo-scale) ratings with CIs",
+    )
+    p.add_argument("agents", nargs="+", metavar="AGENT", help=f"two or more agent specs: {', '.join(known_specs())}")
+    _common(p, 200)
+    p.add_argument("--png", metavar="PATH", default="tournament.png", help="ratings chart (default tournament.png)")
+    p.set_defaults(func=run_tournament)
+    return p
+
+
+def _check_inputs(args: argparse.Namespace) -> str | None:
+    """Resolve the rules and build each agent once; return a one-line error or ``None``."""
+    try:
+        args.rules = get_rules(args.rules)
+        args.rules.check_players(args.players)
+        if args.games < 1:
+            raise ValueError(f"--games must be at least 1, got {args.games}")
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        for spec in args.agents:
+            make_agent(spec)
+    except (ValueError, OSError, ImportError) as exc:
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"scopa {command}: error: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """Run ``scopa eval``; returns the exit status."""
+    error = _check_inputs(args)
+    if error:
+        return _fail("eval", error)
+    match = Match(tuple(args.agents), args.players, args.rules, args.seed)
+    run = run_deals(match, args.games, args.workers, progress=not args.no_progress)
+    if not run.deals:
+        print("interrupted before any deal finished", file=sys.stderr)
+        return 130
+    report = summarize(match, run)
+    render_report(report)
+    if args.json:
+        write_json(report, args.json)
+    if args.csv:
+        write_csv(report, args.csv)
+    return 130 if run.interrupted else 0
+
+
+def run_tournament(args: argparse.Namespace) -> int:
+    """Run ``scopa tournament``; returns the exit status."""
+    if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
+        return _fail("tournament", f"needs at least two distinct agents, got {args.agents}")
+    error = _check_inputs(args)
+    if error:
+        return _fail("tournament", error)
+    result = tournament(
+        args.agents, args.games, args.rules, args.players, args.workers, args.seed, progress=not args.no_progress
+    )
+    if not any(p["deals"] for p in result["pairs"]):
+        print("interrupted before any deal finished", file=sys.stderr)
+        return 130
+    render_tournament(result)
+    if args.json:
+        write_json(result, args.json)
+    if args.csv:
+        write_ratings_csv(result, args.csv)
+    if args.png:
+        plot_ratings(result, args.png)
+        print(f"ratings chart written to {args.png}")
+    return 130 if result["interrupted"] else 0
+
+
+def write_ratings_csv(result: dict, path: str) -> None:
+    """One row per agent: rating, CI, wins and games."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["agent", "elo", "lo", "hi", "wins", "games"])
+        writer.writeheader()
+        for r in result["ratings"]:
+            writer.writerow({k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()})
+
+
+__all__ = ["add_eval_parser", "add_tournament_parser", "run_eval", "run_tournament", "write_csv"]
