@@ -1,0 +1,413 @@
+"""The web game's server: sessions, games, agents and a small JSON API.
+
+::
+
+    GET  /                              the page (sets the session cookie)
+    GET  /api/options                   presets, player counts, agents offered
+    POST /api/games                     {"rules", "players", "opponent", "teammate", "seed"} -> state (201)
+    GET  /api/games/{id}                state
+    POST /api/games/{id}/move           {"card": 6, "captured": [16]} -> state
+    POST /api/games/{id}/next-hand      deal the next hand -> state
+
+Trust and hidden information:
+
+* A session is an unguessable token in an HttpOnly, SameSite=Strict cookie. Game ids
+  are bound to the session that created them; any other session (or none) gets 404.
+* Every state is built from the human seat's :class:`~scopa_env.game.PlayerView`:
+  cards appear only under the keys :data:`CARD_KEYS`, and never a card of another hand
+  or of the stock (only their counts).
+* Every move is checked against ``Game.legal_pairs()``; malformed or illegal requests
+  get a 4xx with a readable ``detail`` and leave the game untouched.
+* Agents play their seats here, after each human action, until it is the human's turn
+  again or the hand ends; the state's ``events`` lists each play since the last request.
+* The page may only pick agents from :attr:`ServerConfig.agents` (the built-in names and
+  the ``--opponent`` the server was started with), so no request makes the server load
+  a file it was not told about.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+from fastapi import Body, Cookie, FastAPI, HTTPException, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
+
+from scopa_env.cards import NUM_CARDS, cards_of, format_card, mask_of
+from scopa_env.game import Game
+from scopa_env.play import DEFAULT_OPPONENT, HUMAN_SEAT, breakdown, explain_move, make_agent, side_label
+from scopa_env.rules import PRESETS, get_rules
+
+STATIC_DIR = Path(__file__).parent / "static"
+SESSION_COOKIE = "scopa_session"
+MAX_GAMES_PER_SESSION = 16
+"""Older games of a session are dropped beyond this many."""
+MAX_SESSIONS = 1000
+"""Least recently used sessions are dropped beyond this many."""
+
+CARD_KEYS = frozenset({"hand", "table", "card", "captured", "leftover"})
+"""The only keys of a state whose values are card ids (for the hidden-information tests)."""
+
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+# --- requests ----------------------------------------------------------------------------
+
+
+class NewGameRequest(BaseModel):
+    """Body of ``POST /api/games``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: StrictStr = "standard"
+    players: StrictInt = 2
+    opponent: StrictStr | None = None
+    teammate: StrictStr | None = None
+    seed: StrictInt | None = Field(default=None, ge=0, le=2**63 - 1)
+
+
+class MoveRequest(BaseModel):
+    """Body of ``POST /api/games/{id}/move``: the hand card and the table cards it takes (empty: trail)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    card: StrictInt = Field(ge=0, lt=NUM_CARDS)
+    captured: list[Annotated[StrictInt, Field(ge=0, lt=NUM_CARDS)]] = Field(default_factory=list, max_length=NUM_CARDS)
+
+
+# --- games and sessions ------------------------------------------------------------------------
+
+
+@dataclass
+class WebGame:
+    """A game of one session: the engine's :class:`Game`, the agents of the other seats, the last events."""
+
+    id: str
+    game: Game
+    agents: dict
+    specs: dict[int, str]
+    events: list[dict] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@dataclass
+class ServerConfig:
+    """What the server offers: the default opponent and the agent specs the page may choose."""
+
+    default_opponent: str = DEFAULT_OPPONENT
+    agents: tuple[str, ...] = ()
+
+
+class GameStore:
+    """Sessions (token -> games by id), bounded in size, safe across threads."""
+
+    def __init__(self) -> None:
+        self._sessions: OrderedDict[str, OrderedDict[str, WebGame]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def new_session(self) -> str:
+        token = secrets.token_urlsafe(32)
+        with self._lock:
+            self._sessions[token] = OrderedDict()
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+        return token
+
+    def has_session(self, token: str | None) -> bool:
+        with self._lock:
+            return token is not None and token in self._sessions
+
+    def add(self, token: str, web_game: WebGame) -> None:
+        with self._lock:
+            games = self._sessions.setdefault(token, OrderedDict())
+            games[web_game.id] = web_game
+            while len(games) > MAX_GAMES_PER_SESSION:
+                games.popitem(last=False)
+            self._sessions.move_to_end(token)
+
+    def get(self, token: str | None, game_id: str) -> WebGame:
+        """The session's game, or 404 (unknown id, another session's id, or no session at all)."""
+        with self._lock:
+            games = self._sessions.get(token) if token else None
+            web_game = games.get(game_id) if games is not None else None
+            if web_game is None:
+                raise HTTPException(404, f"no game {game_id!r} in this browser session; start a new game")
+            self._sessions.move_to_end(token)
+            return web_game
+
+
+# --- the state sent to the page ---------------------------------------------------------------------
+
+
+def _play_event(game: Game, seat: int, card: int, captured: int, scopa: bool, specs: dict[int, str]) -> dict:
+    return {
+        "seat": seat,
+        "player": "You" if seat == HUMAN_SEAT else f"player_{seat}",
+        "agent": specs.get(seat),
+        "card": card,
+        "captured": cards_of(captured),
+        "scopa": scopa,
+    }
+
+
+def state_of(web_game: WebGame) -> dict:
+    """Everything the human's seat may see, as JSON-ready data (from its PlayerView only)."""
+    game = web_game.game
+    view = game.view(HUMAN_SEAT)
+    phase = "game_over" if game.winner is not None else "hand_over" if game.hand_over else "play"
+    your_turn = phase == "play" and view.current == HUMAN_SEAT
+    players = [
+        {
+            "seat": s,
+            "label": "You" if s == HUMAN_SEAT else f"player_{s}",
+            "agent": web_game.specs.get(s),
+            "side": view.side_of[s],
+            "you": s == HUMAN_SEAT,
+            "partner": s != HUMAN_SEAT and view.side_of[s] == view.side,
+            "hand_count": view.hand_counts[s],
+        }
+        for s in range(view.num_players)
+    ]
+    sides = [
+        {
+            "side": side,
+            "label": side_label(view, side),
+            "you": side == view.side,
+            "captured_count": view.piles[side].bit_count(),
+            "scope": view.scope[side],
+            "score": view.scores[side],
+        }
+        for side in range(view.num_sides)
+    ]
+    last_hand = None
+    if game.hand_over and game.hand_result is not None:
+        result = game.hand_result
+        last_hand = {
+            "number": game.hand_number,
+            "labels": [s["label"] for s in sides],
+            "rows": [{"key": r.key, "label": r.label, "shown": r.shown, "points": r.points} for r in breakdown(result)],
+            "leftover": list(result.leftover),
+            "leftover_side": result.leftover_side,
+        }
+    rules = view.rules
+    return {
+        "game_id": web_game.id,
+        "phase": phase,
+        "your_turn": your_turn,
+        "rules": {"name": rules.name, "description": rules.description, "target": rules.target},
+        "num_players": view.num_players,
+        "seat": HUMAN_SEAT,
+        "side": view.side,
+        "current": view.current,
+        "dealer": view.dealer,
+        # Game.hand_number counts finished hands; the page shows the hand being played (or just ended).
+        "hand_number": view.hand_number if game.hand_over else view.hand_number + 1,
+        "players": players,
+        "sides": sides,
+        "hand": cards_of(view.hand),
+        "table": cards_of(view.table),
+        "stock_count": view.stock_count,
+        "legal": [{"card": c, "captured": cards_of(m)} for c, m in view.legal_pairs()] if your_turn else [],
+        "events": list(web_game.events),
+        "last_hand": last_hand,
+        "scores": list(view.scores),
+        "target": rules.target,
+        "winner": game.winner,
+        "winner_label": None if game.winner is None else side_label(view, game.winner),
+        "you_won": game.winner is not None and game.winner == view.side,
+    }
+
+
+def _play(web_game: WebGame, card: int, captured: int) -> None:
+    game = web_game.game
+    seat = game.current
+    side = game.side_of[seat]
+    before = game.scope[side]
+    game.play_pair(card, captured)
+    web_game.events.append(_play_event(game, seat, card, captured, game.scope[side] > before, web_game.specs))
+
+
+def run_agents(web_game: WebGame) -> None:
+    """Let the agents play until it is the human's turn or the hand is over."""
+    game = web_game.game
+    while not game.hand_over and game.current != HUMAN_SEAT:
+        seat = game.current
+        move = web_game.agents[seat].act(game.view(seat))
+        if (move.card, move.mask) not in game.legal_pairs():  # an agent bug must not corrupt the game
+            raise RuntimeError(f"agent {web_game.specs.get(seat)} on seat {seat} chose an illegal move {move}")
+        _play(web_game, move.card, move.mask)
+
+
+# --- the app ------------------------------------------------------------------------------------------
+
+
+def create_app(default_opponent: str = DEFAULT_OPPONENT, extra_agents: tuple[str, ...] = ()) -> FastAPI:
+    """The FastAPI app. ``default_opponent`` and ``extra_agents`` (e.g. ``ppo:PATH``) are offered on the page."""
+    from agents.registry import AGENT_NAMES
+
+    make_agent(default_opponent)  # fail at start-up, not on the first game, if the spec is wrong
+    offered = tuple(dict.fromkeys((default_opponent, *AGENT_NAMES, *extra_agents)))
+    config = ServerConfig(default_opponent=default_opponent, agents=offered)
+    store = GameStore()
+    app = FastAPI(title="Scopa", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.store = store
+    app.state.config = config
+    seeder = np.random.default_rng()
+    seeder_lock = threading.Lock()
+
+    @app.middleware("http")
+    async def security_headers(request: Request, call_next):
+        response = await call_next(request)
+        for key, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(key, value)
+        return response
+
+    @app.exception_handler(RequestValidationError)
+    async def readable_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors():
+            loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+            if err.get("type") == "json_invalid":
+                parts.append("the request body is not valid JSON")
+            elif err.get("type") == "missing" and not loc:
+                parts.append("the request needs a JSON body")
+            elif not loc and err.get("type") in ("dict_type", "model_attributes_type"):
+                parts.append("the request body must be a JSON object")
+            else:
+                parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+        return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=422)
+
+    def ensure_session(token: str | None, response: Response) -> str:
+        if store.has_session(token):
+            return token
+        token = store.new_session()
+        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
+        return token
+
+    @app.get("/", include_in_schema=False)
+    def index(scopa_session: Annotated[str | None, Cookie()] = None):
+        page = FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+        if not store.has_session(scopa_session):
+            token = store.new_session()
+            page.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
+        return page
+
+    @app.get("/api/options")
+    def options() -> dict:
+        return {
+            "rules": [
+                {
+                    "name": r.name,
+                    "description": r.description,
+                    "player_counts": list(r.player_counts),
+                    "target": r.target,
+                }
+                for r in PRESETS.values()
+            ],
+            "agents": list(config.agents),
+            "default_opponent": config.default_opponent,
+            "default_rules": "standard",
+        }
+
+    @app.post("/api/games", status_code=201)
+    def new_game(
+        response: Response,
+        request: Annotated[NewGameRequest, Body()] = None,
+        scopa_session: Annotated[str | None, Cookie()] = None,
+    ) -> dict:
+        request = request or NewGameRequest()
+        try:
+            rules = get_rules(request.rules)
+            rules.check_players(request.players)
+        except ValueError as exc:
+            raise HTTPException(400, str(exc)) from None
+        opponent = request.opponent or config.default_opponent
+        teammate = request.teammate or opponent
+        for role, spec in (("opponent", opponent), ("teammate", teammate)):
+            if spec not in config.agents:
+                raise HTTPException(
+                    400, f"unknown {role} agent {spec!r}; this server offers: {', '.join(config.agents)}"
+                )
+        if request.seed is None:
+            with seeder_lock:
+                seed = int(seeder.integers(2**62))
+        else:
+            seed = request.seed
+        game = Game(request.players, rules, seed=seed, auto_next_hand=False)
+        agents, specs = {}, {}
+        for seat in range(1, request.players):
+            specs[seat] = teammate if game.side_of[seat] == game.side_of[HUMAN_SEAT] else opponent
+            try:
+                agents[seat] = make_agent(specs[seat], seed=seed + seat)
+            except (ValueError, FileNotFoundError) as exc:
+                raise HTTPException(400, f"cannot build agent {specs[seat]!r}: {exc}") from None
+        token = ensure_session(scopa_session, response)
+        web_game = WebGame(secrets.token_urlsafe(16), game, agents, specs)
+        with web_game.lock:
+            run_agents(web_game)
+            store.add(token, web_game)
+            return state_of(web_game)
+
+    @app.get("/api/games/{game_id}")
+    def get_game(game_id: str, scopa_session: Annotated[str | None, Cookie()] = None) -> dict:
+        web_game = store.get(scopa_session, game_id)
+        with web_game.lock:
+            return state_of(web_game)
+
+    @app.post("/api/games/{game_id}/move")
+    def move(
+        game_id: str,
+        request: Annotated[MoveRequest, Body()],
+        scopa_session: Annotated[str | None, Cookie()] = None,
+    ) -> dict:
+        web_game = store.get(scopa_session, game_id)
+        with web_game.lock:
+            game = web_game.game
+            if game.winner is not None:
+                raise HTTPException(409, "the game is over; start a new game")
+            if game.hand_over:
+                raise HTTPException(409, "the hand is over; deal the next hand first")
+            if game.current != HUMAN_SEAT:  # agents always finish their turns, so this is a server bug guard
+                raise HTTPException(409, f"it is player_{game.current}'s turn, not yours")
+            if len(set(request.captured)) != len(request.captured):
+                raise HTTPException(400, "a table card is listed twice in 'captured'")
+            captured = mask_of(request.captured)
+            why = explain_move(game.view(HUMAN_SEAT), request.card, captured)
+            if why is not None:
+                raise HTTPException(400, why[0].upper() + why[1:])
+            if (request.card, captured) not in game.legal_pairs():  # explain_move agrees; checked again here
+                raise HTTPException(400, f"{format_card(request.card)} is not a legal move now")
+            web_game.events = []
+            _play(web_game, request.card, captured)
+            run_agents(web_game)
+            return state_of(web_game)
+
+    @app.post("/api/games/{game_id}/next-hand")
+    def next_hand(game_id: str, scopa_session: Annotated[str | None, Cookie()] = None) -> dict:
+        web_game = store.get(scopa_session, game_id)
+        with web_game.lock:
+            game = web_game.game
+            if game.winner is not None:
+                raise HTTPException(409, "the game is over; start a new game")
+            if not game.hand_over:
+                raise HTTPException(409, "the current hand is still being played")
+            game.next_hand()
+            web_game.events = []
+            run_agents(web_game)
+            return state_of(web_game)
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
