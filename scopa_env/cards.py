@@ -30,6 +30,7 @@ Sets of cards are Python ``int`` bitmasks inside the engine (bit ``i`` is card
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 
 NUM_SUITS = 4
@@ -82,9 +83,9 @@ def rank_of(card: int) -> int:
 
 def check_card(card: int) -> int:
     """Return ``card`` if it is a valid card id, else raise ``ValueError``."""
-    if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
+    if isinstance(card, bool) or not isinstance(card, numbers.Integral) or not 0 <= card < NUM_CARDS:
         raise ValueError(f"not a card id (0..39): {card!r}")
-    return card
+    return int(card)
 
 
 def mask_of(cards: Iterable[int]) -> int:
@@ -130,7 +131,7 @@ FRENCH_SUIT_NAMES = ("diamonds", "hearts", "spades", "clubs")
 
 def format_card(card: int) -> str:
     """Short notation of a card: ``format_card(6) == "7d"``."""
-    check_card(card)
+    card = check_card(card)
     return RANK_SYMBOLS[RANK_OF[card] - 1] + SUIT_LETTERS[SUIT_OF[card]]
 
 
@@ -168,7 +169,7 @@ def card_name(card: int, style: str = "english") -> str:
         style: ``"italian"`` (``Sette di denari``), ``"english"`` (``Seven of coins``)
             or ``"french"`` (French-suited deck: ``Seven of diamonds``, rank 9 is the Queen).
     """
-    check_card(card)
+    card = check_card(card)
     r, s = RANK_OF[card] - 1, SUIT_OF[card]
     if style == "italian":
         return f"{ITALIAN_RANK_NAMES[r]} di {ITALIAN_SUIT_NAMES[s]}"
