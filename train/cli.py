@@ -1,0 +1,61 @@
+"""``scopa train``: train an agent from a YAML config, or resume a run.
+
+::
+
+    scopa train configs/quickstart.yaml                  # runs/quickstart/
+    scopa train configs/ppo_vs_heuristic.yaml seed=3 total_timesteps=2e6 name=ppo_h_s3
+    scopa train --resume runs/quickstart total_timesteps=400000
+    scopa train --help-config                            # every key, its default and meaning
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def add_train_parser(subparsers) -> argparse.ArgumentParser:
+    p = subparsers.add_parser(
+        "train",
+        help="train a masked PPO or DQN agent from a YAML config (see configs/)",
+        description="Train from CONFIG (YAML) with key=value overrides; writes runs/<name>/.",
+    )
+    p.add_argument("config", nargs="?", help="YAML config (e.g. configs/quickstart.yaml)")
+    p.add_argument("overrides", nargs="*", metavar="key=value", help="override any config key")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR (runs/<name>)")
+    p.add_argument("--no-report", action="store_true", help="skip the final evaluation and report.md")
+    p.add_argument("--help-config", action="store_true", help="list every config key and exit")
+    p.set_defaults(func=run_train)
+    return p
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from train.config import ConfigError, TrainConfig, describe_fields
+
+    if args.help_config:
+        print(describe_fields())
+        return 0
+    config, overrides = args.config, list(args.overrides)
+    # `scopa train --resume runs/x total_timesteps=1e6`: argparse puts the first override in `config`.
+    if config is not None and "=" in config and not config.endswith((".yaml", ".yml")):
+        overrides.insert(0, config)
+        config = None
+    try:
+        if args.resume:
+            from train.run import resume_config
+
+            cfg = resume_config(args.resume, config, overrides)
+        else:
+            if config is None:
+                print("scopa train: error: give a CONFIG (see configs/) or --resume RUN_DIR", file=sys.stderr)
+                return 2
+            cfg = TrainConfig.load(config, overrides)
+        cfg.check_agents()
+    except ConfigError as exc:
+        print(f"scopa train: error: {exc}", file=sys.stderr)
+        return 2
+    from train.trainer import train
+
+    run = train(cfg, resume=bool(args.resume), report=not args.no_report)
+    print(f"run folder: {run.dir}" + ("" if args.no_report else f" (report: {run.dir / 'report.md'})"))
+    return 0

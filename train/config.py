@@ -1,0 +1,333 @@
+"""The training config: one dataclass, loaded from YAML and ``key=value`` overrides.
+
+Every field is documented below; ``scopa train --help-config`` prints them. Unknown keys,
+wrong types and bad choices raise :class:`ConfigError` before anything is trained, with the
+valid keys listed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import yaml
+
+ALGOS = ("ppo", "dqn")
+CHOICES: dict[str, tuple] = {
+    "algo": ALGOS,
+    "episode": ("hand", "game"),
+    "reward": ("points", "game"),
+    "action_mode": ("select", "move"),
+    "num_players": (2, 3, 4, 6),
+    "vec_env": ("dummy", "subproc"),
+}
+
+IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch")
+"""Keys a checkpoint is tied to: resuming with a different value is refused."""
+
+RESUME_KEYS = (
+    "total_timesteps",
+    "eval_every",
+    "eval_pairs",
+    "eval_opponents",
+    "progress_bar",
+    "torch_threads",
+    "final_eval_pairs",
+)
+"""Keys that may change when resuming (budgets and evaluation); the others must match."""
+
+
+POSITIVE_KEYS = (
+    "total_timesteps",
+    "n_envs",
+    "torch_threads",
+    "batch_size",
+    "n_steps",
+    "n_epochs",
+    "eval_every",
+    "eval_pairs",
+    "buffer_size",
+    "train_freq",
+    "target_update_interval",
+    "selfplay_every",
+    "selfplay_pool_size",
+)
+
+
+class ConfigError(ValueError):
+    """A bad config: the message says which key and lists the valid ones."""
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; the resolved copy is saved as ``runs/<name>/config.yaml``."""
+
+    name: str = ""
+    """Run name: the run folder is ``<runs_dir>/<name>``. Default: the config file's stem."""
+    runs_dir: str = "runs"
+    """Folder holding the run folders."""
+    algo: str = "ppo"
+    """"ppo" (sb3-contrib MaskablePPO) or "dqn" (the masked DQN of ``train/dqn.py``)."""
+    seed: int = 0
+    """Seeds Python, NumPy, torch, the envs and the model: same seed and config, same metrics on CPU."""
+    num_players: int = 2
+    """2, 3, 4 or 6 (4 and 6 in teams; the learner's partners are played by opponents)."""
+    rules: str = "standard"
+    """Rules preset name (see ``scopa_env.rules.PRESETS``)."""
+    episode: str = "hand"
+    """"hand": one hand per episode; "game": hands until a side reaches the target."""
+    reward: str = "points"
+    """"points": the hand-point margin at each hand end; "game": +1/-1 at the episode end."""
+    action_mode: str = "select"
+    """"select": Discrete(41), card then captured cards; "move": one id per move, Discrete(16200)."""
+    opponents: Any = "random"
+    """Opponent of every other seat: an agent spec (``greedy``, ``ppo:runs/x/best``) or a
+    ``{spec: weight}`` mixture drawn per seat and episode."""
+    curriculum: list = field(default_factory=list)
+    """Opponent stages (e.g. [random, greedy, heuristic]); empty: off. Replaces ``opponents``
+    while on; the stage advances when the eval win rate against it reaches ``curriculum_threshold``."""
+    curriculum_threshold: float = 0.6
+    """Game win rate against the current curriculum stage that moves to the next one."""
+    selfplay: bool = False
+    """Add the learner's own checkpoints to the opponents (a pool of past versions)."""
+    selfplay_fraction: float = 0.5
+    """Probability that an opponent seat is played by a pool checkpoint (once the pool has one)."""
+    selfplay_pool_size: int = 5
+    """How many of the latest self-play checkpoints the pool keeps."""
+    selfplay_every: int = 50_000
+    """Env steps between two checkpoints added to the pool."""
+    total_timesteps: int = 200_000
+    """Learner env steps (decisions) to train for."""
+    n_envs: int = 8
+    """Parallel envs (each one game)."""
+    vec_env: str = "dummy"
+    """"dummy" (one process) or "subproc" (one process per env)."""
+    torch_threads: int = 1
+    """``torch.set_num_threads``: 1 keeps runs reproducible and polite on shared CPUs."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy / value / Q networks."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount factor."""
+    batch_size: int = 256
+    """PPO minibatch size; DQN batch size per gradient step."""
+    n_steps: int = 256
+    """PPO: steps per env per rollout (rollout = n_steps * n_envs)."""
+    n_epochs: int = 4
+    """PPO: passes over each rollout."""
+    gae_lambda: float = 0.95
+    """PPO: GAE lambda."""
+    clip_range: float = 0.2
+    """PPO: policy ratio clip."""
+    ent_coef: float = 0.01
+    """PPO: entropy bonus."""
+    vf_coef: float = 0.5
+    """PPO: value loss weight."""
+    max_grad_norm: float = 0.5
+    """Gradient norm clip (PPO and DQN)."""
+    buffer_size: int = 100_000
+    """DQN: replay buffer transitions (the next state's action mask is stored bit-packed)."""
+    learning_starts: int = 5_000
+    """DQN: env steps of random play before learning starts."""
+    train_freq: int = 4
+    """DQN: env steps between gradient steps."""
+    target_update_interval: int = 2_000
+    """DQN: env steps between target network updates."""
+    tau: float = 1.0
+    """DQN: target update rate (1.0 = hard copy)."""
+    exploration_fraction: float = 0.3
+    """DQN: fraction of training over which epsilon decays."""
+    exploration_initial_eps: float = 1.0
+    """DQN: epsilon at the start (random among legal actions)."""
+    exploration_final_eps: float = 0.05
+    """DQN: epsilon after the decay."""
+    double_dqn: bool = True
+    """DQN: double-DQN target (online net picks the legal argmax, target net values it)."""
+    eval_every: int = 20_000
+    """Env steps between evaluations (also when ``latest`` and ``best`` are saved)."""
+    eval_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    """Baselines evaluated against, each logged under ``eval/<opponent>/``."""
+    eval_pairs: int = 50
+    """Duplicate deals per opponent and evaluation (each played in both seatings, full games)."""
+    eval_seed: int = 1_000_003
+    """Seed of the evaluation deals (the same deals at every evaluation)."""
+    best_opponent: str = ""
+    """Opponent whose hand-point margin picks the ``best`` checkpoint (default: the last eval opponent)."""
+    final_eval_pairs: int = 200
+    """Duplicate deals per opponent in the final evaluation of ``best`` written to ``report.md``."""
+    progress_bar: bool = True
+    """Show a progress bar with ETA."""
+
+    # --- loading -----------------------------------------------------------------
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], source: str = "config") -> TrainConfig:
+        if not isinstance(data, dict):
+            raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(cls.field_names()))
+        if unknown:
+            raise ConfigError(f"{source}: unknown key(s) {unknown}; valid keys: {', '.join(cls.field_names())}")
+        hints = typing.get_type_hints(cls)
+        data = {k: _coerce_number(v, hints[k]) for k, v in data.items()}
+        cfg = cls(**data)
+        cfg.validate(source)
+        return cfg
+
+    @classmethod
+    def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
+        """A config from a YAML file (or the defaults when ``path`` is None) and ``key=value`` overrides."""
+        data: dict[str, Any] = {}
+        if path is not None:
+            p = Path(path)
+            if not p.is_file():
+                raise ConfigError(f"config file {str(path)!r} not found")
+            data = yaml.safe_load(p.read_text()) or {}
+            if not isinstance(data, dict):
+                raise ConfigError(f"{path}: expected a mapping of keys to values")
+            data.setdefault("name", p.stem)
+        data.update(parse_overrides(overrides or []))
+        return cls.from_dict(data, str(path) if path else "config")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False))
+
+    # --- checking ------------------------------------------------------------------
+
+    def validate(self, source: str = "config") -> None:
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if not _type_ok(value, hints[f.name]):
+                raise ConfigError(f"{source}: {f.name} must be {_type_name(hints[f.name])}, got {value!r}")
+            if f.name in CHOICES and value not in CHOICES[f.name]:
+                raise ConfigError(f"{source}: {f.name} must be one of {list(CHOICES[f.name])}, got {value!r}")
+        for key in POSITIVE_KEYS:
+            if getattr(self, key) < 1:
+                raise ConfigError(f"{source}: {key} must be positive, got {getattr(self, key)!r}")
+        if self.final_eval_pairs < 0:
+            raise ConfigError(f"{source}: final_eval_pairs must be >= 0, got {self.final_eval_pairs!r}")
+        for key in ("curriculum_threshold", "selfplay_fraction", "gae_lambda", "tau", "exploration_fraction"):
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                raise ConfigError(f"{source}: {key} must be in [0, 1], got {getattr(self, key)!r}")
+        if not all(isinstance(h, int) and h > 0 for h in self.net_arch) or not self.net_arch:
+            raise ConfigError(f"{source}: net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        from scopa_env.rules import get_rules
+
+        try:
+            get_rules(self.rules).check_players(self.num_players)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
+        from train.opponents import normalize_weights
+
+        try:
+            normalize_weights(self.opponents)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: opponents: {exc}") from None
+        for key in ("curriculum", "eval_opponents"):
+            if not all(isinstance(s, str) for s in getattr(self, key)):
+                raise ConfigError(f"{source}: {key} must be a list of agent specs, got {getattr(self, key)!r}")
+        if self.best_opponent and self.best_opponent not in self.eval_opponents:
+            raise ConfigError(f"{source}: best_opponent {self.best_opponent!r} is not in eval_opponents")
+        if self.curriculum and not set(self.curriculum) <= set(self.eval_opponents):
+            raise ConfigError(f"{source}: every curriculum stage must be in eval_opponents (to measure the switch)")
+        if not self.name or "/" in self.name:
+            raise ConfigError(f"{source}: name must be a non-empty folder name, got {self.name!r}")
+
+    def check_agents(self) -> None:
+        """Build every opponent and eval agent once: unknown names and missing checkpoints fail here."""
+        from agents.registry import make_agent
+
+        import train  # noqa: F401  (registers ppo:/dqn:)
+        from train.opponents import normalize_weights
+
+        specs = list(normalize_weights(self.opponents)) + list(self.curriculum) + list(self.eval_opponents)
+        for spec in dict.fromkeys(specs):
+            try:
+                make_agent(spec)
+            except (ValueError, FileNotFoundError) as exc:
+                raise ConfigError(f"agent {spec!r}: {exc}") from None
+
+    @property
+    def best_eval_opponent(self) -> str:
+        return self.best_opponent or (self.eval_opponents[-1] if self.eval_opponents else "")
+
+
+def parse_overrides(items: list[str]) -> dict[str, Any]:
+    """``["seed=3", "opponents={greedy: 1}"]`` -> ``{"seed": 3, "opponents": {"greedy": 1}}`` (YAML values)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, eq, raw = item.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(f"override {item!r} is not key=value; valid keys: {', '.join(TrainConfig.field_names())}")
+        try:
+            out[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"override {item!r}: bad value ({exc})") from None
+    return out
+
+
+def _coerce_number(value: Any, hint: Any) -> Any:
+    """``2e6`` (a float, or a string as YAML reads it) for an int field -> 2000000; ints for floats."""
+    if hint in (int, float) and isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return value
+    if hint is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _type_ok(value: Any, hint: Any) -> bool:
+    origin = typing.get_origin(hint)
+    if hint is Any:
+        return True
+    if origin in (Union, types.UnionType):
+        return any(_type_ok(value, h) for h in typing.get_args(hint))
+    if hint is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint in (list, dict) or origin in (list, dict):
+        return isinstance(value, origin or hint)
+    return isinstance(value, hint)
+
+
+def _type_name(hint: Any) -> str:
+    return {int: "an int", float: "a number", bool: "true or false", str: "a string", list: "a list"}.get(
+        hint, str(hint)
+    )
+
+
+def describe_fields() -> str:
+    """Every key with its default and docstring (for ``--help-config`` and docs)."""
+    import ast
+    import inspect
+
+    src = inspect.getsource(TrainConfig)
+    tree = ast.parse(src)
+    docs: dict[str, str] = {}
+    body = tree.body[0].body
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    defaults = {f.name: _default(f) for f in dataclasses.fields(TrainConfig)}
+    return "\n".join(f"{k} (default {defaults[k]!r}): {docs.get(k, '')}" for k in TrainConfig.field_names())
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    return f.default_factory()  # type: ignore[misc]

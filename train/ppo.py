@@ -1,0 +1,80 @@
+"""Masked PPO (sb3-contrib ``MaskablePPO``) on the single-agent Scopa env.
+
+Masks are used everywhere: in rollouts (``MaskablePPO`` calls the envs' ``action_masks``),
+in the loss (the stored masks), and in evaluation and play (``predict(obs, action_masks=...)``
+through :class:`train.policy_agent.PolicyAgent`).
+
+Read :func:`train_ppo` top to bottom: envs, model (new or resumed), learn, done.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from train.callbacks import RunCallback, make_logger
+from train.config import TrainConfig
+from train.env import make_vec_env
+from train.policy_agent import MODEL_FILES
+from train.run import Run
+
+
+class PPOLearner:
+    """The view of a MaskablePPO model that :class:`train.run.Run` needs."""
+
+    def __init__(self, model, venv) -> None:
+        self.model = model
+        self.venv = venv
+
+    def policy(self, obs: np.ndarray, mask: np.ndarray) -> int:
+        action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
+        return int(action)
+
+    def save(self, folder: Path) -> None:
+        self.model.save(folder / MODEL_FILES["ppo"])
+
+    def env_method(self, name: str, *args) -> None:
+        self.venv.env_method(name, *args)
+
+
+def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
+    from sb3_contrib import MaskablePPO
+
+    # --- envs ------------------------------------------------------------------------
+    venv = make_vec_env(cfg, run.initial_opponents(), seed=cfg.seed + run.state.timestep)
+
+    # --- model -------------------------------------------------------------------------
+    if resume:
+        model = MaskablePPO.load(run.dir / "latest" / MODEL_FILES["ppo"], env=venv, device="cpu")
+        # Budgets may change on resume; the rest of the config is checked equal.
+        model.n_steps, model.n_epochs = cfg.n_steps, cfg.n_epochs
+    else:
+        model = MaskablePPO(
+            "MlpPolicy",
+            venv,
+            learning_rate=cfg.learning_rate,
+            n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size,
+            n_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range,
+            ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef,
+            max_grad_norm=cfg.max_grad_norm,
+            policy_kwargs={"net_arch": list(cfg.net_arch)},
+            seed=cfg.seed,
+            device="cpu",
+        )
+    model.set_logger(make_logger(str(run.dir / "tb")))
+    learner = PPOLearner(model, venv)
+    run.restore_envs(learner)
+
+    # --- learn -------------------------------------------------------------------------
+    remaining = cfg.total_timesteps - run.state.timestep
+    run.start_progress()
+    if remaining > 0:
+        model.learn(remaining, callback=RunCallback(run, learner), reset_num_timesteps=not resume)
+    run.on_step(int(model.num_timesteps), learner, final=run.state.last_eval != model.num_timesteps)
+    venv.close()
