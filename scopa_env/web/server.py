@@ -254,8 +254,16 @@ def run_agents(web_game: WebGame) -> None:
 # --- the app ------------------------------------------------------------------------------------------
 
 
-def create_app(default_opponent: str = DEFAULT_OPPONENT, extra_agents: tuple[str, ...] = ()) -> FastAPI:
-    """The FastAPI app. ``default_opponent`` and ``extra_agents`` (e.g. ``ppo:PATH``) are offered on the page."""
+def create_app(
+    default_opponent: str = DEFAULT_OPPONENT, extra_agents: tuple[str, ...] = (), seed: int | None = None
+) -> FastAPI:
+    """The FastAPI app.
+
+    Args:
+        default_opponent: agent spec offered first on the page (also used when a request names none).
+        extra_agents: more specs the page may choose (e.g. ``ppo:runs/x.pt``).
+        seed: seeds the deals of games started without a seed (tests); ``None``: fresh entropy.
+    """
     from agents.registry import AGENT_NAMES
 
     make_agent(default_opponent)  # fail at start-up, not on the first game, if the spec is wrong
@@ -265,7 +273,7 @@ def create_app(default_opponent: str = DEFAULT_OPPONENT, extra_agents: tuple[str
     app = FastAPI(title="Scopa", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     app.state.config = config
-    seeder = np.random.default_rng()
+    seeder = np.random.default_rng(seed)
     seeder_lock = threading.Lock()
 
     @app.middleware("http")

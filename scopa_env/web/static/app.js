@@ -1,0 +1,615 @@
+// The Scopa page: shows the state the server sends (only what your seat may see) and sends
+// your moves. The server checks every move; the checks here only give quicker, friendlier hints.
+//
+// Play as in the well-known web game: click a card in your hand, then the table cards to take
+// (the move is sent as soon as they make a legal capture); click the empty slot to trail.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const STYLE_KEY = "scopa.cardStyle";
+  const GAME_KEY = "scopa.gameId";
+  const LOG_LIMIT = 60;
+
+  const ui = {
+    options: null,
+    state: null,
+    style: localStorage.getItem(STYLE_KEY) === "french" ? "french" : "italian",
+    selected: null, // hand card id
+    picked: new Set(), // table card ids
+    log: [],
+    busy: false,
+    lastSettings: null,
+    shown: { table: new Set(), hand: new Set() }, // cards drawn last time, so only new ones animate
+  };
+
+  // --- server ------------------------------------------------------------------------------
+
+  async function api(method, path, body) {
+    const init = { method, headers: {}, credentials: "same-origin" };
+    if (body !== undefined) {
+      init.headers["content-type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const response = await fetch(path, init);
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (err) {
+      data = { detail: `the server answered ${response.status} without JSON` };
+    }
+    if (!response.ok) {
+      const detail = typeof data.detail === "string" ? data.detail : JSON.stringify(data.detail);
+      const error = new Error(detail);
+      error.status = response.status;
+      throw error;
+    }
+    return data;
+  }
+
+  async function run(task) {
+    if (ui.busy) return;
+    ui.busy = true;
+    document.body.classList.add("busy");
+    try {
+      await task();
+    } catch (err) {
+      say(err.message, "error");
+      if (err.status === 404 && ui.state) {
+        sessionStorage.removeItem(GAME_KEY);
+      }
+    } finally {
+      ui.busy = false;
+      document.body.classList.remove("busy");
+    }
+  }
+
+  function accept(state) {
+    ui.state = state;
+    ui.selected = null;
+    ui.picked.clear();
+    sessionStorage.setItem(GAME_KEY, state.game_id);
+    for (const ev of state.events) ui.log.unshift(ev);
+    ui.log.length = Math.min(ui.log.length, LOG_LIMIT);
+    render();
+    defaultMessage();
+  }
+
+  async function startGame(settings) {
+    ui.lastSettings = settings;
+    ui.log = [];
+    const state = await api("POST", "/api/games", settings);
+    ui.log.unshift({ marker: "Hand 1" });
+    accept(state);
+  }
+
+  async function sendMove(card, captured) {
+    await run(async () => {
+      try {
+        accept(await api("POST", `/api/games/${ui.state.game_id}/move`, { card, captured }));
+      } catch (err) {
+        ui.picked.clear();
+        render();
+        throw err;
+      }
+    });
+  }
+
+  // --- helpers ---------------------------------------------------------------------------------
+
+  const rank = (id) => (id % 10) + 1;
+  const nameOf = (id) => Cards.name(id, ui.style);
+  const sum = (ids) => ids.reduce((s, c) => s + rank(c), 0);
+  const sameSet = (a, b) => a.length === b.size && a.every((x) => b.has(x));
+  const listNames = (ids) => ids.map(nameOf).join(" + ");
+
+  function optionsFor(card) {
+    return ui.state.legal.filter((m) => m.card === card);
+  }
+
+  function seatName(seat) {
+    if (seat === ui.state.seat) return "You";
+    const p = ui.state.players[seat];
+    return `${p.label}${p.agent ? ` (${p.agent})` : ""}`;
+  }
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  function cardButton(id, cls, onClick, label) {
+    const b = el("button", `card ${cls || ""}`);
+    b.type = "button";
+    b.dataset.card = String(id);
+    b.innerHTML = Cards.faceSVG(id, ui.style);
+    b.setAttribute("aria-label", label || nameOf(id));
+    b.title = nameOf(id);
+    if (onClick) b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function miniCard(id) {
+    const s = el("span", "mini");
+    s.innerHTML = Cards.faceSVG(id, ui.style);
+    s.title = nameOf(id);
+    return s;
+  }
+
+  function say(text, kind) {
+    const m = $("message");
+    m.textContent = text;
+    m.className = `message ${kind || ""}`;
+  }
+
+  function defaultMessage() {
+    const s = ui.state;
+    if (!s) return;
+    if (s.phase === "game_over") say(s.you_won ? "You won the game!" : `${s.winner_label} won the game.`, "good");
+    else if (s.phase === "hand_over") say(`Hand ${s.hand_number} is over.`);
+    else if (s.your_turn) say("Your turn: click a card in your hand.", "turn");
+    else say(`Waiting for player_${s.current}.`);
+  }
+
+  // --- clicks ----------------------------------------------------------------------------------
+
+  function clickHand(card) {
+    const s = ui.state;
+    if (!s || !s.your_turn || ui.busy) return;
+    if (ui.selected === card) {
+      ui.selected = null;
+      ui.picked.clear();
+      render();
+      defaultMessage();
+      return;
+    }
+    ui.selected = card;
+    ui.picked.clear();
+    render();
+    hint(card);
+  }
+
+  function hint(card) {
+    const opts = optionsFor(card);
+    const captures = opts.filter((m) => m.captured.length);
+    if (!captures.length) {
+      say(`Your ${nameOf(card)} cannot take anything: click the empty slot on the table to trail it.`, "turn");
+    } else if (opts.some((m) => !m.captured.length)) {
+      say(`Click the table cards to take with your ${nameOf(card)} (worth ${rank(card)}), or the empty slot to trail it.`, "turn");
+    } else {
+      say(`Click the table cards to take with your ${nameOf(card)} (worth ${rank(card)}).`, "turn");
+    }
+  }
+
+  function explainPick(card, picked) {
+    const captures = optionsFor(card).filter((m) => m.captured.length);
+    const v = rank(card);
+    const total = sum(picked);
+    if (!captures.length) return `Your ${nameOf(card)} cannot take anything from the table: trail it in the empty slot.`;
+    const singles = captures.filter((m) => m.captured.length === 1);
+    if (singles.length && (picked.length > 1 || rank(picked[0]) !== v)) {
+      return (
+        `Your ${nameOf(card)} matches a single table card (${singles.map((m) => nameOf(m.captured[0])).join(" or ")}): ` +
+        "if you can play your card on a single table card, you may not play it on several."
+      );
+    }
+    if (total > v) return `${listNames(picked)} add up to ${total}, more than your ${nameOf(card)} (${v}).`;
+    return `Your ${nameOf(card)} cannot take ${listNames(picked)}; it can take ${captures.map((m) => listNames(m.captured)).join(", or ")}.`;
+  }
+
+  function clickTable(target) {
+    const s = ui.state;
+    if (!s || !s.your_turn || ui.busy) return;
+    if (ui.selected === null) {
+      say("First click a card in your hand, then the table cards you want to take.", "error");
+      return;
+    }
+    const card = ui.selected;
+    if (ui.picked.has(target)) ui.picked.delete(target);
+    else ui.picked.add(target);
+    const picked = [...ui.picked];
+    const captures = optionsFor(card).filter((m) => m.captured.length);
+    const exact = captures.find((m) => sameSet(m.captured, ui.picked));
+    if (exact) {
+      sendMove(card, exact.captured);
+      return;
+    }
+    if (!picked.length) {
+      render();
+      hint(card);
+      return;
+    }
+    const partial = captures.some((m) => picked.every((c) => m.captured.includes(c)));
+    if (partial) {
+      render();
+      say(`${listNames(picked)}: ${sum(picked)} of ${rank(card)}. Keep choosing table cards.`, "turn");
+      return;
+    }
+    const why = explainPick(card, picked);
+    ui.picked.delete(target);
+    render();
+    say(why, "error");
+  }
+
+  function clickSlot() {
+    const s = ui.state;
+    if (!s || !s.your_turn || ui.busy) return;
+    if (ui.selected === null) {
+      say("First click the card in your hand you want to trail.", "error");
+      return;
+    }
+    const card = ui.selected;
+    const opts = optionsFor(card);
+    if (opts.some((m) => !m.captured.length)) {
+      sendMove(card, []);
+      return;
+    }
+    const captures = opts.map((m) => listNames(m.captured)).join(", or ");
+    say(`Your ${nameOf(card)} can take ${captures}, so it cannot be trailed. Click the table cards to take.`, "error");
+  }
+
+  // --- drawing ------------------------------------------------------------------------------------
+
+  function render() {
+    const s = ui.state;
+    document.body.dataset.style = ui.style;
+    if (!s) return;
+    document.body.dataset.phase = s.phase;
+    $("game-info").textContent =
+      `${s.rules.name} · ${s.num_players} players · hand ${s.hand_number} · first to ${s.target}`;
+    renderOpponents();
+    renderTable();
+    renderHand();
+    renderScores();
+    renderStock();
+    renderEvents();
+    renderLog();
+    renderHandEnd();
+  }
+
+  function lastEventOf(seat) {
+    const evs = ui.state.events.filter((e) => e.seat === seat);
+    return evs.length ? evs[evs.length - 1] : null;
+  }
+
+  function renderOpponents() {
+    const s = ui.state;
+    const box = $("opponents");
+    box.replaceChildren();
+    for (const p of s.players) {
+      if (p.you) continue;
+      const seat = el("div", `seat ${p.partner ? "partner" : "opponent"} ${s.current === p.seat && s.phase === "play" ? "active" : ""}`);
+      seat.dataset.seat = String(p.seat);
+      const head = el("div", "seat-label");
+      head.append(el("strong", "", p.label), el("span", "muted", p.agent ? ` · ${p.agent}` : ""));
+      head.append(el("span", `tag ${p.partner ? "tag-partner" : "tag-opponent"}`, p.partner ? "partner" : "opponent"));
+      if (s.dealer === p.seat) head.append(el("span", "tag tag-dealer", "dealer"));
+      seat.append(head);
+      const backs = el("div", "backs");
+      for (let i = 0; i < p.hand_count; i++) {
+        const b = el("span", "back");
+        b.innerHTML = Cards.backSVG();
+        backs.append(b);
+      }
+      if (!p.hand_count) backs.append(el("span", "muted small", "no cards"));
+      seat.append(backs);
+      const ev = lastEventOf(p.seat);
+      const played = el("div", "played");
+      if (ev) {
+        played.append(el("span", "small", ev.captured.length ? "played" : "trailed"), miniCard(ev.card));
+        if (ev.captured.length) {
+          played.append(el("span", "small", "took"));
+          for (const c of ev.captured) played.append(miniCard(c));
+        }
+        if (ev.scopa) played.append(el("span", "scopa-badge", "SCOPA!"));
+      }
+      seat.append(played);
+      box.append(seat);
+    }
+  }
+
+  function renderTable() {
+    const s = ui.state;
+    const box = $("table");
+    box.replaceChildren();
+    const card = ui.selected;
+    const opts = card === null ? [] : optionsFor(card);
+    const reachable = new Set();
+    const picked = [...ui.picked];
+    for (const m of opts) {
+      if (picked.every((c) => m.captured.includes(c))) for (const c of m.captured) reachable.add(c);
+    }
+    for (const t of s.table) {
+      let cls = "table-card";
+      if (ui.picked.has(t)) cls += " picked";
+      else if (reachable.has(t)) cls += " option";
+      else if (card !== null) cls += " dim";
+      if (!ui.shown.table.has(t)) cls += " fresh";
+      box.append(cardButton(t, cls, () => clickTable(t), `${nameOf(t)} on the table`));
+    }
+    ui.shown.table = new Set(s.table);
+    const slot = el("button", "slot");
+    slot.type = "button";
+    slot.id = "empty-slot";
+    slot.setAttribute("aria-label", "empty slot: trail here");
+    slot.append(el("span", "", "trail here"));
+    if (card !== null && opts.some((m) => !m.captured.length)) slot.classList.add("option");
+    slot.addEventListener("click", clickSlot);
+    box.append(slot);
+  }
+
+  function renderHand() {
+    const s = ui.state;
+    const you = s.players[s.seat];
+    const label = $("you-label");
+    label.replaceChildren(el("strong", "", "You"));
+    if (s.dealer === s.seat) label.append(el("span", "tag tag-dealer", "dealer"));
+    if (s.your_turn) label.append(el("span", "tag tag-turn", "your turn"));
+    const ev = lastEventOf(s.seat);
+    if (ev && s.events.length > 1) {
+      const what = ev.captured.length ? `you took ${listNames(ev.captured)} with ${nameOf(ev.card)}` : `you trailed ${nameOf(ev.card)}`;
+      label.append(el("span", "muted small", ` · ${what}${ev.scopa ? " — SCOPA!" : ""}`));
+    }
+    const box = $("hand");
+    box.replaceChildren();
+    box.classList.toggle("my-turn", s.your_turn);
+    for (const c of s.hand) {
+      let cls = "hand-card";
+      if (ui.selected === c) cls += " selected";
+      else if (s.your_turn) cls += " playable";
+      if (!ui.shown.hand.has(c)) cls += " fresh";
+      box.append(cardButton(c, cls, () => clickHand(c), `${nameOf(c)} in your hand`));
+    }
+    ui.shown.hand = new Set(s.hand);
+    if (!s.hand.length) box.append(el("span", "muted", you && s.phase !== "play" ? "" : "no cards"));
+  }
+
+  function renderScores() {
+    const s = ui.state;
+    $("target").textContent = `(first to ${s.target})`;
+    const box = $("scores");
+    box.replaceChildren();
+    for (const side of s.sides) {
+      const row = el("div", `score-row ${side.you ? "you" : ""}`);
+      const top = el("div", "score-top");
+      top.append(el("span", "score-label", side.label), el("span", "score-value", `${side.score}`));
+      row.append(top);
+      const bar = el("div", "bar");
+      const fill = el("div", "bar-fill");
+      fill.style.width = `${Math.min(100, (100 * side.score) / s.target)}%`;
+      bar.append(fill);
+      row.append(bar);
+      const sub = el("div", "score-sub small");
+      sub.append(el("span", "", `captured ${side.captured_count}`));
+      const scope = el("span", "scope-marks");
+      scope.title = `${side.scope} scope this hand`;
+      for (let i = 0; i < side.scope; i++) scope.append(el("span", "scopa-mark", "★"));
+      if (side.scope) scope.append(el("span", "", ` ${side.scope} scop${side.scope === 1 ? "a" : "e"}`));
+      sub.append(scope);
+      row.append(sub);
+      box.append(row);
+    }
+  }
+
+  function renderStock() {
+    const s = ui.state;
+    const box = $("stock");
+    box.replaceChildren();
+    const pile = el("span", `back stock-pile ${s.stock_count ? "" : "empty"}`);
+    if (s.stock_count) pile.innerHTML = Cards.backSVG();
+    const text = el("div", "");
+    text.append(el("strong", "", `${s.stock_count}`), el("span", "muted", ` card${s.stock_count === 1 ? "" : "s"} in the stock`));
+    box.append(pile, text);
+    const turn = $("turn-info");
+    turn.replaceChildren();
+    turn.append(el("div", "", `Dealer: ${seatName(s.dealer)}`));
+    let whose = "";
+    if (s.phase === "play") whose = s.your_turn ? "Your turn" : `${seatName(s.current)} to play`;
+    else if (s.phase === "hand_over") whose = "Hand over";
+    else whose = "Game over";
+    turn.append(el("div", `whose ${s.your_turn ? "your-turn" : ""}`, whose));
+  }
+
+  function eventLine(ev) {
+    const li = el("li", ev.scopa ? "scopa" : "");
+    li.append(el("span", "who", seatName(ev.seat)));
+    li.append(el("span", "", ev.captured.length ? " played " : " trailed "));
+    li.append(miniCard(ev.card));
+    if (ev.captured.length) {
+      li.append(el("span", "", " took "));
+      for (const c of ev.captured) li.append(miniCard(c));
+    }
+    if (ev.scopa) li.append(el("span", "scopa-badge", "SCOPA!"));
+    return li;
+  }
+
+  function renderEvents() {
+    const box = $("events");
+    box.replaceChildren();
+    if (!ui.state.events.length) box.append(el("li", "muted small", "New hand dealt."));
+    for (const ev of ui.state.events) box.append(eventLine(ev));
+  }
+
+  function renderLog() {
+    const box = $("log");
+    box.replaceChildren();
+    for (const ev of ui.log) {
+      if (ev.marker) {
+        box.append(el("li", "marker", ev.marker));
+        continue;
+      }
+      const capt = ev.captured.length ? ` took ${ev.captured.map((c) => Cards.shortName(c, ui.style)).join(" ")}` : "";
+      const who = ev.seat === ui.state.seat ? "You" : `player_${ev.seat}`;
+      const verb = ev.captured.length ? "played" : "trailed";
+      box.append(el("li", ev.scopa ? "scopa" : "", `${who} ${verb} ${Cards.shortName(ev.card, ui.style)}${capt}${ev.scopa ? " — SCOPA!" : ""}`));
+    }
+  }
+
+  // --- dialogs ------------------------------------------------------------------------------------
+
+  function openDialog(build) {
+    const body = $("dialog-body");
+    body.replaceChildren();
+    build(body);
+    $("overlay").hidden = false;
+  }
+
+  function closeDialog() {
+    $("overlay").hidden = true;
+  }
+
+  function renderHandEnd() {
+    const s = ui.state;
+    if (s.phase === "play" || !s.last_hand) {
+      if ($("overlay").dataset.kind === "hand") closeDialog();
+      return;
+    }
+    $("overlay").dataset.kind = "hand";
+    openDialog((body) => {
+      const h = s.last_hand;
+      const title = el("h2", "", s.phase === "game_over" ? (s.you_won ? "You win the game!" : `${s.winner_label} wins the game`) : `Hand ${h.number} is over`);
+      title.id = "dialog-title";
+      body.append(title);
+      if (h.leftover.length && h.leftover_side !== null) {
+        const p = el("p", "small leftover");
+        p.append(el("span", "", "Left on the table, to the last side to capture, "));
+        p.append(el("strong", "", h.labels[h.leftover_side]), el("span", "", ":\u00a0"));
+        for (const c of h.leftover) p.append(miniCard(c));
+        body.append(p);
+      }
+      const table = el("table", "breakdown");
+      table.id = "score-table";
+      const head = el("tr");
+      head.append(el("th", "", ""));
+      for (const lbl of h.labels) head.append(el("th", "", lbl));
+      const thead = el("thead");
+      thead.append(head);
+      table.append(thead);
+      const tbody = el("tbody");
+      for (const row of h.rows) {
+        const tr = el("tr", row.key === "total" ? "total" : "");
+        tr.dataset.key = row.key;
+        tr.append(el("th", "", row.label));
+        row.points.forEach((pts, i) => {
+          const td = el("td", pts ? "won" : "");
+          if (row.key === "total") td.textContent = `${pts}`;
+          else {
+            td.append(el("span", "shown", row.shown[i] || "–"));
+            td.append(el("span", "pts", pts ? ` +${pts}` : ""));
+          }
+          tr.append(td);
+        });
+        tbody.append(tr);
+      }
+      const game = el("tr", "game-score");
+      game.append(el("th", "", `Game (to ${s.target})`));
+      for (const side of s.sides) game.append(el("td", "", `${side.score}`));
+      tbody.append(game);
+      table.append(tbody);
+      body.append(table);
+      body.append(el("p", "muted small", "Primiera: the best card of each suit (7 = 21, 6 = 18, Ace = 16, 5 = 15, 4 = 14, 3 = 13, 2 = 12, figures 10); – means a suit is missing."));
+      const buttons = el("div", "buttons");
+      if (s.phase === "hand_over") {
+        const next = el("button", "button", "Next hand");
+        next.id = "next-hand";
+        next.type = "button";
+        next.addEventListener("click", () =>
+          run(async () => {
+            ui.log.unshift({ marker: `Hand ${s.hand_number + 1}` });
+            accept(await api("POST", `/api/games/${s.game_id}/next-hand`));
+          }),
+        );
+        buttons.append(next);
+      } else {
+        const again = el("button", "button", "New game");
+        again.id = "play-again";
+        again.type = "button";
+        again.addEventListener("click", () => showNewGame());
+        buttons.append(again);
+      }
+      body.append(buttons);
+    });
+  }
+
+  function showNewGame() {
+    const opts = ui.options;
+    $("overlay").dataset.kind = "new";
+    openDialog((body) => {
+      body.append($("new-game-template").content.cloneNode(true));
+      const rulesSel = $("f-rules");
+      const playersSel = $("f-players");
+      const oppSel = $("f-opponent");
+      const mateSel = $("f-teammate");
+      const last = ui.lastSettings || {};
+      for (const r of opts.rules) rulesSel.append(new Option(r.name, r.name, false, r.name === (last.rules || opts.default_rules)));
+      for (const a of opts.agents) {
+        oppSel.append(new Option(a, a, false, a === (last.opponent || opts.default_opponent)));
+        mateSel.append(new Option(a, a, false, a === (last.teammate || last.opponent || opts.default_opponent)));
+      }
+      const sync = () => {
+        const r = opts.rules.find((x) => x.name === rulesSel.value);
+        $("f-rules-desc").textContent = `${r.description} First to ${r.target}.`;
+        const keep = Number(playersSel.value || last.players || 2);
+        playersSel.replaceChildren();
+        for (const n of r.player_counts) {
+          const label = n === 4 ? "4 (two teams of 2)" : n === 6 ? "6 (two teams of 3)" : `${n}`;
+          playersSel.append(new Option(label, String(n), false, n === keep));
+        }
+        $("f-teammate-row").hidden = Number(playersSel.value) < 4;
+      };
+      rulesSel.addEventListener("change", sync);
+      playersSel.addEventListener("change", () => ($("f-teammate-row").hidden = Number(playersSel.value) < 4));
+      sync();
+      $("f-cancel").addEventListener("click", () => {
+        if (ui.state) {
+          closeDialog();
+          $("overlay").dataset.kind = "";
+          renderHandEnd();
+        }
+      });
+      $("new-game-form").addEventListener("submit", (e) => {
+        e.preventDefault();
+        const players = Number(playersSel.value);
+        const settings = { rules: rulesSel.value, players, opponent: oppSel.value };
+        if (players >= 4) settings.teammate = mateSel.value;
+        $("overlay").dataset.kind = "";
+        closeDialog();
+        run(() => startGame(settings));
+      });
+    });
+  }
+
+  // --- start -----------------------------------------------------------------------------------------
+
+  function switchStyle() {
+    ui.style = ui.style === "italian" ? "french" : "italian";
+    ui.shown = { table: new Set(), hand: new Set() };
+    localStorage.setItem(STYLE_KEY, ui.style);
+    $("switch-style").textContent = ui.style === "italian" ? "Switch card style (French)" : "Switch card style (Italian)";
+    render();
+    if (ui.state && ui.state.phase !== "play") renderHandEnd();
+  }
+
+  async function init() {
+    $("switch-style").addEventListener("click", switchStyle);
+    $("switch-style").textContent = ui.style === "italian" ? "Switch card style (French)" : "Switch card style (Italian)";
+    $("new-game").addEventListener("click", () => ui.options && showNewGame());
+    await run(async () => {
+      ui.options = await api("GET", "/api/options");
+      const saved = sessionStorage.getItem(GAME_KEY);
+      if (saved) {
+        try {
+          accept(await api("GET", `/api/games/${encodeURIComponent(saved)}`));
+          return;
+        } catch (err) {
+          sessionStorage.removeItem(GAME_KEY);
+        }
+      }
+      await startGame({ rules: ui.options.default_rules, players: 2, opponent: ui.options.default_opponent });
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", init);
+})();
