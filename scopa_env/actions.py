@@ -9,22 +9,36 @@ sets in ascending bitmask order. For the standard rules N = 16,200:
 * a set of 2+ other cards whose values sum to the played card's rank;
 * the trail.
 
+Variants (see ``docs/rules.md`` for N per preset) add the sets that make
+``capture_sum`` with the played card, the self-mask move ``(card, 1 << card)`` (keep
+Chkobba's drawn first card; an Ace taking itself) and drop sets above
+``max_capture_cards``. Under ``ace_takes_all`` an Ace could take any of 2**36 sets,
+so each Ace gets one compact *take-all* id (:data:`TAKE_ALL`), last in its block,
+whose move is "this Ace takes the whole table": decode it with the table in view
+(``decode(action, table)``), and encode a take-all move to it (``encode(move, table)``).
+Where N would exceed :data:`MAX_MOVE_ACTIONS` (65,536) the enumeration raises
+``ValueError`` pointing to "select" mode.
+
 **"select" mode** is ``Discrete(41)``: actions 0..39 name a card (first the hand card
 to play, then the table cards to capture, one at a time in ascending id order), and
 :data:`CONFIRM` (40) ends a choice that is complete but could be extended, or
-trails where trailing is optional.
+trails where trailing is optional. A self-mask move is chosen by naming the card a
+second time: Chkobba's first-card decision is "name the drawn card, then name it again
+(keep) or CONFIRM (put it on the table)".
 """
 
 from __future__ import annotations
 
 import functools
 
-from scopa_env.cards import NUM_CARDS, RANK_OF
+from scopa_env.cards import ACE, NUM_CARDS, RANK_MASK, RANK_OF
 from scopa_env.rules import Move, Rules, move_of
 
 NUM_SELECT_ACTIONS = NUM_CARDS + 1
 CONFIRM = NUM_CARDS
 MAX_MOVE_ACTIONS = 65_536
+TAKE_ALL = -1
+"""Captured-mask placeholder of an Ace's compact take-all id (``ace_takes_all`` rules)."""
 
 
 class MoveEnumeration:
@@ -34,9 +48,12 @@ class MoveEnumeration:
         self.rules = rules
         pairs: list[tuple[int, int]] = []
         deck = rules.deck
+        self.take_all = rules.ace_takes_all
         for card in deck:
             pairs.append((card, 0))
             pairs.extend((card, m) for m in sorted(_possible_captures(card, deck, rules)))
+            if self.take_all and RANK_OF[card] == ACE:
+                pairs.append((card, TAKE_ALL))
         if len(pairs) > MAX_MOVE_ACTIONS:
             raise ValueError(
                 f"rules {rules.name!r} allow {len(pairs):,} distinct moves, more than the "
@@ -48,14 +65,40 @@ class MoveEnumeration:
     def __len__(self) -> int:
         return len(self.pairs)
 
-    def decode(self, action: int) -> Move:
-        """The :class:`~scopa_env.rules.Move` of an action id."""
+    def is_take_all(self, card: int, mask: int, table: int) -> bool:
+        """Whether the legal pair ``(card, mask)`` is an Ace's take-all on ``table``."""
+        return self.take_all and RANK_OF[card] == ACE and mask == table and mask and not table & RANK_MASK[ACE]
+
+    def ids(self, pairs: list[tuple[int, int]], table: int) -> list[int]:
+        """Action ids of legal pairs with ``table`` face up (take-alls go to their compact id)."""
+        index = self.index
+        if not self.take_all:
+            return [index[p] for p in pairs]
+        return [index[(c, TAKE_ALL)] if self.is_take_all(c, m, table) else index[(c, m)] for c, m in pairs]
+
+    def pair(self, action: int, table: int | None = None) -> tuple[int, int]:
+        """The ``(card, captured_mask)`` of an action id (a take-all id needs the ``table``)."""
         if not 0 <= action < len(self.pairs):
             raise ValueError(f"action {action} is out of range for {len(self.pairs)} move ids")
-        return move_of(*self.pairs[action])
+        card, mask = self.pairs[action]
+        if mask == TAKE_ALL:
+            if table is None:
+                raise ValueError(f"action {action} is 'Ace takes the whole table': decoding it needs the table")
+            mask = table
+        return card, mask
 
-    def encode(self, move: Move) -> int:
-        """The action id of a move; a move the rules can never make raises ``ValueError``."""
+    def decode(self, action: int, table: int | None = None) -> Move:
+        """The :class:`~scopa_env.rules.Move` of an action id (a take-all id needs the ``table``)."""
+        return move_of(*self.pair(action, table))
+
+    def encode(self, move: Move, table: int | None = None) -> int:
+        """The action id of a move; a move the rules can never make raises ``ValueError``.
+
+        With ``ace_takes_all`` rules pass the ``table``, so that an Ace taking it all
+        maps to its compact take-all id.
+        """
+        if table is not None and self.is_take_all(move.card, move.mask, table):
+            return self.index[(move.card, TAKE_ALL)]
         try:
             return self.index[(move.card, move.mask)]
         except KeyError:
@@ -69,22 +112,44 @@ def move_enumeration(rules: Rules) -> MoveEnumeration:
 
 
 def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules) -> list[int]:
-    """Every set the card could capture in some position: same-rank singles and sums."""
+    """Every set the card could capture in some position under ``rules``.
+
+    Standard: same-rank singles and sets of 2+ summing to the rank. Variants add the
+    ``capture_sum`` sets, the self mask (Chkobba's kept first card, an Ace taking
+    itself) and drop sets larger than ``max_capture_cards``; ``fewest_cards`` only
+    removes options in some positions, so it leaves the enumeration as it is.
+    """
     rank = RANK_OF[card]
     others = [c for c in deck if c != card]
-    out = [1 << c for c in others if RANK_OF[c] == rank]
-    smaller = [c for c in others if RANK_OF[c] < rank]
+    out: list[int] = []
+    if rules.capture_equal:
+        out += [1 << c for c in others if RANK_OF[c] == rank]
+        out += [m for m in _sets_summing_to(others, rank) if m.bit_count() >= 2]
+    if rules.capture_sum and rules.capture_sum > rank:
+        found = set(out)
+        out += [m for m in _sets_summing_to(others, rules.capture_sum - rank) if m not in found]
+    if rules.max_capture_cards:
+        out = [m for m in out if m.bit_count() <= rules.max_capture_cards]
+    if rules.first_card_choice or (rules.ace_takes_itself and rank == ACE):
+        out.append(1 << card)
+    return out
 
-    def walk(i: int, total: int, mask: int, size: int) -> None:
-        for j in range(i, len(smaller)):
-            c = smaller[j]
-            t = total + RANK_OF[c]
-            if t == rank and size >= 1:
+
+def _sets_summing_to(cards: list[int], total: int) -> list[int]:
+    """Bitmasks of the sets of 1+ of ``cards`` whose values add up to ``total``."""
+    usable = [c for c in cards if RANK_OF[c] <= total]
+    out: list[int] = []
+
+    def walk(i: int, t: int, mask: int) -> None:
+        for j in range(i, len(usable)):
+            c = usable[j]
+            v = t + RANK_OF[c]
+            if v == total:
                 out.append(mask | 1 << c)
-            elif t < rank:
-                walk(j + 1, t, mask | 1 << c, size + 1)
+            elif v < total:
+                walk(j + 1, v, mask | 1 << c)
 
-    walk(0, 0, 0, 0)
+    walk(0, 0, 0)
     return out
 
 
@@ -109,4 +174,4 @@ def select_options(outcomes: list[int], selected: int) -> tuple[list[int], bool,
     return [b.bit_length() - 1 for b in nxt], can_confirm, candidates
 
 
-__all__ = ["CONFIRM", "NUM_SELECT_ACTIONS", "MoveEnumeration", "move_enumeration", "select_options"]
+__all__ = ["CONFIRM", "NUM_SELECT_ACTIONS", "TAKE_ALL", "MoveEnumeration", "move_enumeration", "select_options"]

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from scopa_env.cards import RANK_MASK, RE, cards_of, format_card, format_cards, mask_of
+from scopa_env.cards import ACE, RANK_MASK, RANK_OF, RANKS, RE, cards_of, format_card, format_cards, mask_of
 from scopa_env.rules import Move, Rules, get_rules, legal_pairs, move_of
 from scopa_env.scoring import score_masks
 
@@ -95,6 +95,11 @@ class Game:
             raise ValueError(f"num_players must be an int, got {num_players!r}")
         self.rules.check_players(num_players)
         self.num_players = num_players
+        self.schedule = self.rules.schedule(num_players)
+        # Cards per player of the next deal, keyed by the stock size before it.
+        self._next_deal = {num_players * sum(self.schedule[i:]): k for i, k in enumerate(self.schedule) if i}
+        self._uniform_deals = num_players not in dict(self.rules.deal_schedules)
+        self._take_all_no_scopa = self.rules.ace_takes_all and not self.rules.ace_takes_all_scopa
         self.side_of = sides_for(num_players)
         self.num_sides = max(self.side_of) + 1
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
@@ -102,8 +107,10 @@ class Game:
         self.scores = [0] * self.num_sides
         self.hand_number = 0
         self.winner: int | None = None
+        self.double_game = False
         self.hand_result: HandResult | None = None
         self.redeals = 0
+        self.deciding = False
 
     @classmethod
     def from_deal(
@@ -120,6 +127,7 @@ class Game:
         current: int | None = None,
         last_capturer: int | None = None,
         auto_next_hand: bool = True,
+        deciding: bool = False,
     ) -> Game:
         """A game from an explicit position, for scenarios and puzzles.
 
@@ -127,6 +135,8 @@ class Game:
         ``stock`` and ``piles``; duplicates and missing cards raise ``ValueError``.
         ``stock`` is in dealing order (next card first). ``current`` defaults to the
         player after the dealer; later hands are shuffled with ``seed``.
+        ``deciding=True`` (rules with ``first_card_choice``) is the first-card decision:
+        the player after the dealer holds the one drawn card, the table is empty.
         """
         game = cls.__new__(cls)
         game._setup(len(hands), rules, seed, auto_next_hand)
@@ -155,9 +165,18 @@ class Game:
         game.last_capturer = None if last_capturer is None else game._seat(last_capturer, "last_capturer")
         game.current = (game.dealer + 1) % n if current is None else game._seat(current, "current")
         game._cards_in_hands = sum(h.bit_count() for h in game.hands)
+        if deciding:
+            game._check_deciding()
+            return game
         per_deal = n * game.rules.hand_size
-        if len(game.stock) % per_deal:
-            raise ValueError(f"stock has {len(game.stock)} cards; it must deal out in rounds of {per_deal}")
+        if game._uniform_deals:
+            if len(game.stock) % per_deal:
+                raise ValueError(f"stock has {len(game.stock)} cards; it must deal out in rounds of {per_deal}")
+        elif game.stock and len(game.stock) not in game._next_deal:
+            raise ValueError(
+                f"stock has {len(game.stock)} cards; with {n} players and deals of "
+                f"{game.schedule} cards each it must hold one of {sorted(game._next_deal)}"
+            )
         if game._cards_in_hands == 0:
             raise ValueError("no player holds a card: deal a hand first")
         # The round runs dealer+1 .. dealer; seats already past hold one card fewer.
@@ -172,6 +191,19 @@ class Game:
                 f"with dealer {game.dealer} and seat {game.current} to play"
             )
         return game
+
+    def _check_deciding(self) -> None:
+        rules = self.rules
+        if not rules.first_card_choice:
+            raise ValueError(f"rules {rules.name!r} have no first-card decision (first_card_choice is False)")
+        cutter = (self.dealer + 1) % self.num_players
+        counts = [h.bit_count() for h in self.hands]
+        if self.current != cutter or counts[cutter] != 1 or sum(counts) != 1 or self.table or any(self.piles):
+            raise ValueError(
+                f"a first-card decision needs the player after the dealer (seat {cutter}) to move holding exactly "
+                f"one card, every other hand, the table and the piles empty; got hand sizes {counts}"
+            )
+        self.deciding = True
 
     def _seat(self, seat, what: str) -> int:
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
@@ -192,23 +224,75 @@ class Game:
         self._cards_in_hands = 0
         self._legal: list[tuple[int, int]] | None = None
         self.hand_over = False
+        self.deciding = False
 
     def _deal_shuffled(self) -> None:
-        """Shuffle and deal a hand; deal again (same dealer) when 3+ Kings face up."""
+        """Shuffle and deal a hand; deal again (same dealer) when the table calls for it.
+
+        With ``first_card_choice`` only the drawn card is dealt, to the player after the
+        dealer; :meth:`_decide` completes the deal.
+        """
         deck = list(self.rules.deck)
         rules = self.rules
+        first = self.num_players * self.schedule[0]
         while True:
             order = [deck[i] for i in self.rng.permutation(len(deck)).tolist()]
-            self._deal_round(order[: self.num_players * rules.hand_size])
-            rest = order[self.num_players * rules.hand_size :]
+            if rules.first_card_choice:
+                self.hands[self.current] = 1 << order[0]
+                self._cards_in_hands = 1
+                self.stock = order[1:]
+                self.deciding = True
+                return
+            self._deal_round(order[:first])
+            rest = order[first:]
             self.table = mask_of(rest[: rules.table_size])
             self.stock = rest[rules.table_size :]
-            if rules.kings_redeal and (self.table & RANK_MASK[RE]).bit_count() >= KINGS_FOR_REDEAL:
+            if self.needs_redeal(self.table):
                 self.redeals += 1
                 self.hands = [0] * self.num_players
                 self._cards_in_hands = 0
                 continue
             return
+
+    def needs_redeal(self, table: int) -> bool:
+        """Whether an initial table layout (bitmask) is thrown in under these rules."""
+        rules = self.rules
+        if rules.kings_redeal and (table & RANK_MASK[RE]).bit_count() >= KINGS_FOR_REDEAL:
+            return True
+        if rules.aces_redeal and table & RANK_MASK[ACE]:
+            return True
+        if rules.redeal_same_rank:
+            return any((table & RANK_MASK[r]).bit_count() >= rules.redeal_same_rank for r in RANKS)
+        return False
+
+    def _decide(self, card: int, keep: bool) -> None:
+        """Chkobba's first card: keep it or put it on the table, then complete the deal."""
+        rules = self.rules
+        n = self.num_players
+        cutter = self.current
+        per_player = self.schedule[0]
+        stock = self.stock
+        pos = 0
+        for i in range(n):
+            seat = (self.dealer + 1 + i) % n
+            k = per_player - 1 if keep and seat == cutter else per_player
+            self.hands[seat] |= mask_of(stock[pos : pos + k])
+            pos += k
+        if not keep:
+            self.hands[cutter] ^= 1 << card
+            self.table = 1 << card
+        k = rules.table_size - (0 if keep else 1)
+        self.table |= mask_of(stock[pos : pos + k])
+        pos += k
+        self.stock = stock[pos:]
+        self._cards_in_hands = n * per_player
+        self.deciding = False
+        if self.needs_redeal(self.table):
+            # Thrown in: shuffle again and draw a new first card; the decision is taken again.
+            self.redeals += 1
+            self.hands = [0] * n
+            self.table = 0
+            self._deal_shuffled()
 
     def _deal_round(self, cards: list[int]) -> None:
         """Deal ``cards`` one at a time starting with the player after the dealer."""
@@ -229,6 +313,9 @@ class Game:
         if self._legal is None:
             if self.hand_over or self.winner is not None:
                 self._legal = []
+            elif self.deciding:
+                card = self.hands[self.current].bit_length() - 1
+                self._legal = [(card, 0), (card, 1 << card)]
             else:
                 self._legal = legal_pairs(self.hands[self.current], self.table, self.rules)
         return self._legal
@@ -262,6 +349,7 @@ class Game:
             history=tuple(self.history),
             last_capturer=self.last_capturer,
             hand_number=self.hand_number,
+            deciding=self.deciding,
         )
 
     def clone(self) -> Game:
@@ -309,18 +397,27 @@ class Game:
         """Apply a legal move given as ``(card, captured_mask)`` without checking it."""
         seat = self.current
         bit = 1 << card
+        if self.deciding:
+            self._legal = None
+            self._decide(card, keep=captured == bit)
+            return
         self.hands[seat] ^= bit
         self.played[seat] |= bit
         self._cards_in_hands -= 1
         self.hand_result = None
         last_play = self._cards_in_hands == 0 and not self.stock
-        if captured:
+        if captured == bit:  # an Ace takes itself from the empty table: no scopa
+            self.piles[self.side_of[seat]] |= bit
+            self.last_capturer = seat
+        elif captured:
             self.table ^= captured
             side = self.side_of[seat]
             self.piles[side] |= captured | bit
             self.last_capturer = seat
             if not self.table and (not last_play or self.rules.last_play_scopa):
-                self.scope[side] += 1
+                # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa.
+                if not (self._take_all_no_scopa and RANK_OF[card] == ACE and not captured & RANK_MASK[ACE]):
+                    self.scope[side] += 1
         else:
             self.table |= bit
         self.history.append((seat, card, captured))
@@ -328,7 +425,7 @@ class Game:
         self.current = (seat + 1) % self.num_players
         if self._cards_in_hands == 0:
             if self.stock:
-                per_deal = self.num_players * self.rules.hand_size
+                per_deal = self.num_players * self._next_deal.get(len(self.stock), self.rules.hand_size)
                 self._deal_round(self.stock[:per_deal])
                 del self.stock[:per_deal]
             else:
@@ -354,6 +451,13 @@ class Game:
         self.hand_number += 1
         self.hand_over = True
         self.winner = self._game_winner()
+        below = self.rules.double_game_below
+        if below:
+            self.double_game = self.winner is not None and all(
+                v < below for side, v in enumerate(self.scores) if side != self.winner
+            )
+            for side, row in enumerate(score):
+                row["double_game"] = int(self.double_game and side == self.winner)
         if self.winner is None and self.auto_next_hand:
             self.next_hand()
 
@@ -427,6 +531,8 @@ class PlayerView:
     history: tuple[tuple[int, int, int], ...]
     last_capturer: int | None
     hand_number: int
+    deciding: bool = False
+    """Chkobba's first-card decision is pending (see :attr:`Rules.first_card_choice`)."""
 
     @property
     def side(self) -> int:
@@ -447,6 +553,9 @@ class PlayerView:
     def legal_pairs(self) -> list[tuple[int, int]]:
         if self.current != self.seat:
             return []
+        if self.deciding:
+            card = self.hand.bit_length() - 1
+            return [(card, 0), (card, 1 << card)]
         return legal_pairs(self.hand, self.table, self.rules)
 
     def legal_moves(self) -> list[Move]:
@@ -481,6 +590,7 @@ class PlayerView:
             scope=self.scope,
             current=self.current,
             last_capturer=self.last_capturer,
+            deciding=self.deciding,
         )
         game.played = list(self.played)
         game.history = list(self.history)

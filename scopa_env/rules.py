@@ -13,7 +13,14 @@ wikipedia-scopa.txt:
 * otherwise it is trailed. A card that can capture cannot be trailed, but any hand
   card may be chosen.
 
-A variant is a few fields of :class:`Rules` and a test, never a subclass.
+A variant is a few fields of :class:`Rules` and a test, never a subclass. The named
+variants (Scopone, Scopa d'Assi, Scopa di Quindici, Chkobba, Hurrikan ...) are in
+:mod:`scopa_env.presets` and documented in ``docs/rules.md``.
+
+Two moves are encoded with a *self mask*, ``(card, 1 << card)``, the card "taking
+itself": in Chkobba's first-card decision it means "keep the drawn card" (``(card, 0)``
+puts it on the table), and under :attr:`Rules.ace_takes_itself` it is an Ace played
+to the empty table going to the player's pile.
 """
 
 from __future__ import annotations
@@ -25,11 +32,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from scopa_env.cards import (
+    ACE,
+    COINS,
     NUM_CARDS,
     PRIMIERA_BY_RANK,
     RANK_MASK,
     RANK_OF,
     RANKS,
+    SUITS,
     card_id,
     cards_of,
     format_card,
@@ -38,6 +48,7 @@ from scopa_env.cards import (
 )
 
 PLAYER_COUNTS = (2, 3, 4, 6)
+PRIME_RULES = ("primiera", "sevens")
 
 
 @dataclass(frozen=True)
@@ -91,10 +102,70 @@ class Rules:
     cappotto: bool = False
     """A side leading 7-0 after a hand wins the game at once (wikipedia-scopa.txt)."""
 
+    deal_schedules: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    """Per player count, the cards each player gets in each deal of a hand, e.g.
+    ``((2, (3, 3, 3, 3, 4)), (4, (3, 3, 2)))`` for Scopa Corse. A dict is accepted and
+    stored as sorted pairs. A player count without an entry gets ``hand_size`` cards
+    per deal until the deck is used up. See :meth:`schedule`."""
+
+    first_card_choice: bool = False
+    """Chkobba: before the deal the player after the dealer draws one card and keeps it
+    (move ``(card, 1 << card)``) or puts it face up on the table (move ``(card, 0)``);
+    the dealer then completes the deal."""
+
+    redeal_same_rank: int = 0
+    """Deal again when the initial table holds this many (or more) cards of one rank;
+    0 = never (Chkobba: 3)."""
+
+    aces_redeal: bool = False
+    """Deal again when the initial table holds any Ace (a Scopa d'Assi option)."""
+
+    capture_equal: bool = True
+    """A card captures a single card or a set of 2+ cards of its own value."""
+
+    capture_sum: int = 0
+    """Also capture any set of 1+ cards that together with the played card adds up to
+    this total (Scopa di Quindici: 15); 0 = off."""
+
+    ace_takes_all: bool = False
+    """An Ace played while no Ace is on the table captures every table card (Asso
+    Pigliatutto, Scopa d'Assi). With an Ace on the table it captures by the other rules."""
+
+    ace_takes_all_scopa: bool = True
+    """With :attr:`ace_takes_all`, clearing the table that way scores a scopa (Asso
+    Pigliatutto: yes; Scopa d'Assi: no)."""
+
+    ace_takes_itself: bool = False
+    """An Ace played to the empty table goes to the player's pile and the table stays
+    empty (a Scopa d'Assi option); move ``(ace, 1 << ace)``."""
+
+    max_capture_cards: int = 0
+    """Most table cards one capture may take; 0 = no limit (booklet: 2)."""
+
+    fewest_cards: bool = False
+    """Among the captures a card can make, only those taking the fewest cards are legal
+    (booklet; a Scopa di Quindici option)."""
+
+    bonus_suit: int = COINS
+    """Suit of the "most coins" point and of the settebello (the Seven of this suit):
+    coins/diamonds, or hearts (cups, suit 1) in Hurrikan."""
+
+    prime_rule: str = "primiera"
+    """``"primiera"``: the best primiera scores the point; ``"sevens"``: most Sevens,
+    ties broken by most Sixes, else nobody (booklet, Chkobba's barmila). Reported
+    under the ``seven_majority`` key."""
+
+    double_game_below: int = 0
+    """Hurrikan: the winner wins a double game when every other side has fewer than
+    this many points at the end; 0 = off."""
+
     description: str = field(default="Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).", compare=False)
     """One line for listings."""
 
     def __post_init__(self) -> None:
+        if isinstance(self.deal_schedules, dict):
+            pairs = tuple(sorted((k, tuple(v)) for k, v in self.deal_schedules.items()))
+            object.__setattr__(self, "deal_schedules", pairs)
         _check(isinstance(self.name, str) and self.name != "", "name", "must be a non-empty string", self.name)
         _check(
             isinstance(self.player_counts, tuple)
@@ -128,8 +199,63 @@ class Rules:
             "must be a tuple of 10 numbers (ranks 1..10)",
             self.primiera_values,
         )
-        for name in ("kings_redeal", "single_card_priority", "capture_optional", "last_play_scopa", "cappotto"):
+        for name in _BOOL_FIELDS:
             _check(isinstance(getattr(self, name), bool), name, "must be a bool", getattr(self, name))
+        for name in ("redeal_same_rank", "capture_sum", "max_capture_cards", "double_game_below"):
+            value = getattr(self, name)
+            _check(
+                isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+                name,
+                "must be an int >= 0",
+                value,
+            )
+        _check(self.redeal_same_rank != 1, "redeal_same_rank", "must be 0 (off) or 2..4 (1 would redeal forever)", 1)
+        _check(
+            self.capture_sum == 0 or self.capture_sum >= 2, "capture_sum", "must be 0 (off) or >= 2", self.capture_sum
+        )
+        _check(self.bonus_suit in SUITS, "bonus_suit", f"must be a suit id in {SUITS}", self.bonus_suit)
+        _check(self.prime_rule in PRIME_RULES, "prime_rule", f"must be one of {PRIME_RULES}", self.prime_rule)
+        _check(
+            self.capture_equal or self.capture_sum or self.ace_takes_all,
+            "capture_equal",
+            "is False and neither capture_sum nor ace_takes_all is set, so no card could ever capture",
+            self.capture_equal,
+        )
+        _check(
+            not (self.aces_redeal and ACE not in self.ranks),
+            "aces_redeal",
+            "needs Aces in the deck (ranks)",
+            self.aces_redeal,
+        )
+        _check(
+            not (self.first_card_choice and self.table_size == 0),
+            "first_card_choice",
+            "needs table_size >= 1 (the drawn card may go to the table)",
+            self.first_card_choice,
+        )
+        _check(
+            isinstance(self.deal_schedules, tuple)
+            and all(
+                isinstance(p, tuple)
+                and len(p) == 2
+                and p[0] in PLAYER_COUNTS
+                and isinstance(p[1], tuple)
+                and len(p[1]) > 0
+                and all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in p[1])
+                for p in self.deal_schedules
+            )
+            and len({p[0] for p in self.deal_schedules}) == len(self.deal_schedules),
+            "deal_schedules",
+            "must map player counts to non-empty tuples of positive ints (cards per player per deal)",
+            self.deal_schedules,
+        )
+        for n, _ in self.deal_schedules:
+            _check(
+                n in self.player_counts,
+                "deal_schedules",
+                f"gives a schedule for {n} players but player_counts is {self.player_counts}",
+                self.deal_schedules,
+            )
         for n in self.player_counts:
             self.check_players(n)
 
@@ -144,17 +270,50 @@ class Rules:
     def deck_mask(self) -> int:
         return mask_of(self.deck)
 
+    @functools.cached_property
+    def plain_captures(self) -> bool:
+        """True when captures follow the standard pattern (the engine's fast path)."""
+        return (
+            self.capture_equal
+            and not self.capture_sum
+            and not self.ace_takes_all
+            and not self.ace_takes_itself
+            and not self.max_capture_cards
+            and not self.fewest_cards
+        )
+
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` if this variant cannot be played by ``num_players``."""
         if num_players not in self.player_counts:
             raise ValueError(f"rules {self.name!r} allow num_players in {self.player_counts}, got {num_players!r}")
+        schedule = dict(self.deal_schedules).get(num_players)
         dealt = len(self.deck) - self.table_size
-        per_round = num_players * self.hand_size
-        if dealt <= 0 or dealt % per_round:
+        if schedule is None:
+            per_round = num_players * self.hand_size
+            if dealt <= 0 or dealt % per_round:
+                raise ValueError(
+                    f"rules {self.name!r}: {len(self.deck)} cards minus table_size={self.table_size} "
+                    f"cannot be dealt in rounds of hand_size={self.hand_size} to {num_players} players"
+                )
+        elif num_players * sum(schedule) != dealt:
             raise ValueError(
-                f"rules {self.name!r}: {len(self.deck)} cards minus table_size={self.table_size} "
-                f"cannot be dealt in rounds of hand_size={self.hand_size} to {num_players} players"
+                f"rules {self.name!r}: deal_schedules gives {num_players} players {'+'.join(map(str, schedule))} = "
+                f"{sum(schedule)} cards each, {num_players * sum(schedule)} in all, but the {len(self.deck)}-card "
+                f"deck minus table_size={self.table_size} leaves {dealt}"
             )
+
+    def schedule(self, num_players: int) -> tuple[int, ...]:
+        """Cards each player gets in each deal of a hand, first deal first."""
+        self.check_players(num_players)
+        schedule = dict(self.deal_schedules).get(num_players)
+        if schedule is None:
+            rounds = (len(self.deck) - self.table_size) // (num_players * self.hand_size)
+            schedule = (self.hand_size,) * rounds
+        return schedule
+
+    def max_hand(self, num_players: int) -> int:
+        """Most cards a player holds at once."""
+        return max(self.schedule(num_players))
 
     def replace(self, **changes) -> Rules:
         """A copy with some fields changed (validated). Unknown fields raise ``ValueError``."""
@@ -163,6 +322,22 @@ class Rules:
         if unknown:
             raise ValueError(f"unknown Rules field(s) {unknown}; valid fields: {sorted(names)}")
         return dataclasses.replace(self, **changes)
+
+
+_BOOL_FIELDS = (
+    "kings_redeal",
+    "single_card_priority",
+    "capture_optional",
+    "last_play_scopa",
+    "cappotto",
+    "first_card_choice",
+    "aces_redeal",
+    "capture_equal",
+    "ace_takes_all",
+    "ace_takes_all_scopa",
+    "ace_takes_itself",
+    "fewest_cards",
+)
 
 
 def _check(ok: bool, field_name: str, what: str, value) -> None:
@@ -185,17 +360,60 @@ def register_preset(rules: Rules) -> Rules:
 
 
 def get_rules(rules: str | Rules | None = None) -> Rules:
-    """Resolve a preset name or a :class:`Rules` object (``None`` is the standard game)."""
+    """Resolve a preset name or a :class:`Rules` object (``None`` is the standard game).
+
+    A name may carry options after commas, ``"NAME,field=value,..."``, e.g.
+    ``"chkobba,target=31"`` or ``"standard,cappotto=true,player_counts=2/3"``: ints,
+    bools (true/false, on/off, 1/0) and ``/``-separated int tuples. The result is named
+    by the whole string.
+    """
     if rules is None:
         return STANDARD
     if isinstance(rules, Rules):
         return rules
     if isinstance(rules, str):
+        if "," in rules:
+            return _with_options(rules)
         try:
             return PRESETS[rules]
         except KeyError:
             raise ValueError(f"unknown rules preset {rules!r}; known presets: {', '.join(sorted(PRESETS))}") from None
     raise ValueError(f"rules must be a preset name or a Rules object, got {type(rules).__name__}")
+
+
+_TRUE = ("true", "on", "yes", "1")
+_FALSE = ("false", "off", "no", "0")
+
+
+def _with_options(text: str) -> Rules:
+    base, *options = (part.strip() for part in text.split(","))
+    rules = get_rules(base)
+    changes: dict = {}
+    for option in options:
+        key, sep, raw = option.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not sep or key not in _OPTION_FIELDS:
+            raise ValueError(
+                f"bad rules option {option!r} in {text!r}: use field=value with a field from {sorted(_OPTION_FIELDS)}"
+            )
+        current = getattr(rules, key)
+        try:
+            if isinstance(current, bool):
+                if raw.lower() not in _TRUE + _FALSE:
+                    raise ValueError
+                changes[key] = raw.lower() in _TRUE
+            elif isinstance(current, int):
+                changes[key] = int(raw)
+            elif isinstance(current, str):
+                changes[key] = raw
+            else:
+                changes[key] = tuple(int(v) for v in raw.split("/"))
+        except ValueError:
+            raise ValueError(f"bad value {raw!r} for rules option {key!r} in {text!r}") from None
+    return rules.replace(name=text, **changes)
+
+
+_OPTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules)) - {"name", "description", "deal_schedules"}
 
 
 # --- moves --------------------------------------------------------------------
@@ -205,6 +423,8 @@ class Move:
     """One turn: the hand card played and the table cards it captures (empty = trail).
 
     Moves compare and hash by value; ``Move(6, {16, 30})`` equals the engine's move.
+    ``Move(card, itself=True)`` is the self-mask move (``captured == {card}``): keeping
+    Chkobba's drawn first card, or an Ace taking itself (see the module docstring).
     """
 
     __slots__ = ("card", "captured", "mask")
@@ -213,15 +433,22 @@ class Move:
     captured: frozenset[int]
     mask: int  # bitmask of ``captured``
 
-    def __init__(self, card: int, captured: Iterable[int] = ()) -> None:
+    def __init__(self, card: int, captured: Iterable[int] = (), itself: bool = False) -> None:
         object.__setattr__(self, "card", int(card))
+        if not 0 <= self.card < NUM_CARDS:
+            raise ValueError(f"not a card id (0..39): {card!r}")
+        if itself:
+            if tuple(captured):
+                raise ValueError("a move that takes itself captures no table cards")
+            captured = (self.card,)
         caps = frozenset(int(c) for c in captured)
         object.__setattr__(self, "captured", caps)
         object.__setattr__(self, "mask", mask_of(caps))
-        if not 0 <= self.card < NUM_CARDS:
-            raise ValueError(f"not a card id (0..39): {card!r}")
-        if self.mask >> self.card & 1:
-            raise ValueError(f"a move cannot capture the card it plays ({format_card(self.card)})")
+        if self.mask >> self.card & 1 and not itself:
+            raise ValueError(
+                f"a move cannot capture the card it plays ({format_card(self.card)}); "
+                f"use Move({self.card}, itself=True) for a card that takes itself"
+            )
 
     def __setattr__(self, name, value):
         raise AttributeError("Move is immutable")
@@ -229,6 +456,11 @@ class Move:
     @property
     def is_trail(self) -> bool:
         return not self.mask
+
+    @property
+    def is_self(self) -> bool:
+        """The card "takes itself": keep the drawn card (Chkobba) or an Ace takes itself."""
+        return self.mask == 1 << self.card
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Move) and self.card == other.card and self.mask == other.mask
@@ -245,6 +477,8 @@ class Move:
     def __str__(self) -> str:
         if self.is_trail:
             return f"{format_card(self.card)} trails"
+        if self.is_self:
+            return f"{format_card(self.card)} takes itself"
         return f"{format_card(self.card)} takes {format_cards(self.mask)}"
 
 
@@ -256,7 +490,10 @@ def move_of(card: int, mask: int) -> Move:
     key = mask << 6 | card
     move = _MOVES.get(key)
     if move is None:
-        move = _MOVES[key] = Move(card, cards_of(mask))
+        if mask == 1 << card:
+            move = _MOVES[key] = Move(card, itself=True)
+        else:
+            move = _MOVES[key] = Move(card, cards_of(mask))
     return move
 
 
@@ -277,6 +514,8 @@ def legal_pairs(hand: int, table: int, rules: Rules = STANDARD) -> list[tuple[in
     The fast form of :func:`legal_moves` used by the engine: the table's subset
     sums are built once per call and shared by every hand card.
     """
+    if not rules.plain_captures:
+        return _variant_pairs(hand, table, rules)
     if not table:
         return [(c, 0) for c in cards_of(hand)]
     out: list[tuple[int, int]] = []
@@ -308,6 +547,83 @@ def legal_pairs(hand: int, table: int, rules: Rules = STANDARD) -> list[tuple[in
         for m in sets:
             out.append((card, m))
     return out
+
+
+def _variant_pairs(hand: int, table: int, rules: Rules) -> list[tuple[int, int]]:
+    """:func:`legal_pairs` for every capture rule of :class:`Rules` (the slower general path).
+
+    The options of a card are the union of: equal-value captures (a single card, or a
+    set of 2+ cards, singles first under ``single_card_priority``), ``capture_sum``
+    captures (1+ cards adding up to the total with the played card) and the Ace's
+    take-all; then ``max_capture_cards`` and ``fewest_cards`` filter them.
+    """
+    out: list[tuple[int, int]] = []
+    aces_on_table = table & RANK_MASK[ACE]
+    combos = None
+    h = hand
+    while h:
+        low = h & -h
+        h ^= low
+        card = low.bit_length() - 1
+        rank = RANK_OF[card]
+        if not table:
+            out.append((card, low) if rank == ACE and rules.ace_takes_itself else (card, 0))
+            continue
+        if combos is None:
+            combos = _sets_up_to(table, max(10, rules.capture_sum - 1))
+        options: set[int] = set()
+        if rules.capture_equal:
+            singles = table & RANK_MASK[rank]
+            if singles and rules.single_card_priority:
+                options.update(_bits(singles))
+            else:
+                options.update(_bits(singles))
+                options.update(_expand([c for c, size in combos[rank] if size >= 2], table))
+        need = rules.capture_sum - rank
+        if rules.capture_sum and 0 < need < len(combos):
+            options.update(_expand([c for c, _ in combos[need]], table))
+        if rules.ace_takes_all and rank == ACE and not aces_on_table:
+            options.add(table)
+        if rules.max_capture_cards:
+            options = {m for m in options if m.bit_count() <= rules.max_capture_cards}
+        if rules.fewest_cards and options:
+            fewest = min(m.bit_count() for m in options)
+            options = {m for m in options if m.bit_count() == fewest}
+        if not options or rules.capture_optional:
+            out.append((card, 0))
+        out.extend((card, m) for m in sorted(options))
+    return out
+
+
+_WIDE: dict[tuple[int, int], list[list[tuple[tuple[tuple[int, int], ...], int]]]] = {}
+
+
+def _sets_up_to(table: int, max_total: int) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
+    """Rank combinations of 1+ table cards with their size, grouped by sum (0..max_total)."""
+    key = 0
+    t = table
+    while t:
+        low = t & -t
+        t ^= low
+        key += _POW5[RANK_OF[low.bit_length() - 1]]
+    combos = _WIDE.get((key, max_total))
+    if combos is None:
+        if len(_WIDE) > _COMBO_CACHE_LIMIT:
+            _WIDE.clear()
+        counts = [key // _POW5[r] % 5 for r in range(11)]
+        by_sum: list[list[tuple[tuple[tuple[int, int], ...], int]]] = [[] for _ in range(max_total + 1)]
+
+        def walk(rank: int, total: int, size: int, chosen: tuple[tuple[int, int], ...]) -> None:
+            if rank > 10:
+                if size >= 1:
+                    by_sum[total].append((chosen, size))
+                return
+            for k in range(min(counts[rank], (max_total - total) // rank) + 1):
+                walk(rank + 1, total + k * rank, size + k, chosen + ((rank, k),) if k else chosen)
+
+        walk(1, 0, 0, ())
+        combos = _WIDE[(key, max_total)] = by_sum
+    return combos
 
 
 # Capture sets depend on the table only through its ranks, so the rank combinations
@@ -397,3 +713,7 @@ def _bits(mask: int) -> list[int]:
         out.append(low)
         mask ^= low
     return out
+
+
+# Named variants register themselves on import (kept apart from the engine).
+from scopa_env import presets  # noqa: E402,F401

@@ -65,7 +65,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, move_enumeration, select_options
+from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, TAKE_ALL, move_enumeration, select_options
 from scopa_env.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.game import Game
 from scopa_env.observation import ObservationLayout, observation_bounds, write_observation
@@ -148,11 +148,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def decode_action(self, action: int) -> Move:
         """The :class:`~scopa_env.rules.Move` of a "move"-mode action id."""
-        return move_enumeration(self.rules).decode(int(action))
+        return move_enumeration(self.rules).decode(int(action), self._table())
 
     def encode_action(self, move: Move) -> int:
         """The "move"-mode action id of a move."""
-        return move_enumeration(self.rules).encode(move)
+        return move_enumeration(self.rules).encode(move, self._table())
+
+    def _table(self) -> int | None:
+        """The table for take-all ids (``ace_takes_all`` rules), once a game is running."""
+        return None if self.game is None else self.game.table
 
     # --- episode -----------------------------------------------------------------
 
@@ -214,8 +218,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def _compute_legal_ids(self) -> list[int]:
         pairs = self.game.legal_pairs()
         if self._moves is not None:
-            index = self._moves.index
-            return [index[p] for p in pairs]
+            return self._moves.ids(pairs, self.game.table)
         if self._pending_card is None:
             return sorted({c for c, _ in pairs})
         nxt, can_confirm, _ = select_options(self._outcomes(self._pending_card), self._selected)
@@ -270,7 +273,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def _describe(self, action: int) -> str:
         if self._moves is not None:
-            return str(self._moves.decode(action))
+            return str(self._moves.decode(action, self.game.table))
         return "confirm" if action == CONFIRM else format_card(action)
 
     def _legal_text(self) -> str:
@@ -280,7 +283,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def _resolve(self, action: int) -> tuple[int, int] | None:
         """The (card, mask) to play now, or None while a "select" choice goes on."""
         if self._moves is not None:
-            return self._moves.pairs[action]
+            card, mask = self._moves.pairs[action]
+            return (card, self.game.table) if mask == TAKE_ALL else (card, mask)
         if self._pending_card is None:
             outcomes = self._outcomes(action)
             if len(outcomes) == 1:

@@ -6,17 +6,28 @@ scores this point" (likewise coins and primiera). With three sides "most" means
 strictly more than every other side. Only a side holding all four suits can win
 the primiera ("a player or team that does not have at least one card in each suit
 cannot score for prime").
+
+Variants (see ``docs/rules.md``) map their categories onto the same keys where they
+are the same concept: ``coins`` is the majority of :attr:`Rules.bonus_suit` (Chkobba's
+dinari, Hurrikan's hearts) and ``settebello`` its Seven. ``prime_rule="sevens"`` (the
+booklet's seven-majority point, Chkobba's barmila) scores under the extra key
+``seven_majority`` (with raw ``num_sevens`` and ``num_sixes``) and leaves
+``primiera`` at 0. Rules with ``double_game_below`` add ``double_game`` (set by the
+game at its end). The standard game's dicts have exactly the standard keys.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from scopa_env.cards import RANK_OF, SETTEBELLO, SUIT_MASK, SUITS, mask_of
+from scopa_env.cards import RANK_MASK, RANK_OF, SUIT_MASK, SUITS, card_id, mask_of
 from scopa_env.rules import STANDARD, Rules, get_rules
 
 CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope")
 """Scoring categories of the standard game, in the order they are reported."""
+
+SEVEN_MAJORITY = "seven_majority"
+"""Extra category of ``prime_rule="sevens"``: most Sevens, then most Sixes, else nobody."""
 
 
 def unique_max(values: Sequence[float]) -> int | None:
@@ -54,17 +65,27 @@ def score_masks(piles: Sequence[int], scope: Sequence[int], rules: Rules = STAND
     if len(scope) != n:
         raise ValueError(f"piles has {n} sides but scope has {len(scope)}")
     num_cards = [p.bit_count() for p in piles]
-    num_coins = [(p & SUIT_MASK[0]).bit_count() for p in piles]
+    bonus = SUIT_MASK[rules.bonus_suit]
+    seven = card_id(rules.bonus_suit, 7)
+    num_coins = [(p & bonus).bit_count() for p in piles]
     prim = [primiera_value(p, rules) for p in piles]
     cards_w = unique_max(num_cards)
     coins_w = unique_max(num_coins)
-    prim_w = unique_max(prim) if max(prim) > 0 else None
+    sevens_rule = rules.prime_rule == "sevens"
+    if sevens_rule:
+        sevens = [(p & RANK_MASK[7]).bit_count() for p in piles]
+        sixes = [(p & RANK_MASK[6]).bit_count() for p in piles]
+        # Most Sevens; among the sides tied for most, most Sixes; else nobody.
+        sevens_w = unique_max([(a, b) for a, b in zip(sevens, sixes)])
+        prim_w = None
+    else:
+        prim_w = unique_max(prim) if max(prim) > 0 else None
     out = []
     for side in range(n):
         row = {
             "cards": int(cards_w == side),
             "coins": int(coins_w == side),
-            "settebello": int(bool(piles[side] >> SETTEBELLO & 1)),
+            "settebello": int(bool(piles[side] >> seven & 1)),
             "primiera": int(prim_w == side),
             "scope": scope[side] * rules.scopa_points,
             "num_cards": num_cards[side],
@@ -73,6 +94,13 @@ def score_masks(piles: Sequence[int], scope: Sequence[int], rules: Rules = STAND
             "num_scope": scope[side],
         }
         row["total"] = row["cards"] + row["coins"] + row["settebello"] + row["primiera"] + row["scope"]
+        if sevens_rule:
+            row[SEVEN_MAJORITY] = int(sevens_w == side)
+            row["num_sevens"] = sevens[side]
+            row["num_sixes"] = sixes[side]
+            row["total"] += row[SEVEN_MAJORITY]
+        if rules.double_game_below:
+            row["double_game"] = 0
         out.append(row)
     return out
 

@@ -1,0 +1,258 @@
+"""Named rule variants: each is a :class:`~scopa_env.rules.Rules` instance, registered on import.
+
+Every preset follows a rule text in ``shared/rules-sources/``; ``docs/rules.md`` quotes
+it, lists the fields each preset changes, the readings chosen where a source is
+ambiguous and the "move"-mode action count N. Options are more fields:
+``get_rules("chkobba").replace(target=31)`` or, where a name is wanted (CLI, configs),
+``get_rules("chkobba,target=31")`` (see :func:`scopa_env.rules.get_rules`).
+
+=========================  =====================================================
+preset                     source
+=========================  =====================================================
+``scopone``                pagat (Scopone: 9 cards each, 4 on the table)
+``scopone_scientifico``    wikipedia (Scopone a 10 carte), booklet
+``asso_pigliatutto``       pagat "Asso Pigliatutto"
+``scopa_d_assi``           pagat "Scopa d'Assi", wikipedia "Scopa d'Assi"
+``scopa_di_quindici_1/2/3``  pagat "Scopa di Quindici", first/second/third version
+``scopa_a_quindici``       wikipedia "Scopa a Quindici"
+``escoba``                 pagat: version 1 "is very similar to the Spanish game Escoba"
+``scopa_corse``            pagat "Scopa Corse"
+``chkobba``                pagat "Chkobba"
+``hurrikan``               pagat "Hurrikan"
+``booklet``                booklet-origins-rules-strategies.txt
+=========================  =====================================================
+"""
+
+from __future__ import annotations
+
+from scopa_env.cards import CUPS
+from scopa_env.rules import Rules, register_preset
+
+# --- Scopone -------------------------------------------------------------------
+
+SCOPONE = register_preset(
+    Rules(
+        name="scopone",
+        player_counts=(4,),
+        hand_size=9,
+        table_size=4,
+        description="Scopone: 4 players in partnerships, 9 cards each, 4 on the table, no further deals (pagat).",
+    )
+)
+
+SCOPONE_SCIENTIFICO = register_preset(
+    Rules(
+        name="scopone_scientifico",
+        player_counts=(4,),
+        hand_size=10,
+        table_size=0,
+        description="Scopone scientifico: 4 players, 10 cards each, nothing on the table; the first player trails.",
+    )
+)
+
+# --- the Ace takes all ---------------------------------------------------------
+
+ASSO_PIGLIATUTTO = register_preset(
+    Rules(
+        name="asso_pigliatutto",
+        ace_takes_all=True,
+        ace_takes_all_scopa=True,
+        description="Asso pigliatutto: an Ace takes every table card and scores a scopa, unless an Ace is there.",
+    )
+)
+
+SCOPA_D_ASSI = register_preset(
+    Rules(
+        name="scopa_d_assi",
+        ace_takes_all=True,
+        ace_takes_all_scopa=False,
+        description="Scopa d'Assi: an Ace takes every table card (unless an Ace is there), not a scopa.",
+    )
+)
+
+register_preset(
+    SCOPA_D_ASSI.replace(
+        name="scopa_d_assi_9",
+        player_counts=(4,),
+        hand_size=9,
+        description="Scopa d'Assi for 4 in partnerships dealt 9 cards each, 4 on the table (pagat).",
+    )
+)
+register_preset(
+    SCOPA_D_ASSI.replace(
+        name="scopa_d_assi_10",
+        player_counts=(4,),
+        hand_size=10,
+        table_size=0,
+        description="Scopa d'Assi for 4 in partnerships dealt 10 cards each (pagat, wikipedia).",
+    )
+)
+register_preset(
+    SCOPA_D_ASSI.replace(
+        name="scopa_d_assi_options",
+        ace_takes_itself=True,
+        aces_redeal=True,
+        description="Scopa d'Assi with both pagat options: an Ace takes itself; redeal when an Ace is dealt face up.",
+    )
+)
+
+# --- Scopa di Quindici ------------------------------------------------------------
+
+QUINDICI_1 = register_preset(
+    Rules(
+        name="scopa_di_quindici_1",
+        capture_equal=False,
+        capture_sum=15,
+        description="Scopa di Quindici, first version: capture only sets that total 15 with the played card.",
+    )
+)
+register_preset(QUINDICI_1.replace(name="escoba", description="Escoba: the Spanish name of Scopa di Quindici 1."))
+register_preset(
+    QUINDICI_1.replace(
+        name="scopa_a_quindici",
+        description="Scopa a Quindici (wikipedia): any set that with the played card adds to 15.",
+    )
+)
+QUINDICI_2 = register_preset(
+    Rules(
+        name="scopa_di_quindici_2",
+        capture_sum=15,
+        single_card_priority=False,
+        description="Scopa di Quindici, second version: equal-value captures or sets totalling 15 with the card.",
+    )
+)
+register_preset(
+    QUINDICI_2.replace(
+        name="scopa_di_quindici_2_fewest",
+        fewest_cards=True,
+        description="Scopa di Quindici 2 with the restriction: capture as few cards as possible.",
+    )
+)
+register_preset(
+    QUINDICI_2.replace(
+        name="scopa_di_quindici_3",
+        ace_takes_all=True,
+        ace_takes_all_scopa=True,
+        target=31,
+        description="Scopa di Quindici, third version: version 2 plus Ace takes all (a scopa), to 31.",
+    )
+)
+
+# --- Scopa Corse -----------------------------------------------------------------
+
+SCOPA_CORSE = register_preset(
+    Rules(
+        name="scopa_corse",
+        player_counts=(2, 4),
+        ranks=(1, 3, 4, 5, 6, 7, 8, 9, 10),
+        hand_size=3,
+        table_size=4,
+        # pagat's 2-player schedule (3, 3, 3, 3, 4, 4) deals 40 cards from a 36-card deck;
+        # (3, 3, 3, 3, 4) is the reading that deals exactly 4 + 2 * 16 = 36 (docs/rules.md).
+        deal_schedules=((2, (3, 3, 3, 3, 4)), (4, (3, 3, 2))),
+        capture_optional=True,
+        target=21,
+        description="Scopa Corse: 36 cards without Twos, Corsican deals, capturing optional, to 21.",
+    )
+)
+
+# --- Chkobba ---------------------------------------------------------------------
+
+CHKOBBA = register_preset(
+    Rules(
+        name="chkobba",
+        player_counts=(2, 4),
+        first_card_choice=True,
+        kings_redeal=False,
+        redeal_same_rank=3,
+        prime_rule="sevens",
+        target=21,
+        description="Chkobba (Tunisia): first card kept or tabled, karta, dinari, barmila, haya, to 21.",
+    )
+)
+
+# --- Hurrikan --------------------------------------------------------------------
+
+HURRIKAN = register_preset(
+    Rules(
+        name="hurrikan",
+        player_counts=(2, 4),
+        hand_size=6,
+        table_size=4,
+        deal_schedules=((4, (9,)),),
+        bonus_suit=CUPS,
+        primiera_values=(16, 12, 13, 14, 15, 18, 21, 8, 9, 10),
+        target=16,
+        double_game_below=8,
+        kings_redeal=False,
+        last_play_scopa=False,
+        description="Hurrikan (Germany): deals of six, hearts the bonus suit, Queen 9 / Jack 8 in the Premiere, to 16.",
+    )
+)
+register_preset(
+    HURRIKAN.replace(
+        name="hurrikan_10",
+        player_counts=(4,),
+        hand_size=10,
+        table_size=0,
+        deal_schedules=(),
+        description="Hurrikan for 4 in partnerships with 10-card hands (the books' Scopone-like version).",
+    )
+)
+register_preset(
+    HURRIKAN.replace(
+        name="hurrikan_italian",
+        kings_redeal=True,
+        description="Hurrikan with the Italian Kings redeal (the dealer's last card stays no Hurrikan).",
+    )
+)
+register_preset(
+    HURRIKAN.replace(
+        name="hurrikan_last_sweep",
+        last_play_scopa=True,
+        description="Hurrikan where the dealer's last card clearing the table scores a Hurrikan.",
+    )
+)
+
+# --- the booklet ------------------------------------------------------------------
+
+BOOKLET = register_preset(
+    Rules(
+        name="booklet",
+        player_counts=(2, 3),
+        max_capture_cards=2,
+        fewest_cards=True,
+        prime_rule="sevens",
+        description="Booklet Scopa: capture 1 or 2 cards, always the fewest; most Sevens (then Sixes) scores.",
+    )
+)
+register_preset(
+    BOOKLET.replace(
+        name="booklet_team",
+        player_counts=(4,),
+        description="Booklet Scopa, Team Play: two teams of 2.",
+    )
+)
+register_preset(
+    BOOKLET.replace(
+        name="booklet_primiera",
+        prime_rule="primiera",
+        description="Booklet Scopa, La Primiera: the best primiera instead of the most Sevens.",
+    )
+)
+register_preset(
+    BOOKLET.replace(
+        name="booklet_scientifico",
+        player_counts=(2, 4),
+        table_size=0,
+        deal_schedules=((2, (20,)), (4, (10,))),
+        description="Booklet Scopa, Il Scopone Scientifico: all cards dealt, none on the table (4 = Team Play).",
+    )
+)
+register_preset(
+    BOOKLET.replace(
+        name="booklet_capture_more",
+        max_capture_cards=3,
+        description="Booklet Scopa, Capture More Cards: up to 3 cards at a time, still the fewest.",
+    )
+)
