@@ -85,6 +85,7 @@
 
   async function sendMove(card, captured) {
     await run(async () => {
+      say(captured.length ? `You take ${listNames(captured)} with your ${nameOf(card)}…` : `You trail your ${nameOf(card)}…`);
       try {
         accept(await api("POST", `/api/games/${ui.state.game_id}/move`, { card, captured }));
       } catch (err) {
@@ -149,7 +150,11 @@
     if (!s) return;
     if (s.phase === "game_over") say(s.you_won ? "You won the game!" : `${s.winner_label} won the game.`, "good");
     else if (s.phase === "hand_over") say(`Hand ${s.hand_number} is over.`);
-    else if (s.your_turn) say("Your turn: click a card in your hand.", "turn");
+    else if (s.your_turn) {
+      const sweeps = s.events.filter((e) => e.scopa).map((e) => (e.seat === s.seat ? "you" : seatName(e.seat)));
+      const news = sweeps.length ? `Scopa by ${sweeps.join(" and ")}! ` : "";
+      say(`${news}Your turn: click a card in your hand.`, "turn");
+    }
     else say(`Waiting for player_${s.current}.`);
   }
 
