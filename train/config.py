@@ -247,9 +247,8 @@ class TrainConfig:
 
     def check_agents(self) -> None:
         """Build every opponent and eval agent once: unknown names and missing checkpoints fail here."""
-        from agents.registry import make_agent
-
         import train  # noqa: F401  (registers ppo:/dqn:)
+        from agents.registry import make_agent
         from train.opponents import normalize_weights
 
         specs = list(normalize_weights(self.opponents)) + list(self.curriculum) + list(self.eval_opponents)

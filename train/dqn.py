@@ -16,6 +16,7 @@ update the target, evaluate).
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -172,6 +173,10 @@ class DQNLearner:
         self.venv.env_method(name, *args)
 
 
+def _scalar(writer, key: str, value: float, step: int) -> None:
+    writer.add_scalar(key, value, step)
+
+
 def train_dqn(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
     from sb3_contrib.common.maskable.utils import get_action_masks
 
@@ -260,7 +265,7 @@ def train_dqn(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
             if episode_rewards:
                 writer.add_scalar("charts/ep_rew_mean", float(np.mean(episode_rewards)), global_step)
                 episode_rewards.clear()
-            stats.record(lambda k, v: writer.add_scalar(k, v, global_step))
+            stats.record(functools.partial(_scalar, writer, step=global_step))
         run.log_speed(global_step)
         run.on_step(global_step, learner)
     run.on_step(global_step, learner, final=run.state.last_eval != global_step)

@@ -24,6 +24,11 @@ import numpy as np
 from agents.base import Agent
 
 
+CHECKPOINT_PREFIXES = ("ppo", "dqn")
+_CHECKPOINT_AGENTS: dict[str, Agent] = {}
+"""Loaded checkpoint agents of this process (they hold no per-game state)."""
+
+
 def normalize_weights(weights: str | list[str] | dict[str, float]) -> dict[str, float]:
     """``"greedy"`` / ``["random", "greedy"]`` / ``{"greedy": 2}`` -> ``{spec: weight}`` (checked)."""
     if isinstance(weights, str):
@@ -77,9 +82,8 @@ class OpponentSampler:
     def agent(self, spec: str) -> Agent:
         """The (cached) agent of a spec; checkpoints are loaded once per process."""
         if spec not in self._agents:
-            from agents.registry import make_agent
-
             import train  # noqa: F401  (registers the ppo:/dqn: checkpoint loaders)
+            from agents.registry import make_agent
 
             agent = make_agent(spec)
             agent.spec = spec
