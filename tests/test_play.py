@@ -193,3 +193,19 @@ def test_cli_registers_play(monkeypatch, capsys):
 def test_unknown_opponent_is_a_readable_error(capsys):
     assert main(["play", "--opponent", "nobody"]) == 2
     assert "unknown agent" in capsys.readouterr().err
+
+
+def test_colour_output_marks_suits_and_still_plays():
+    out: list[str] = []
+    tg = TerminalGame(
+        fixed_game(),
+        {1: RandomAgent(seed=0)},
+        {1: "random"},
+        input_fn=Script(["7d 7c"]),
+        output_fn=out.append,
+        color=True,
+    )
+    assert tg.run() == 130
+    text = "\n".join(out)
+    assert "\x1b[33m7d" in text, "coins are coloured"
+    assert "You play" in text and "take" in text
