@@ -238,22 +238,32 @@ def run_deals(
         else:
             chunk = max(1, min(8, num_deals // (workers * 8)))
             chunks = [deals[i : i + chunk] for i in range(0, num_deals, chunk)]
-            with ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint) as pool:
-                pending = {pool.submit(play_deals, match, c): c for c in chunks}
-                try:
-                    while pending:
-                        if time_limit is not None and time.perf_counter() - start > time_limit:
-                            raise KeyboardInterrupt
-                        finished, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
-                        for fut in finished:
-                            chunk_deals = pending.pop(fut)
-                            for d, records in zip(chunk_deals, fut.result()):
-                                done[d] = records
-                            bar.update(len(chunk_deals))
-                except KeyboardInterrupt:
-                    for fut in pending:
-                        fut.cancel()
-                    raise
+            pending: dict = {}
+
+            def collect(fut) -> None:
+                chunk_deals = pending.pop(fut)
+                for d, records in zip(chunk_deals, fut.result()):
+                    done[d] = records
+                bar.update(len(chunk_deals))
+
+            try:
+                with ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint) as pool:
+                    pending.update({pool.submit(play_deals, match, c): c for c in chunks})
+                    try:
+                        while pending:
+                            if time_limit is not None and time.perf_counter() - start > time_limit:
+                                raise KeyboardInterrupt
+                            finished, _ = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+                            for fut in finished:
+                                collect(fut)
+                    except KeyboardInterrupt:
+                        for fut in pending:
+                            fut.cancel()
+                        raise
+            finally:
+                # Chunks that were running when the run stopped finish during the pool's shutdown: keep them.
+                for fut in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
+                    collect(fut)
     except KeyboardInterrupt:
         interrupted = True
     finally:
