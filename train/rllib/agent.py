@@ -31,8 +31,9 @@ class RllibPolicyAgent(PolicyAgent):
         num_players, rules, action_mode, name, seed: as :class:`PolicyAgent`.
     """
 
-    def __init__(self, nets: dict, seat_modules: list[str], num_players: int, rules, action_mode: str, name: str,
-                 seed=None) -> None:
+    def __init__(
+        self, nets: dict, seat_modules: list[str], num_players: int, rules, action_mode: str, name: str, seed=None
+    ) -> None:
         self.nets = nets
         self.seat_modules = list(seat_modules)
         super().__init__(nets[self.seat_modules[0]].greedy_action, num_players, rules, action_mode, name, seed)
