@@ -28,7 +28,17 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from scopa_env.cards import RANK_OF, cards_of, format_card, format_cards, mask_of, parse_cards
+from scopa_env.cards import (
+    COINS,
+    ENGLISH_SUIT_NAMES,
+    FRENCH_SUIT_NAMES,
+    RANK_OF,
+    cards_of,
+    format_card,
+    format_cards,
+    mask_of,
+    parse_cards,
+)
 from scopa_env.game import Game, HandResult, PlayerView, sides_for
 from scopa_env.render import colorize
 from scopa_env.rules import Move, Rules, get_rules, move_of
@@ -120,38 +130,45 @@ def explain_move(view: PlayerView, card: int, captured: Sequence[int] | int) -> 
     if view.current != view.seat:
         return f"it is player_{view.current}'s turn, not yours"
     mask = captured if isinstance(captured, int) else mask_of(captured)
+    pairs = view.legal_pairs()
+    if (card, mask) in pairs:
+        return None
     if not view.hand >> card & 1:
         return f"{format_card(card)} is not in your hand (your hand: {format_cards(view.hand)})"
+    name = format_card(card)
+    if view.deciding:
+        return f"you drew {name} as the first card: keep it or put it on the table (nothing can be taken yet)"
+    if mask == 1 << card:
+        return f"your {name} cannot take itself under the {view.rules.name!r} rules"
     off_table = mask & ~view.table
     if off_table:
         where = format_cards(view.table) or "empty"
         return f"{format_cards(off_table)} {'is' if off_table.bit_count() == 1 else 'are'} not on the table ({where})"
-    pairs = view.legal_pairs()
-    if (card, mask) in pairs:
-        return None
     options = [m for c, m in pairs if c == card]
-    captures = [m for m in options if m]
-    name = format_card(card)
+    captures = [m for m in options if m and m != 1 << card]
+    listed = " or ".join(format_cards(m) for m in captures)
+    if not captures and (card, 1 << card) in pairs:
+        return f"your {name} takes itself here (an Ace on the empty table): choose that move"
     if not mask:
-        listed = " or ".join(format_cards(m) for m in captures)
         return f"your {name} can take {listed}, so it cannot be trailed: take one of those"
     if not captures:
         return f"your {name} cannot take anything from the table; trail it into the empty slot"
+    if not view.rules.plain_captures:
+        # Variant capture rules (sums to 15, Ace takes all, fewest cards ...): name the legal options.
+        return f"your {name} cannot take {format_cards(mask)} under the {view.rules.name!r} rules; it can take {listed}"
     total = sum(RANK_OF[c] for c in cards_of(mask))
     if total != RANK_OF[card]:
         return (
             f"the cards you chose ({format_cards(mask)}) add up to {total}, but your {name} is worth {RANK_OF[card]}; "
-            f"it can take {' or '.join(format_cards(m) for m in captures)}"
+            f"it can take {listed}"
         )
     singles = [m for m in captures if m.bit_count() == 1]
-    if singles and mask.bit_count() > 1:
+    if singles and mask.bit_count() > 1 and view.rules.single_card_priority:
         return (
             f"your {name} matches a single table card ({' or '.join(format_cards(m) for m in singles)}), "
             "so it must take that card, not several"
         )
-    return (
-        f"{name} taking {format_cards(mask)} is not legal; it can take {' or '.join(format_cards(m) for m in captures)}"
-    )
+    return f"{name} taking {format_cards(mask)} is not legal; it can take {listed}"
 
 
 # --- hand-end breakdown ---------------------------------------------------------------------
@@ -168,40 +185,53 @@ class BreakdownRow:
     points: list[int]
 
 
-def breakdown(result: HandResult) -> list[BreakdownRow]:
+def breakdown(result: HandResult, rules: Rules | str | None = None) -> list[BreakdownRow]:
     """Rows of the hand-end table: cards, coins, settebello, primiera, scope, variant extras, total.
 
     A primiera value of ``-`` means the side lacks a suit and cannot win the primiera.
-    Variant categories (keys of the score rows that are not counts) appear after the scope.
+    ``rules`` names the bonus suit (Hurrikan's hearts) and drops the primiera row where the
+    variant scores the most Sevens instead. Variant categories (keys of the score rows that
+    are not counts) appear after the scope.
     """
+    rules = get_rules(rules)
     score = result.hand_score
+    suit = rules.bonus_suit
+    coins = "Coins" if suit == COINS else f"{ENGLISH_SUIT_NAMES[suit].capitalize()} ({FRENCH_SUIT_NAMES[suit]})"
+    seven = "Settebello" if suit == COINS else f"Seven of {ENGLISH_SUIT_NAMES[suit]}"
     rows = [
         BreakdownRow("cards", "Cards", [str(r["num_cards"]) for r in score], [r["cards"] for r in score]),
-        BreakdownRow("coins", "Coins", [str(r["num_coins"]) for r in score], [r["coins"] for r in score]),
+        BreakdownRow("coins", coins, [str(r["num_coins"]) for r in score], [r["coins"] for r in score]),
         BreakdownRow(
-            "settebello",
-            "Settebello (7d)",
-            ["yes" if r["settebello"] else "" for r in score],
-            [r["settebello"] for r in score],
+            "settebello", seven, ["yes" if r["settebello"] else "" for r in score], [r["settebello"] for r in score]
         ),
-        BreakdownRow(
-            "primiera",
-            "Primiera",
-            [_fmt_number(r["primiera_value"]) if r["primiera_value"] else "-" for r in score],
-            [r["primiera"] for r in score],
-        ),
-        BreakdownRow("scope", "Scope", [str(r["num_scope"]) for r in score], [r["scope"] for r in score]),
     ]
-    extras = [k for k in score[0] if k not in CATEGORIES and k not in RAW_SCORE_KEYS and not k.startswith("num_")]
-    for key in extras:
-        if key.endswith("_value"):
+    if rules.prime_rule != "sevens":
+        rows.append(
+            BreakdownRow(
+                "primiera",
+                "Primiera",
+                [_fmt_number(r["primiera_value"]) if r["primiera_value"] else "-" for r in score],
+                [r["primiera"] for r in score],
+            )
+        )
+    rows.append(BreakdownRow("scope", "Scope", [str(r["num_scope"]) for r in score], [r["scope"] for r in score]))
+    skip = set(CATEGORIES) | set(RAW_SCORE_KEYS)
+    for key in score[0]:
+        if key in skip or key.startswith("num_") or key.endswith("_value"):
             continue
         points = [int(r.get(key, 0)) for r in score]
-        rows.append(
-            BreakdownRow(key, key.replace("_", " ").capitalize(), [str(p) if p else "" for p in points], points)
-        )
+        if key == "seven_majority":
+            shown = [f"{r.get('num_sevens', 0)} sevens, {r.get('num_sixes', 0)} sixes" for r in score]
+            rows.append(BreakdownRow(key, "Most sevens", shown, points))
+        else:
+            label = EXTRA_LABELS.get(key, key.replace("_", " ").capitalize())
+            rows.append(BreakdownRow(key, label, ["yes" if p else "" for p in points], points))
     rows.append(BreakdownRow("total", "Hand points", [str(r["total"]) for r in score], [r["total"] for r in score]))
     return rows
+
+
+EXTRA_LABELS = {"double_game": "Double game"}
+"""Labels of variant score categories that the key alone does not spell well."""
 
 
 def _plural(n: int, word: str) -> str:
@@ -212,19 +242,20 @@ def _fmt_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-def format_breakdown(result: HandResult, labels: Sequence[str]) -> str:
+def format_breakdown(result: HandResult, labels: Sequence[str], rules: Rules | str | None = None) -> str:
     """The breakdown as a text table: per side the count/value and, in brackets, the points."""
-    rows = breakdown(result)
-    width = max(12, *(len(lbl) + 2 for lbl in labels))
-    lines = ["".ljust(18) + "".join(lbl.ljust(width) for lbl in labels)]
-    for row in rows:
-        cells = []
-        for shown, pts in zip(row.shown, row.points):
-            if row.key == "total":
-                cells.append(str(pts))
-            else:
-                cells.append(f"{shown or '-'} [{'+' + str(pts) if pts else '0'}]")
-        lines.append((f"  {row.label:<16}" + "".join(c.ljust(width) for c in cells)).rstrip())
+    table = []
+    for row in breakdown(result, rules):
+        if row.key == "total":
+            cells = [str(p) for p in row.points]
+        else:
+            cells = [f"{shown or '-'} [{'+' + str(p) if p else '0'}]" for shown, p in zip(row.shown, row.points)]
+        table.append((row.label, cells))
+    width = max(len(label) for label, _ in table) + 2
+    cols = [max(len(labels[i]), *(len(cells[i]) for _, cells in table)) + 3 for i in range(len(labels))]
+    lines = [" " * (width + 2) + "".join(lbl.ljust(w) for lbl, w in zip(labels, cols))]
+    for label, cells in table:
+        lines.append("  " + label.ljust(width) + "".join(c.ljust(w) for c, w in zip(cells, cols)))
     return "\n".join(line.rstrip() for line in lines)
 
 
@@ -283,8 +314,9 @@ class TerminalGame:
                     move = self.agents[seat].act(game.view(seat))
                 side = game.side_of[seat]
                 scope_before = game.scope[side]
+                decision = game.deciding
                 game.play(move)
-                self.output_fn(self._describe(seat, move, scopa=game.scope[side] > scope_before))
+                self.output_fn(self._describe(seat, move, scopa=game.scope[side] > scope_before, decision=decision))
         except (Quit, KeyboardInterrupt, EOFError):
             self.output_fn("\nGame abandoned. Ciao!")
             return 130
@@ -391,18 +423,30 @@ class TerminalGame:
         return f"\x1b[1m{text}\x1b[0m" if self.color else text
 
     def _move_text(self, move: Move) -> str:
+        card = self._cards(format_card(move.card))
+        if self.game.deciding:
+            return f"keep {card}" if move.is_self else f"put {card} on the table"
         if move.is_trail:
-            return f"trail {self._cards(format_card(move.card))}"
-        return f"{self._cards(format_card(move.card))} takes {self._cards(format_cards(move.mask))}"
+            return f"trail {card}"
+        if move.is_self:
+            return f"{card} takes itself"
+        return f"{card} takes {self._cards(format_cards(move.mask))}"
 
     def _legal_listing(self, view: PlayerView) -> str:
         lines = ["  Legal moves (type m<number> to play one):"]
         lines += [f"    m{i}) {self._move_text(m)}" for i, m in enumerate(view.legal_moves(), 1)]
         return "\n".join(lines)
 
-    def _describe(self, seat: int, move: Move, scopa: bool = False) -> str:
+    def _describe(self, seat: int, move: Move, scopa: bool = False, decision: bool = False) -> str:
         who = seat_label(seat, self.specs)
         card = self._cards(format_card(move.card))
+        you = seat == HUMAN_SEAT
+        if decision:  # Chkobba's first card: a kept card stays hidden from the others
+            if move.is_self:
+                return f"  You keep the first card, {card}" if you else f"  {who} keeps the first card"
+            return f"  {who} {'put' if you else 'puts'} the first card, {card}, on the table"
+        if move.is_self:
+            return f"  {who} {'play' if you else 'plays'} {card}, which takes itself"
         if move.is_trail:
             return f"  {who} {'trail' if seat == HUMAN_SEAT else 'trails'} {card}"
         text = f"  {who} {'play' if seat == HUMAN_SEAT else 'plays'} {card} and {'take' if seat == HUMAN_SEAT else 'takes'} "
@@ -456,6 +500,8 @@ class TerminalGame:
         lines.append(f" {self._bold('Table')}:      {table}")
         hand = "  ".join(f"{i}) {self._cards(format_card(c))}" for i, c in enumerate(cards_of(view.hand), 1))
         lines.append(f" {self._bold('Your hand')}:  {hand}")
+        if view.deciding and view.current == HUMAN_SEAT:
+            lines.append("   You drew the first card: type 1, then choose to keep it or to put it on the table.")
         lines.append(rule)
         return "\n".join(lines)
 
@@ -469,7 +515,7 @@ class TerminalGame:
             lines.append(
                 f"  {self._cards(format_cards(result.leftover))} left on the table go to {labels[result.leftover_side]}"
             )
-        lines.append(format_breakdown(result, labels))
+        lines.append(format_breakdown(result, labels, g.rules))
         lines.append(
             "  Game score: "
             + ", ".join(f"{lbl} {sc}" for lbl, sc in zip(labels, g.scores))

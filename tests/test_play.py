@@ -9,7 +9,7 @@ from scopa_env.cards import parse_card, parse_cards
 from scopa_env.cli import build_parser, main
 from scopa_env.game import Game, HandResult
 from scopa_env.play import TerminalGame, breakdown, explain_move, format_breakdown, new_terminal_game
-from scopa_env.rules import STANDARD
+from scopa_env.rules import STANDARD, get_rules
 from scopa_env.scoring import score_hand
 
 # A fixed position, player_0 to move: two Sevens on the table, so 7d and Kd each have
@@ -209,3 +209,56 @@ def test_colour_output_marks_suits_and_still_plays():
     text = "\n".join(out)
     assert "\x1b[33m7d" in text, "coins are coloured"
     assert "You play" in text and "take" in text
+
+
+def test_first_card_decision_in_the_terminal():
+    """Chkobba: the drawn first card is kept or tabled; an agent's kept card is not named."""
+    deck = list(get_rules("chkobba").deck)
+    first, stock = deck[0], deck[1:]
+    game = Game.from_deal(
+        [[first], []], [], stock, dealer=1, rules="chkobba", seed=0, auto_next_hand=False, deciding=True
+    )
+    code, text, tg = run_script(["1", "2"], game)
+    assert "You drew the first card" in text
+    assert "1) put Ad on the table  2) keep Ad" in text, text
+    assert "You keep the first card, Ad" in text
+    assert tg.game.hands[0] >> first & 1 and tg.game.hands[0].bit_count() == 3
+
+    game = Game.from_deal(
+        [[], [first]], [], stock, dealer=0, rules="chkobba", seed=0, auto_next_hand=False, deciding=True
+    )
+
+    class Keeper(RandomAgent):
+        def act(self, view):
+            return view.legal_moves()[1]
+
+    out: list[str] = []
+    TerminalGame(game, {1: Keeper()}, {1: "keeper"}, input_fn=Script([]), output_fn=out.append).run()
+    line = next(x for x in out if "keeps the first card" in x)
+    assert "Ad" not in line, f"the kept card stays hidden: {line}"
+
+
+def test_ace_takes_itself_in_the_terminal():
+    rules = get_rules("scopa_d_assi_options")
+    hand0, hand1, pile = parse_cards("Ad 2d 3d"), parse_cards("Ac 2c 3c"), parse_cards("Kd Kc Ks Kb")
+    stock = [c for c in rules.deck if c not in hand0 + hand1 + pile]
+    game = Game.from_deal(
+        [hand0, hand1], [], stock, dealer=1, rules=rules, seed=0, piles=[pile, []], auto_next_hand=False
+    )
+    code, text, tg = run_script(["?", "Ad"], game)
+    assert "Ad takes itself" in text, text
+    assert "You play Ad, which takes itself" in text
+    assert tg.game.piles[0] >> parse_card("Ad") & 1
+
+
+@pytest.mark.parametrize(
+    "rules, players",
+    [("chkobba", 2), ("scopa_d_assi_options", 2), ("scopone_scientifico", 4), ("hurrikan", 2), ("booklet", 3)],
+)
+def test_variant_games_to_the_end(rules, players):
+    out: list[str] = []
+    tg = new_terminal_game(
+        rules=rules, players=players, opponent="random", seed=5, input_fn=answer_first_legal, output_fn=out.append
+    )
+    assert tg.run() == 0, "\n".join(out)[-2000:]
+    assert tg.game.winner is not None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 
+import numpy as np
 import pytest
 
 pytest.importorskip("fastapi", reason="the web extra is not installed (pip install -e '.[web]')")
@@ -17,8 +18,8 @@ with warnings.catch_warnings():
 from scopa_env.cards import cards_of, parse_card, parse_cards
 from scopa_env.cli import build_parser
 from scopa_env.game import Game
-from scopa_env.rules import STANDARD
-from scopa_env.web.server import CARD_KEYS, SESSION_COOKIE, create_app
+from scopa_env.rules import STANDARD, get_rules
+from scopa_env.web.server import CARD_KEYS, SESSION_COOKIE, create_app, run_agents
 
 INT_LIST_KEYS = CARD_KEYS | {"scores", "points", "player_counts"}
 """Every key whose value may be a list of ints; a card list under any other key fails the test."""
@@ -124,37 +125,57 @@ def test_new_game_without_cookie_starts_a_session(app):
         assert c.get(f"/api/games/{r.json()['game_id']}").status_code == 200
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 6])
-def test_full_game_never_leaks_hidden_cards(app, client, players):
+GAMES = [
+    ("standard", 2),
+    ("standard", 3),
+    ("standard", 4),
+    ("standard", 6),
+    ("chkobba", 2),  # first-card decision: a kept card must stay hidden
+    ("chkobba", 4),
+    ("scopa_d_assi_options", 2),  # an Ace takes itself
+    ("asso_pigliatutto", 3),
+    ("scopone", 4),
+    ("scopone_scientifico", 4),
+    ("scopa_di_quindici_2_fewest", 2),
+    ("hurrikan", 2),
+    ("booklet_capture_more", 3),
+    ("scopa_corse", 2),
+]
+
+
+@pytest.mark.parametrize("rules, players", GAMES)
+def test_full_game_never_leaks_hidden_cards(app, client, rules, players):
     """Play whole games through the API; every response hides other hands and the stock."""
-    state = new_game(client, players=players, seed=11 + players)
+    rng = np.random.default_rng(players)
+    state = new_game(client, rules=rules, players=players, seed=11 + players)
     gid = state["game_id"]
     game = web_game(app, client, gid).game
     assert_hides(state, game)
     hands_seen = 0
-    for _ in range(2000):
+    for _ in range(3000):
         if state["phase"] == "game_over":
             break
         if state["phase"] == "hand_over":
             hands_seen += 1
             rows = {row["key"]: row for row in state["last_hand"]["rows"]}
-            assert {"cards", "coins", "settebello", "primiera", "scope", "total"} <= set(rows)
-            assert len(rows["primiera"]["shown"]) == game.num_sides
+            assert {"cards", "coins", "settebello", "scope", "total"} <= set(rows), sorted(rows)
+            assert ("primiera" in rows) == (game.rules.prime_rule != "sevens")
+            assert all(len(row["points"]) == game.num_sides for row in rows.values())
             r = client.post(f"/api/games/{gid}/next-hand")
         else:
             assert state["your_turn"], "agents finish their turns before the server answers"
-            move = state["legal"][-1]
+            move = state["legal"][int(rng.integers(len(state["legal"])))]
             r = client.post(f"/api/games/{gid}/move", json=move)
             events = r.json()["events"]
             assert events[0]["seat"] == 0 and events[0]["card"] == move["card"], "the human's play is listed first"
-            seats = [e["seat"] for e in events]
-            assert seats == [s % players for s in range(len(seats))], f"agents' plays follow in turn order: {seats}"
+            seats = [e["seat"] for e in events if "decision" not in e]
+            first = seats[0] if seats else 0
+            assert seats == [(first + i) % players for i in range(len(seats))], f"plays follow turn order: {seats}"
         assert r.status_code == 200, r.text
         state = r.json()
         assert_hides(state, game)
     assert state["phase"] == "game_over", "the game ends"
     assert state["winner"] == game.winner and state["winner_label"]
-    assert max(state["scores"]) >= STANDARD.target
     assert hands_seen >= 1
 
 
@@ -287,3 +308,54 @@ def test_teams_and_partners(client):
 def test_cli_registers_web():
     args = build_parser().parse_args(["web", "--port", "8123", "--opponent", "greedy"])
     assert args.port == 8123 and args.opponent == "greedy" and args.func is not None
+
+
+def test_first_card_decision_keep_and_hidden(app, client):
+    """Chkobba: the player after the dealer keeps the drawn card or tables it; an agent's kept card stays hidden."""
+    gid = new_game(client, rules="chkobba", seed=1)["game_id"]
+    deck = list(get_rules("chkobba").deck)
+    first, stock = deck[0], deck[1:]
+    wg = web_game(app, client, gid)
+    wg.game = Game.from_deal(
+        [[first], []], [], stock, dealer=1, rules="chkobba", seed=0, auto_next_hand=False, deciding=True
+    )
+    state = client.get(f"/api/games/{gid}").json()
+    assert state["deciding"] and state["legal"] == [
+        {"card": first, "captured": []},
+        {"card": first, "captured": [first]},
+    ]
+    r = client.post(f"/api/games/{gid}/move", json={"card": first, "captured": [first]})
+    assert r.status_code == 200, r.text
+    state = r.json()
+    assert state["events"][0]["decision"] == "keep" and first in state["hand"]
+    assert not state["deciding"] and len(state["hand"]) == 3
+    assert_hides(state, wg.game)
+    # An agent that keeps its first card: the event names no card.
+    wg.game = Game.from_deal(
+        [[], [first]], [], stock, dealer=0, rules="chkobba", seed=0, auto_next_hand=False, deciding=True
+    )
+    wg.agents[1] = type("Keeper", (), {"act": lambda self, view: view.legal_moves()[1]})()
+    wg.events = []
+    run_agents(wg)
+    keep = wg.events[0]
+    assert keep["decision"] == "keep" and keep["card"] is None, keep
+    assert_hides(client.get(f"/api/games/{gid}").json(), wg.game)
+
+
+def test_ace_takes_itself(app, client):
+    """Scopa d'Assi option: an Ace played to the empty table goes to the player's pile."""
+    rules = get_rules("scopa_d_assi_options")
+    gid = new_game(client, rules="scopa_d_assi_options", seed=1)["game_id"]
+    hand0, hand1 = parse_cards("Ad 2d 3d"), parse_cards("Ac 2c 3c")
+    pile = parse_cards("Kd Kc Ks Kb")  # the table was swept earlier
+    stock = [c for c in rules.deck if c not in hand0 + hand1 + pile]
+    wg = web_game(app, client, gid)
+    wg.game = Game.from_deal(
+        [hand0, hand1], [], stock, dealer=1, rules=rules, seed=0, piles=[pile, []], auto_next_hand=False
+    )
+    ace = C("Ad")
+    state = client.get(f"/api/games/{gid}").json()
+    assert {"card": ace, "captured": [ace]} in state["legal"], state["legal"]
+    r = client.post(f"/api/games/{gid}/move", json={"card": ace, "captured": [ace]})
+    assert r.status_code == 200, r.text
+    assert r.json()["events"][0]["captured"] == [ace] and wg.game.piles[0] >> ace & 1

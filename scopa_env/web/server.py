@@ -152,7 +152,7 @@ class GameStore:
 # --- the state sent to the page ---------------------------------------------------------------------
 
 
-def _play_event(game: Game, seat: int, card: int, captured: int, scopa: bool, specs: dict[int, str]) -> dict:
+def _play_event(seat: int, card: int, captured: int, scopa: bool, specs: dict[int, str]) -> dict:
     return {
         "seat": seat,
         "player": "You" if seat == HUMAN_SEAT else f"player_{seat}",
@@ -160,6 +160,19 @@ def _play_event(game: Game, seat: int, card: int, captured: int, scopa: bool, sp
         "card": card,
         "captured": cards_of(captured),
         "scopa": scopa,
+    }
+
+
+def _decision_event(seat: int, card: int, keep: bool, specs: dict[int, str]) -> dict:
+    """Chkobba's first-card decision: a card another seat keeps stays hidden (``card`` is ``None``)."""
+    return {
+        "seat": seat,
+        "player": "You" if seat == HUMAN_SEAT else f"player_{seat}",
+        "agent": specs.get(seat),
+        "decision": "keep" if keep else "table",
+        "card": card if (seat == HUMAN_SEAT or not keep) else None,
+        "captured": [],
+        "scopa": False,
     }
 
 
@@ -198,7 +211,10 @@ def state_of(web_game: WebGame) -> dict:
         last_hand = {
             "number": game.hand_number,
             "labels": [s["label"] for s in sides],
-            "rows": [{"key": r.key, "label": r.label, "shown": r.shown, "points": r.points} for r in breakdown(result)],
+            "rows": [
+                {"key": r.key, "label": r.label, "shown": r.shown, "points": r.points}
+                for r in breakdown(result, game.rules)
+            ],
             "leftover": list(result.leftover),
             "leftover_side": result.leftover_side,
         }
@@ -208,6 +224,9 @@ def state_of(web_game: WebGame) -> dict:
         "phase": phase,
         "your_turn": your_turn,
         "rules": {"name": rules.name, "description": rules.description, "target": rules.target},
+        # How the page explains a wrong pick: standard captures (sums, single-card priority) or a variant's.
+        "plain_captures": rules.plain_captures,
+        "single_card_priority": rules.single_card_priority,
         "num_players": view.num_players,
         "seat": HUMAN_SEAT,
         "side": view.side,
@@ -221,6 +240,8 @@ def state_of(web_game: WebGame) -> dict:
         "table": cards_of(view.table),
         "stock_count": view.stock_count,
         "legal": [{"card": c, "captured": cards_of(m)} for c, m in view.legal_pairs()] if your_turn else [],
+        # Chkobba's first card: legal are [card, []] (put it on the table) and [card, [card]] (keep it).
+        "deciding": view.deciding,
         "events": list(web_game.events),
         "last_hand": last_hand,
         "scores": list(view.scores),
@@ -234,10 +255,14 @@ def state_of(web_game: WebGame) -> dict:
 def _play(web_game: WebGame, card: int, captured: int) -> None:
     game = web_game.game
     seat = game.current
+    if game.deciding:
+        game.play_pair(card, captured)
+        web_game.events.append(_decision_event(seat, card, captured == 1 << card, web_game.specs))
+        return
     side = game.side_of[seat]
     before = game.scope[side]
     game.play_pair(card, captured)
-    web_game.events.append(_play_event(game, seat, card, captured, game.scope[side] > before, web_game.specs))
+    web_game.events.append(_play_event(seat, card, captured, game.scope[side] > before, web_game.specs))
 
 
 def run_agents(web_game: WebGame) -> None:

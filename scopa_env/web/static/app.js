@@ -66,7 +66,7 @@
 
   function accept(state) {
     ui.state = state;
-    ui.selected = null;
+    ui.selected = state.deciding && state.your_turn ? state.hand[0] : null;
     ui.picked.clear();
     sessionStorage.setItem(GAME_KEY, state.game_id);
     for (const ev of state.events) ui.log.unshift(ev);
@@ -107,6 +107,10 @@
   function optionsFor(card) {
     return ui.state.legal.filter((m) => m.card === card);
   }
+
+  // A card "taking itself": keeping Chkobba's first card, or an Ace on the empty table (some variants).
+  const isSelf = (m) => m.captured.length === 1 && m.captured[0] === m.card;
+  const capturesOf = (card) => optionsFor(card).filter((m) => m.captured.length && !isSelf(m));
 
   function seatName(seat) {
     if (seat === ui.state.seat) return "You";
@@ -150,7 +154,9 @@
     if (!s) return;
     if (s.phase === "game_over") say(s.you_won ? "You won the game!" : `${s.winner_label} won the game.`, "good");
     else if (s.phase === "hand_over") say(`Hand ${s.hand_number} is over.`);
-    else if (s.your_turn) {
+    else if (s.your_turn && s.deciding) {
+      say(`You drew the first card, ${nameOf(s.hand[0])}: keep it, or put it on the table.`, "turn");
+    } else if (s.your_turn) {
       const sweeps = s.events.filter((e) => e.scopa).map((e) => (e.seat === s.seat ? "you" : seatName(e.seat)));
       const news = sweeps.length ? `Scopa by ${sweeps.join(" and ")}! ` : "";
       say(`${news}Your turn: click a card in your hand.`, "turn");
@@ -178,8 +184,12 @@
 
   function hint(card) {
     const opts = optionsFor(card);
-    const captures = opts.filter((m) => m.captured.length);
-    if (!captures.length) {
+    const captures = capturesOf(card);
+    if (ui.state.deciding) {
+      defaultMessage();
+    } else if (opts.some(isSelf)) {
+      say(`Your ${nameOf(card)} takes itself: use the button below.`, "turn");
+    } else if (!captures.length) {
       say(`Your ${nameOf(card)} cannot take anything: click the empty slot on the table to trail it.`, "turn");
     } else if (opts.some((m) => !m.captured.length)) {
       say(`Click the table cards to take with your ${nameOf(card)} (worth ${rank(card)}), or the empty slot to trail it.`, "turn");
@@ -189,12 +199,15 @@
   }
 
   function explainPick(card, picked) {
-    const captures = optionsFor(card).filter((m) => m.captured.length);
+    const captures = capturesOf(card);
     const v = rank(card);
     const total = sum(picked);
     if (!captures.length) return `Your ${nameOf(card)} cannot take anything from the table: trail it in the empty slot.`;
+    if (!ui.state.plain_captures) {
+      return `Your ${nameOf(card)} cannot take ${listNames(picked)} in this variant; it can take ${captures.map((m) => listNames(m.captured)).join(", or ")}.`;
+    }
     const singles = captures.filter((m) => m.captured.length === 1);
-    if (singles.length && (picked.length > 1 || rank(picked[0]) !== v)) {
+    if (singles.length && ui.state.single_card_priority && (picked.length > 1 || rank(picked[0]) !== v)) {
       return (
         `Your ${nameOf(card)} matches a single table card (${singles.map((m) => nameOf(m.captured[0])).join(" or ")}): ` +
         "if you can play your card on a single table card, you may not play it on several."
@@ -215,7 +228,7 @@
     if (ui.picked.has(target)) ui.picked.delete(target);
     else ui.picked.add(target);
     const picked = [...ui.picked];
-    const captures = optionsFor(card).filter((m) => m.captured.length);
+    const captures = capturesOf(card);
     const exact = captures.find((m) => sameSet(m.captured, ui.picked));
     if (exact) {
       sendMove(card, exact.captured);
@@ -251,7 +264,11 @@
       sendMove(card, []);
       return;
     }
-    const captures = opts.map((m) => listNames(m.captured)).join(", or ");
+    if (opts.some(isSelf) && !capturesOf(card).length) {
+      say(`Your ${nameOf(card)} takes itself here: use the button below.`, "error");
+      return;
+    }
+    const captures = capturesOf(card).map((m) => listNames(m.captured)).join(", or ");
     say(`Your ${nameOf(card)} can take ${captures}, so it cannot be trailed. Click the table cards to take.`, "error");
   }
 
@@ -267,6 +284,7 @@
     renderOpponents();
     renderTable();
     renderHand();
+    renderActions();
     renderScores();
     renderStock();
     renderEvents();
@@ -302,7 +320,10 @@
       seat.append(backs);
       const ev = lastEventOf(p.seat);
       const played = el("div", "played");
-      if (ev) {
+      if (ev && ev.decision) {
+        played.append(el("span", "small", eventText(ev).trim()));
+        if (ev.card !== null) played.append(miniCard(ev.card));
+      } else if (ev) {
         played.append(el("span", "small", ev.captured.length ? "played" : "trailed"), miniCard(ev.card));
         if (ev.captured.length) {
           played.append(el("span", "small", "took"));
@@ -345,6 +366,29 @@
     box.append(slot);
   }
 
+  function actionButton(id, text, onClick) {
+    const b = el("button", "button action", text);
+    b.type = "button";
+    b.id = id;
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function renderActions() {
+    const s = ui.state;
+    const box = $("actions");
+    box.replaceChildren();
+    const card = ui.selected;
+    if (!s.your_turn || card === null) return;
+    const opts = optionsFor(card);
+    if (s.deciding) {
+      box.append(actionButton("keep-card", `Keep the ${nameOf(card)}`, () => sendMove(card, [card])));
+      box.append(actionButton("table-card", "Put it on the table", () => sendMove(card, [])));
+    } else if (opts.some(isSelf)) {
+      box.append(actionButton("take-itself", `${nameOf(card)} takes itself`, () => sendMove(card, [card])));
+    }
+  }
+
   function renderHand() {
     const s = ui.state;
     const you = s.players[s.seat];
@@ -353,7 +397,7 @@
     if (s.dealer === s.seat) label.append(el("span", "tag tag-dealer", "dealer"));
     if (s.your_turn) label.append(el("span", "tag tag-turn", "your turn"));
     const ev = lastEventOf(s.seat);
-    if (ev && s.events.length > 1) {
+    if (ev && s.events.length > 1 && !ev.decision) {
       const what = ev.captured.length ? `you took ${listNames(ev.captured)} with ${nameOf(ev.card)}` : `you trailed ${nameOf(ev.card)}`;
       label.append(el("span", "muted small", ` · ${what}${ev.scopa ? " — SCOPA!" : ""}`));
     }
@@ -417,9 +461,22 @@
     turn.append(el("div", `whose ${s.your_turn ? "your-turn" : ""}`, whose));
   }
 
+  function eventText(ev) {
+    const you = ev.seat === ui.state.seat;
+    if (ev.decision === "keep") return you ? " kept the first card " : " kept the first card";
+    if (ev.decision === "table") return " put the first card on the table ";
+    if (ev.captured.length === 1 && ev.captured[0] === ev.card) return " played (it takes itself) ";
+    return ev.captured.length ? " played " : " trailed ";
+  }
+
   function eventLine(ev) {
     const li = el("li", ev.scopa ? "scopa" : "");
     li.append(el("span", "who", seatName(ev.seat)));
+    if (ev.decision || (ev.captured.length === 1 && ev.captured[0] === ev.card)) {
+      li.append(el("span", "", eventText(ev)));
+      if (ev.card !== null) li.append(miniCard(ev.card));
+      return li;
+    }
     li.append(el("span", "", ev.captured.length ? " played " : " trailed "));
     li.append(miniCard(ev.card));
     if (ev.captured.length) {
@@ -445,8 +502,15 @@
         box.append(el("li", "marker", ev.marker));
         continue;
       }
-      const capt = ev.captured.length ? ` took ${ev.captured.map((c) => Cards.shortName(c, ui.style)).join(" ")}` : "";
       const who = ev.seat === ui.state.seat ? "You" : `player_${ev.seat}`;
+      if (ev.decision) {
+        const card = ev.card !== null ? ` (${Cards.shortName(ev.card, ui.style)})` : "";
+        box.append(el("li", "", `${who} ${eventText(ev).trim()}${card}`));
+        continue;
+      }
+      const self = ev.captured.length === 1 && ev.captured[0] === ev.card;
+      const taken = ev.captured.map((c) => Cards.shortName(c, ui.style)).join(" ");
+      const capt = self ? " (it takes itself)" : ev.captured.length ? ` took ${taken}` : "";
       const verb = ev.captured.length ? "played" : "trailed";
       box.append(el("li", ev.scopa ? "scopa" : "", `${who} ${verb} ${Cards.shortName(ev.card, ui.style)}${capt}${ev.scopa ? " — SCOPA!" : ""}`));
     }
