@@ -1,0 +1,15 @@
+"""A compiled, batched Scopa core (numba) for search rollouts, evaluations and vectorized training.
+
+The Python engine (:mod:`scopa_env.game`) stays the source of truth; this package plays
+the same game, checked move by move in ``tests/test_fast.py``. See ``docs/fast.md``.
+
+* :class:`~scopa_env.fast.batch.BatchedScopa`: N games stepped together (reset, step,
+  observations, masks, rewards, hand scores, compiled opponents);
+* :func:`~scopa_env.fast.batch.playout`: whole games of compiled players in one call;
+* :mod:`scopa_env.fast.vec_env`: a Gymnasium ``VectorEnv`` and a Stable-Baselines3
+  ``VecEnv`` (with ``action_masks()``) for one learner against compiled opponents.
+"""
+
+from scopa_env.fast.batch import SCORE_FIELDS, SUPPORTED_FIELDS, BatchedScopa, check_supported, playout
+
+__all__ = ["SCORE_FIELDS", "SUPPORTED_FIELDS", "BatchedScopa", "check_supported", "playout"]

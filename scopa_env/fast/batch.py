@@ -1,0 +1,484 @@
+"""``BatchedScopa``: N independent games of Scopa stepped together by compiled kernels.
+
+::
+
+    from scopa_env.fast import BatchedScopa
+    batch = BatchedScopa(1024, num_players=2, action_mode="select")
+    batch.reset(np.arange(1024))
+    while True:
+        actions = pick(batch.obs, batch.action_mask)  # one action per game
+        batch.step(actions)                           # auto-resets finished games
+        batch.rewards, batch.terminated, batch.hand_score ...
+
+It plays exactly the game of :class:`scopa_env.game.Game` and speaks the API of
+:mod:`scopa_env.scopa_v0` (observation layout, action ids, masks, rewards, hand-end
+score breakdown): ``tests/test_fast.py`` drives both with the same deals and moves.
+
+======================  ====================================================================
+Outputs (read-only)     after :meth:`~BatchedScopa.reset` and every :meth:`~BatchedScopa.step`
+======================  ====================================================================
+``obs``                 float32 ``(N, size)``: observation of the seat to move (``to_play``)
+``action_mask``         int8 ``(N, 41)``, "select" mode: legal actions of the seat to move
+``legal_ids``           int64 ``(N, legal_width)``, "move" mode: legal move ids ascending,
+                        padded with -1; ``legal_count`` (N,) says how many
+``to_play``             int64 ``(N,)``: seat to move (always the learner with opponents)
+``rewards``             float32 ``(N, players)``: this step's reward of every seat (the AEC
+                        env's ``rewards``), summed over the opponents' moves too
+``terminated``          bool ``(N,)``: the episode ended in this step; the game in that row is
+                        already a new one (auto-reset); ``final_obs`` holds the last
+                        observation of ``final_obs_seat`` (the learner, or the seat that
+                        made the final move), ``winner`` the winning side (-1: none) and
+                        ``final_scores`` ``(N, 3)`` the game points per side
+``hand_ended``          bool ``(N,)``: a hand ended in this step; ``hand_score`` float64
+                        ``(N, 3, 10)`` holds it per side, fields :data:`SCORE_FIELDS`
+======================  ====================================================================
+
+Episodes: each row plays games (or hands, ``episode="hand"``) back to back; after an
+episode the row deals a new game from its own generator, which :meth:`reset` seeds.
+The first dealer of every game is the last seat, so seat 0 leads (as ``Game`` does).
+
+Opponents: with ``opponent="random"`` or ``"greedy"`` the learner holds one seat per
+game (``learner_seat``: a seat, or ``"random"`` to draw one per game) and every other
+seat, partners included, is played by compiled code inside :meth:`step` until it is
+the learner's turn again.
+
+Bad input (wrong shapes or dtypes, illegal actions, seeds of the wrong length) raises
+``ValueError`` naming the game; nothing is clipped or coerced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any
+
+import numpy as np
+
+from scopa_env.actions import move_enumeration
+from scopa_env.cards import COINS, NUM_CARDS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
+from scopa_env.fast import core
+from scopa_env.fast.core import SCORE_FIELDS
+from scopa_env.observation import ObservationLayout
+from scopa_env.rules import Rules, get_rules
+
+ACTION_MODES = ("move", "select")
+EPISODES = ("game", "hand")
+REWARDS = ("game", "points")
+OPPONENTS = {None: core.OPPONENT_NONE, "random": core.OPPONENT_RANDOM, "greedy": core.OPPONENT_GREEDY}
+
+SUPPORTED_FIELDS = (
+    "name",
+    "description",
+    "player_counts",
+    "ranks",
+    "hand_size",
+    "table_size",
+    "kings_redeal",
+    "single_card_priority",
+    "capture_optional",
+    "last_play_scopa",
+    "primiera_values",
+    "scopa_points",
+    "target",
+    "cappotto",
+)
+"""Rules fields the compiled core implements for every value. Any other field must keep
+its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
+
+# Greedy opponent weights (agents.greedy.CaptureWeights defaults).
+GREEDY_CARD, GREEDY_COIN, GREEDY_SETTEBELLO, GREEDY_PRIMIERA, GREEDY_SCOPA = 1.0, 1.0, 5.0, 0.25, 10.0
+GREEDY_FACE_PRIMIERA = 10
+GREEDY_TIE_TOL = 1e-9
+
+
+def check_supported(rules: Rules) -> None:
+    """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``."""
+    default = Rules()
+    for f in dataclasses.fields(rules):
+        if f.name in SUPPORTED_FIELDS:
+            continue
+        value = getattr(rules, f.name)
+        if value != getattr(default, f.name):
+            raise NotImplementedError(
+                f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} "
+                f"(the compiled core implements {', '.join(SUPPORTED_FIELDS[2:])}; other fields must keep "
+                f"their default); use the Python engine scopa_env.game.Game"
+            )
+
+
+def greedy_card_values(rules: Rules) -> np.ndarray:
+    """Per card id, the greedy opponent's card value (agents.greedy.card_values, default weights)."""
+    out = np.zeros(NUM_CARDS, np.float64)
+    for c in range(NUM_CARDS):
+        v = GREEDY_CARD + GREEDY_PRIMIERA * (rules.primiera_values[RANK_OF[c] - 1] - GREEDY_FACE_PRIMIERA)
+        if SUIT_OF[c] == COINS:
+            v += GREEDY_COIN
+        if c == SETTEBELLO:
+            v += GREEDY_SETTEBELLO
+        out[c] = v
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them)."""
+    check_supported(rules)
+    rules.check_players(num_players)
+    layout = ObservationLayout(num_players)
+    enum = move_enumeration(rules)
+    P = np.zeros(core.NUM_PARAMS, np.int64)
+    P[core.P_PLAYERS] = num_players
+    P[core.P_SIDES] = layout.num_sides
+    P[core.P_HAND_SIZE] = rules.hand_size
+    P[core.P_TABLE_SIZE] = rules.table_size
+    P[core.P_DECK_SIZE] = len(rules.deck)
+    P[core.P_DECK_MASK] = rules.deck_mask
+    P[core.P_KINGS_REDEAL] = rules.kings_redeal
+    P[core.P_PRIORITY] = rules.single_card_priority
+    P[core.P_OPTIONAL] = rules.capture_optional
+    P[core.P_LAST_SCOPA] = rules.last_play_scopa
+    P[core.P_SCOPA_POINTS] = rules.scopa_points
+    P[core.P_TARGET] = rules.target
+    P[core.P_CAPPOTTO] = rules.cappotto
+    P[core.P_OPPONENT] = core.OPPONENT_NONE
+    P[core.P_OBS_SIZE] = layout.size
+    P[core.P_NUM_MOVES] = len(enum)
+    F = np.zeros(core.NUM_FLOATS, np.float64)
+    F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
+    F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)
+    F[core.F_GREEDY_SCOPA] = GREEDY_SCOPA
+    F[core.F_GREEDY_TOL] = GREEDY_TIE_TOL
+    TBL = np.zeros(core.NUM_TBL, np.int64)
+    TBL[core.TBL_DECK : core.TBL_DECK + len(rules.deck)] = rules.deck
+    PAIRS = np.array(enum.pairs, dtype=np.int64).reshape(-1, 2)
+    starts = np.searchsorted(PAIRS[:, 0], np.arange(NUM_CARDS + 1), side="left")
+    TBL[core.TBL_CARD_START : core.TBL_CARD_START + NUM_CARDS + 1] = starts
+    for arr in (P, F, TBL, PAIRS):
+        arr.flags.writeable = False
+    return P, F, TBL, PAIRS
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+class BatchedScopa:
+    """N games of Scopa in numpy arrays, stepped by compiled kernels. See the module docstring.
+
+    Args:
+        num_games: N, the batch size.
+        num_players: 2, 3, 4 or 6.
+        rules: a preset name or :class:`~scopa_env.rules.Rules` (unsupported ones raise
+            ``NotImplementedError`` naming the preset and field).
+        action_mode: ``"select"`` (``Discrete(41)``, dense masks) or ``"move"`` (the ids of
+            :func:`scopa_env.actions.move_enumeration`, as a padded list).
+        episode: ``"game"`` or ``"hand"``, as in :mod:`scopa_env.scopa_v0`.
+        reward: ``"game"`` or ``"points"``, as in :mod:`scopa_env.scopa_v0`.
+        opponent: ``None`` (the caller plays every seat), ``"random"`` or ``"greedy"``.
+        learner_seat: with an opponent, the learner's seat, or ``"random"`` (one per game).
+        legal_width: "move" mode: columns of ``legal_ids``. A position with more legal
+            moves raises ``RuntimeError`` (never truncated); raise the width then.
+    """
+
+    def __init__(
+        self,
+        num_games: int,
+        num_players: int = 2,
+        rules: Rules | str | None = None,
+        action_mode: str = "select",
+        episode: str = "game",
+        reward: str = "game",
+        opponent: str | None = None,
+        learner_seat: int | str = 0,
+        legal_width: int = 64,
+    ) -> None:
+        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+            raise ValueError(f"num_players must be an int, got {num_players!r}")
+        for name, value, allowed in (
+            ("action_mode", action_mode, ACTION_MODES),
+            ("episode", episode, EPISODES),
+            ("reward", reward, REWARDS),
+            ("opponent", opponent, tuple(OPPONENTS)),
+        ):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        self.rules = get_rules(rules)
+        self.num_games = int(num_games)
+        self.num_players = int(num_players)
+        base_P, self._F, self._TBL, self._PAIRS = compiled_rules(self.rules, self.num_players)
+        if learner_seat == "random":
+            seat_code = core.LEARNER_RANDOM
+        elif isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool):
+            if not 0 <= learner_seat < self.num_players:
+                raise ValueError(f"learner_seat must be a seat in 0..{self.num_players - 1} or 'random'")
+            seat_code = int(learner_seat)
+        else:
+            raise ValueError(f"learner_seat must be a seat or 'random', got {learner_seat!r}")
+        if isinstance(legal_width, bool) or not isinstance(legal_width, (int, np.integer)) or legal_width < 1:
+            raise ValueError(f"legal_width must be a positive int, got {legal_width!r}")
+        self.action_mode = action_mode
+        self.episode = episode
+        self.reward_mode = reward
+        self.opponent = opponent
+        self.learner_seat = learner_seat
+        self.layout = ObservationLayout(self.num_players)
+        self.num_sides = self.layout.num_sides
+        self.moves = move_enumeration(self.rules)
+        self.num_actions = core.NUM_SELECT_ACTIONS if action_mode == "select" else len(self.moves)
+        P = base_P.copy()
+        P[core.P_EPISODE_HAND] = episode == "hand"
+        P[core.P_REWARD_POINTS] = reward == "points"
+        P[core.P_SELECT] = action_mode == "select"
+        P[core.P_OPPONENT] = OPPONENTS[opponent]
+        P[core.P_LEARNER_SEAT] = seat_code
+        P[core.P_LEGAL_WIDTH] = legal_width
+        P.flags.writeable = False
+        self._P = P
+        self.legal_width = int(legal_width)
+        n = self.num_games
+        self._S = np.zeros((n, core.NUM_COLS), np.int64)
+        self._rng = np.zeros((n, 2), np.uint64)
+        self._obs = np.zeros((n, self.layout.size), np.float32)
+        self._final_obs = np.zeros((n, self.layout.size), np.float32)
+        self._mask = np.zeros((n, core.NUM_SELECT_ACTIONS), np.int8)
+        self._legal_ids = np.full((n, self.legal_width), -1, np.int64)
+        self._rewards = np.zeros((n, self.num_players), np.float32)
+        self._info = np.zeros((n, core.NUM_INFO), np.int64)
+        self._hand_score = np.zeros((n, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
+        self._ready = False
+        self.obs = _readonly(self._obs)
+        self.final_obs = _readonly(self._final_obs)
+        self.action_mask = _readonly(self._mask)
+        self.legal_ids = _readonly(self._legal_ids)
+        self.legal_count = _readonly(self._info[:, core.INFO_LEGAL_COUNT])
+        self.to_play = _readonly(self._info[:, core.INFO_TO_PLAY])
+        self.rewards = _readonly(self._rewards)
+        self.hand_score = _readonly(self._hand_score[:, : self.num_sides])
+        self.winner = _readonly(self._info[:, core.INFO_WINNER])
+        self.final_scores = _readonly(self._info[:, core.INFO_FINAL_SCORE : core.INFO_FINAL_SCORE + self.num_sides])
+        self.final_obs_seat = _readonly(self._info[:, core.INFO_OBS_SEAT])
+
+    # --- episode API -------------------------------------------------------------
+
+    def reset(self, seeds: np.ndarray | list[int]) -> np.ndarray:
+        """Start a new game in every row; row ``i``'s deals and opponents draw from ``seeds[i]``.
+
+        Returns ``obs`` (read-only).
+        """
+        seeds = self._check_int_array(seeds, "seeds")
+        self._run(core.OP_RESET, seeds)
+        self._ready = True
+        return self.obs
+
+    def step(self, actions: np.ndarray | list[int]) -> np.ndarray:
+        """One action per game for the seat to move; finished episodes auto-reset.
+
+        Returns ``obs`` (read-only); rewards, terminations and hand scores are attributes.
+        """
+        if not self._ready:
+            raise ValueError("call reset(seeds) before step()")
+        actions = self._check_int_array(actions, "actions")
+        self._run(core.OP_STEP, actions)
+        return self.obs
+
+    def _call(self, op: int, arg: np.ndarray, obs: np.ndarray) -> tuple[int, int]:
+        return core.batch_kernel(
+            op,
+            self._S,
+            self._rng,
+            self._P,
+            self._F,
+            self._TBL,
+            self._PAIRS,
+            arg,
+            obs,
+            self._mask,
+            self._legal_ids,
+            self._rewards,
+            self._info,
+            self._hand_score,
+            self._final_obs,
+        )
+
+    def _run(self, op: int, arg: np.ndarray) -> None:
+        status, game = self._call(op, arg, self._obs)
+        if status == core.STATUS_BAD_ACTION:
+            raise ValueError(f"game {game}: {self._illegal_text(game, int(arg[game]))}")
+        if status == core.STATUS_LEGAL_OVERFLOW:
+            self._ready = False
+            raise RuntimeError(
+                f"game {game}: {int(self._info[game, core.INFO_LEGAL_COUNT])} legal moves, more than "
+                f"legal_width={self.legal_width}; build the batch with a larger legal_width and reset it"
+            )
+
+    def _check_int_array(self, values, what: str) -> np.ndarray:
+        arr = np.asarray(values)
+        if arr.dtype.kind not in "iu":
+            bad = next((i for i, v in enumerate(arr.reshape(-1)) if not isinstance(v, (int, np.integer))), 0)
+            raise ValueError(f"{what} must be integers, got dtype {arr.dtype} (game {bad}: {arr.reshape(-1)[bad]!r})")
+        if arr.shape != (self.num_games,):
+            raise ValueError(f"{what} must have shape ({self.num_games},) (one per game), got shape {arr.shape}")
+        if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
+            game = int(np.argmax(arr > np.iinfo(np.int64).max))
+            raise ValueError(f"game {game}: {what} value {arr[game]} does not fit in int64")
+        return np.ascontiguousarray(arr, dtype=np.int64)
+
+    def _illegal_text(self, game: int, action: int) -> str:
+        seat = int(self._info[game, core.INFO_TO_PLAY])
+        legal = self.legal_actions(game)
+        if self.action_mode == "select":
+            desc = "confirm" if action == core.CONFIRM else (format_card(action) if 0 <= action < NUM_CARDS else "?")
+            names = ", ".join(f"{a} ({'confirm' if a == core.CONFIRM else format_card(a)})" for a in legal)
+        else:
+            desc = str(self.moves.decode(action)) if 0 <= action < len(self.moves) else "out of range"
+            names = ", ".join(f"{a} ({self.moves.decode(a)})" for a in legal)
+        if not 0 <= action < self.num_actions:
+            return f"action {action} is out of range 0..{self.num_actions - 1} for player_{seat}; legal: {names}"
+        return f"action {action} ({desc}) is not legal for player_{seat}; legal: {names}"
+
+    # --- queries -----------------------------------------------------------------
+
+    @property
+    def hand_ended(self) -> np.ndarray:
+        """bool ``(N,)``: a hand ended in the last step (a new array)."""
+        return self._info[:, core.INFO_HAND_ENDED] != 0
+
+    @property
+    def terminated(self) -> np.ndarray:
+        """bool ``(N,)``: the episode ended in the last step and the row was reset (a new array)."""
+        return self._info[:, core.INFO_TERMINATED] != 0
+
+    def legal(self) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+        """The legal actions of every game: the "select" mask, or ``(legal_ids, legal_count)``."""
+        if self.action_mode == "select":
+            return self.action_mask
+        return self.legal_ids, self.legal_count
+
+    def legal_actions(self, game: int) -> list[int]:
+        """Legal action ids of one game, ascending."""
+        if self.action_mode == "select":
+            return np.flatnonzero(self._mask[game]).tolist()
+        return self._legal_ids[game, : self._info[game, core.INFO_LEGAL_COUNT]].tolist()
+
+    def dense_move_mask(self, out: np.ndarray | None = None) -> np.ndarray:
+        """The ``(N, num_actions)`` int8 mask of the legal actions (dense; costly in "move" mode)."""
+        if out is None:
+            out = np.zeros((self.num_games, self.num_actions), np.int8)
+        else:
+            out[:] = 0
+        if self.action_mode == "select":
+            out[:] = self._mask
+            return out
+        valid = self._legal_ids >= 0
+        rows = np.broadcast_to(np.arange(self.num_games)[:, None], valid.shape)
+        out[rows[valid], self._legal_ids[valid]] = 1
+        return out
+
+    def choose(self, player: str = "greedy") -> list[tuple[int, int]]:
+        """The ``(card, captured_mask)`` a compiled ``"random"`` or ``"greedy"`` player would play
+        now in every game (drawing from the opponents' generator); nothing is played."""
+        if player not in ("random", "greedy"):
+            raise ValueError(f"player must be 'random' or 'greedy', got {player!r}")
+        if not self._ready:
+            raise ValueError("call reset(seeds) before choose()")
+        kinds = np.full(self.num_games, OPPONENTS[player], np.int64)
+        self._call(core.OP_CHOOSE, kinds, self._obs)
+        return [(int(c), int(m)) for c, m in self._info[:, core.INFO_CHOICE_CARD : core.INFO_CHOICE_MASK + 1]]
+
+    def observe(self, seats: np.ndarray | list[int], out: np.ndarray | None = None) -> np.ndarray:
+        """Observations of game ``i`` from seat ``seats[i]`` (float32 ``(N, size)``)."""
+        seats = self._check_int_array(seats, "seats")
+        bad = np.flatnonzero((seats < 0) | (seats >= self.num_players))
+        if bad.size:
+            raise ValueError(f"game {bad[0]}: seat {seats[bad[0]]} is not in 0..{self.num_players - 1}")
+        if out is None:
+            out = np.empty((self.num_games, self.layout.size), np.float32)
+        elif out.shape != (self.num_games, self.layout.size) or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous float32 array of shape {(self.num_games, self.layout.size)}")
+        self._call(core.OP_OBSERVE, seats, out)
+        return out
+
+    def hand_score_dicts(self, game: int) -> list[dict[str, Any]]:
+        """The last hand score of one game as :func:`scopa_env.scoring.score_hand` dicts."""
+        out = []
+        for side in range(self.num_sides):
+            row = self._hand_score[game, side]
+            d = {name: int(row[k]) for k, name in enumerate(SCORE_FIELDS)}
+            pv = float(row[core.SCORE_PRIMIERA_VALUE])
+            d["primiera_value"] = int(pv) if pv.is_integer() else pv
+            out.append(d)
+        return out
+
+    def state(self, game: int) -> dict[str, Any]:
+        """The full state of one game, in :class:`scopa_env.game.Game`'s terms (for tests and debugging)."""
+        S = self._S[game]
+        n, s = self.num_players, self.num_sides
+        size = len(self.rules.deck)
+        pos = int(S[core.COL_STOCK_POS])
+        lc = int(S[core.COL_LASTCAP])
+        pending = int(S[core.COL_PENDING])
+        return {
+            "hands": [int(S[core.COL_HAND + k]) for k in range(n)],
+            "played": [int(S[core.COL_PLAYED + k]) for k in range(n)],
+            "table": int(S[core.COL_TABLE]),
+            "piles": [int(S[core.COL_PILE + k]) for k in range(s)],
+            "scope": [int(S[core.COL_SCOPE + k]) for k in range(s)],
+            "scores": [int(S[core.COL_SCORE + k]) for k in range(s)],
+            "stock": [int(c) for c in S[core.COL_DECK + pos : core.COL_DECK + size]],
+            "deal_order": [int(c) for c in S[core.COL_DECK : core.COL_DECK + size]],
+            "current": int(S[core.COL_CURRENT]),
+            "dealer": int(S[core.COL_DEALER]),
+            "last_capturer": None if lc == core.NO_SEAT else lc,
+            "hand_number": int(S[core.COL_HAND_NUM]),
+            "pending_card": None if pending == core.NO_SEAT else pending,
+            "selected": int(S[core.COL_SELECTED]),
+            "learner": int(S[core.COL_LEARNER]),
+        }
+
+    def describe(self, game: int) -> str:
+        """One line about one game, for messages."""
+        st = self.state(game)
+        hands = " | ".join(format_cards(h) for h in st["hands"])
+        return (
+            f"game {game}: current={st['current']} dealer={st['dealer']} hands=[{hands}] "
+            f"table=[{format_cards(st['table'])}] stock={len(st['stock'])} scores={st['scores']}"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"BatchedScopa(num_games={self.num_games}, num_players={self.num_players}, rules={self.rules.name!r}, "
+            f"action_mode={self.action_mode!r}, episode={self.episode!r}, reward={self.reward_mode!r}, "
+            f"opponent={self.opponent!r})"
+        )
+
+
+def playout(
+    num_games: int,
+    num_players: int = 2,
+    rules: Rules | str | None = None,
+    players: tuple[str, ...] | None = None,
+    seed: int = 0,
+) -> tuple[int, np.ndarray]:
+    """Play whole games with compiled players in one thread (benchmarks, quick evaluations).
+
+    Args:
+        players: per seat ``"random"`` or ``"greedy"`` (default: all random).
+
+    Returns:
+        ``(moves, wins)``: moves played and games won per side (last entry: no winner).
+    """
+    r = get_rules(rules)
+    P, F, TBL, _ = compiled_rules(r, num_players)
+    players = players or ("random",) * num_players
+    if len(players) != num_players or any(p not in ("random", "greedy") for p in players):
+        raise ValueError(f"players must give 'random' or 'greedy' for each of {num_players} seats, got {players!r}")
+    kinds = np.array([OPPONENTS[p] for p in players], np.int64)
+    moves, wins = core.playout_kernel(P, F, TBL, int(num_games), int(seed), kinds)
+    return int(moves), wins
+
+
+__all__ = ["SCORE_FIELDS", "SUPPORTED_FIELDS", "BatchedScopa", "check_supported", "compiled_rules", "playout"]

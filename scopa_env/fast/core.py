@@ -1,0 +1,873 @@
+"""Compiled Scopa kernels: N games in one ``int64`` state matrix, stepped by numba.
+
+This module is the machine room of :class:`scopa_env.fast.batch.BatchedScopa`; read
+that class first. Everything here mirrors :mod:`scopa_env.game`,
+:mod:`scopa_env.rules` (``legal_pairs``), :mod:`scopa_env.scoring`,
+:mod:`scopa_env.observation` and :mod:`scopa_env.scopa_v0` exactly, and
+``tests/test_fast.py`` checks that step by step against them.
+
+Card sets are ``int64`` bitmasks (bit ``i`` is card id ``i``, see :mod:`scopa_env.cards`).
+
+State matrix ``S[N, NUM_COLS]`` (one row per game)::
+
+    column          width  content
+    --------------  -----  -----------------------------------------------------------
+    COL_HAND        6      per seat, cards in hand
+    COL_PLAYED      6      per seat, cards played this hand
+    COL_PILE        3      per side, cards captured this hand
+    COL_SCOPE       3      per side, scope this hand
+    COL_SCORE       3      per side, game points
+    COL_TABLE       1      face-up table cards
+    COL_CURRENT     1      seat to move
+    COL_DEALER      1      seat that dealt this hand
+    COL_LASTCAP     1      seat that captured last this hand, -1 for none
+    COL_IN_HANDS    1      cards left in all hands
+    COL_STOCK_POS   1      index in COL_DECK of the next stock card
+    COL_HAND_NUM    1      hands finished in this game
+    COL_PENDING     1      "select" mode: hand card chosen, -1 for none
+    COL_SELECTED    1      "select" mode: table cards chosen so far
+    COL_LEARNER     1      the learner's seat (learner mode), else -1
+    COL_DECK        40     this hand's deal order (after any Kings redeal)
+
+Rules and modes travel in ``P`` (int64, indices ``P_*``), floats in ``F`` (``F_*``),
+the sorted deck and the per-card start of the "move" enumeration in ``TBL``
+(``TBL_*``), and the enumeration itself in ``PAIRS[M, 2]`` (card, captured mask).
+
+Per-step outputs: ``info[N, NUM_INFO]`` (``INFO_*``), ``rewards[N, players]``,
+``hand_score[N, 3, NUM_SCORE_FIELDS]`` (``SCORE_*``, as :func:`scopa_env.scoring.score_hand`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+MAX_PLAYERS = 6
+MAX_SIDES = 3
+NUM_CARDS = 40
+CONFIRM = NUM_CARDS
+NUM_SELECT_ACTIONS = NUM_CARDS + 1
+RANK_SPAN = 10
+KINGS_MASK = (1 << 9) | (1 << 19) | (1 << 29) | (1 << 39)
+ONE_OF_EACH_SUIT = 1 | (1 << 10) | (1 << 20) | (1 << 30)
+SUIT_BITS = (1 << RANK_SPAN) - 1
+KINGS_FOR_REDEAL = 3
+CAPPOTTO_LEAD = 7
+SETTEBELLO = 6
+MAX_SUM = 10
+SUBSET_CAPACITY = 4096  # subsets of the whole deck with sum <= 10: 4,051
+NO_SEAT = -1
+
+# --- state columns --------------------------------------------------------------
+COL_HAND = 0
+COL_PLAYED = COL_HAND + MAX_PLAYERS
+COL_PILE = COL_PLAYED + MAX_PLAYERS
+COL_SCOPE = COL_PILE + MAX_SIDES
+COL_SCORE = COL_SCOPE + MAX_SIDES
+COL_TABLE = COL_SCORE + MAX_SIDES
+COL_CURRENT = COL_TABLE + 1
+COL_DEALER = COL_CURRENT + 1
+COL_LASTCAP = COL_DEALER + 1
+COL_IN_HANDS = COL_LASTCAP + 1
+COL_STOCK_POS = COL_IN_HANDS + 1
+COL_HAND_NUM = COL_STOCK_POS + 1
+COL_PENDING = COL_HAND_NUM + 1
+COL_SELECTED = COL_PENDING + 1
+COL_LEARNER = COL_SELECTED + 1
+COL_DECK = COL_LEARNER + 1
+NUM_COLS = COL_DECK + NUM_CARDS
+
+# --- int parameters P -------------------------------------------------------------
+P_PLAYERS = 0
+P_SIDES = 1
+P_HAND_SIZE = 2
+P_TABLE_SIZE = 3
+P_DECK_SIZE = 4
+P_DECK_MASK = 5
+P_KINGS_REDEAL = 6
+P_PRIORITY = 7
+P_OPTIONAL = 8
+P_LAST_SCOPA = 9
+P_SCOPA_POINTS = 10
+P_TARGET = 11
+P_CAPPOTTO = 12
+P_EPISODE_HAND = 13  # 1: an episode is one hand; 0: a whole game
+P_REWARD_POINTS = 14  # 1: hand-point margin at every hand end; 0: +-1 at the end
+P_SELECT = 15  # 1: "select" actions; 0: "move" ids
+P_OPPONENT = 16  # OPPONENT_NONE, OPPONENT_RANDOM or OPPONENT_GREEDY
+P_LEARNER_SEAT = 17  # fixed learner seat, or LEARNER_RANDOM
+P_OBS_SIZE = 18
+P_LEGAL_WIDTH = 19
+P_NUM_MOVES = 20
+NUM_PARAMS = 21
+
+OPPONENT_NONE = -1
+OPPONENT_RANDOM = 0
+OPPONENT_GREEDY = 1
+LEARNER_RANDOM = -1
+
+# --- float parameters F -----------------------------------------------------------
+F_PRIMIERA = 0  # 10 values, ranks 1..10
+F_GREEDY_VALUES = F_PRIMIERA + RANK_SPAN  # 40 card values of the greedy opponent
+F_GREEDY_SCOPA = F_GREEDY_VALUES + NUM_CARDS
+F_GREEDY_TOL = F_GREEDY_SCOPA + 1
+NUM_FLOATS = F_GREEDY_TOL + 1
+
+# --- tables TBL -----------------------------------------------------------------------
+TBL_DECK = 0  # the deck's card ids ascending (P_DECK_SIZE used)
+TBL_CARD_START = TBL_DECK + NUM_CARDS  # 41 entries: move ids of card c are [start[c], start[c + 1])
+NUM_TBL = TBL_CARD_START + NUM_CARDS + 1
+
+# --- per-game info outputs ----------------------------------------------------------
+INFO_TO_PLAY = 0  # seat whose observation and legal actions were written
+INFO_TERMINATED = 1  # the episode ended in this step (the game was then reset)
+INFO_HAND_ENDED = 2  # a hand ended in this step (hand_score holds it)
+INFO_WINNER = 3  # on termination: winning side, -1 for none
+INFO_LEGAL_COUNT = 4  # "move" mode: number of legal move ids
+INFO_FINAL_SCORE = 5  # on termination: 3 columns, game points per side
+INFO_OBS_SEAT = INFO_FINAL_SCORE + MAX_SIDES  # on termination: seat of final_obs
+INFO_CHOICE_CARD = INFO_OBS_SEAT + 1  # OP_CHOOSE: card of the compiled player's move
+INFO_CHOICE_MASK = INFO_CHOICE_CARD + 1  # OP_CHOOSE: its captured mask
+NUM_INFO = INFO_CHOICE_MASK + 1
+
+# --- hand score fields (the keys of scopa_env.scoring.score_hand) ---------------------
+SCORE_FIELDS = (
+    "cards",
+    "coins",
+    "settebello",
+    "primiera",
+    "scope",
+    "total",
+    "num_cards",
+    "num_coins",
+    "primiera_value",
+    "num_scope",
+)
+SCORE_CARDS, SCORE_COINS, SCORE_SETTEBELLO, SCORE_PRIMIERA, SCORE_SCOPE, SCORE_TOTAL = range(6)
+SCORE_NUM_CARDS, SCORE_NUM_COINS, SCORE_PRIMIERA_VALUE, SCORE_NUM_SCOPE = range(6, 10)
+NUM_SCORE_FIELDS = len(SCORE_FIELDS)
+
+# --- step status codes ------------------------------------------------------------------
+STATUS_OK = 0
+STATUS_BAD_ACTION = 1
+STATUS_LEGAL_OVERFLOW = 2
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_OPP_STREAM = np.uint64(0xD1B54A32D192ED03)
+
+
+# === small helpers ============================================================================
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a non-negative int64 (cards in a mask)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56 & 0xFF
+
+
+@njit(cache=True, inline="always")
+def _rand(rng, i, stream):
+    """Next splitmix64 output of game ``i``'s generator ``stream`` (0: deals, 1: opponents)."""
+    z = rng[i, stream] + _GOLDEN
+    rng[i, stream] = z
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _below(rng, i, stream, k):
+    """Uniform int in ``0..k-1`` (k < 2**31) from game ``i``'s generator."""
+    z = _rand(rng, i, stream) >> np.uint64(32)
+    return np.int64((z * np.uint64(k)) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def seed_games(rng, seeds):
+    """Seed both generators of every game from ``seeds``."""
+    for i in range(seeds.shape[0]):
+        s = np.uint64(seeds[i])
+        rng[i, 0] = s * _MIX1 + _GOLDEN
+        rng[i, 1] = (s ^ _OPP_STREAM) * _MIX2 + _GOLDEN
+        _rand(rng, i, 0)
+        _rand(rng, i, 1)
+
+
+@njit(cache=True, inline="always")
+def _side(seat, n):
+    return seat if n <= 3 else seat % 2
+
+
+# === legal moves (scopa_env.rules.legal_pairs) ================================================
+
+
+@njit(cache=True, inline="always")
+def _subsets(table, sub_mask, sub_sum):
+    """Every subset of ``table`` with value sum <= 10, ascending by mask (the empty set first).
+
+    Adding cards in ascending id order keeps the list sorted: each new subset holds a
+    higher bit than every older one.
+    """
+    sub_mask[0] = 0
+    sub_sum[0] = 0
+    n = 1
+    t = table
+    while t != 0:
+        b = t & -t
+        t ^= b
+        r = trailing_zeros(b) % RANK_SPAN + 1
+        m = n
+        for k in range(m):
+            s = sub_sum[k] + r
+            if s <= MAX_SUM:
+                sub_mask[n] = sub_mask[k] | b
+                sub_sum[n] = s
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def legal_pairs(hand, table, priority, optional, sub_mask, sub_sum, out_card, out_mask):
+    """Legal ``(card, captured)`` pairs into ``out_card``/``out_mask``; returns their number.
+
+    Same moves in the same order as :func:`scopa_env.rules.legal_pairs`: by card, then
+    captured mask ascending, the trail (mask 0) first where it is legal.
+    """
+    count = 0
+    if table == 0:
+        h = hand
+        while h != 0:
+            b = h & -h
+            h ^= b
+            out_card[count] = trailing_zeros(b)
+            out_mask[count] = 0
+            count += 1
+        return count
+    nsub = -1
+    h = hand
+    while h != 0:
+        b = h & -h
+        h ^= b
+        card = trailing_zeros(b)
+        rank = card % RANK_SPAN + 1
+        singles = table & (ONE_OF_EACH_SUIT << (rank - 1))
+        if singles != 0 and priority:
+            if optional:
+                out_card[count] = card
+                out_mask[count] = 0
+                count += 1
+            while singles != 0:
+                s = singles & -singles
+                singles ^= s
+                out_card[count] = card
+                out_mask[count] = s
+                count += 1
+            continue
+        if nsub < 0:
+            nsub = _subsets(table, sub_mask, sub_sum)
+        start = count
+        if optional:
+            out_card[count] = card
+            out_mask[count] = 0
+            count += 1
+        # Sets summing to the rank; without single-card priority singles of the rank compete too.
+        for k in range(1, nsub):
+            if sub_sum[k] == rank:
+                out_card[count] = card
+                out_mask[count] = sub_mask[k]
+                count += 1
+        if count == start:
+            out_card[count] = card
+            out_mask[count] = 0
+            count += 1
+    return count
+
+
+@njit(cache=True, inline="always")
+def _move_id(PAIRS, TBL, card, mask):
+    """Id of ``(card, mask)`` in the "move" enumeration (binary search in the card's block)."""
+    lo = TBL[TBL_CARD_START + card]
+    hi = TBL[TBL_CARD_START + card + 1] - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if PAIRS[mid, 1] < mask:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+# === dealing and playing (scopa_env.game.Game) =================================================
+
+
+@njit(cache=True, inline="always")
+def _new_hand_state(S, i, n):
+    for s in range(MAX_PLAYERS):
+        S[i, COL_HAND + s] = 0
+        S[i, COL_PLAYED + s] = 0
+    for s in range(MAX_SIDES):
+        S[i, COL_PILE + s] = 0
+        S[i, COL_SCOPE + s] = 0
+    S[i, COL_TABLE] = 0
+    S[i, COL_LASTCAP] = NO_SEAT
+    S[i, COL_CURRENT] = (S[i, COL_DEALER] + 1) % n
+    S[i, COL_IN_HANDS] = 0
+    S[i, COL_PENDING] = NO_SEAT
+    S[i, COL_SELECTED] = 0
+
+
+@njit(cache=True, inline="always")
+def _deal_round(S, i, n, start, count):
+    """Deal ``count`` cards of the deal order from ``start``, one at a time from the dealer's left."""
+    first = S[i, COL_DEALER] + 1
+    for k in range(count):
+        seat = (first + k) % n
+        S[i, COL_HAND + seat] |= np.int64(1) << S[i, COL_DECK + start + k]
+    S[i, COL_IN_HANDS] += count
+
+
+@njit(cache=True)
+def _deal(S, i, rng, P, TBL):
+    """Shuffle and deal a hand; deal again (same dealer) while 3+ Kings lie face up."""
+    n = P[P_PLAYERS]
+    size = P[P_DECK_SIZE]
+    dealt = n * P[P_HAND_SIZE]
+    while True:
+        for k in range(size):
+            S[i, COL_DECK + k] = TBL[TBL_DECK + k]
+        for k in range(size - 1, 0, -1):
+            j = _below(rng, i, 0, k + 1)
+            tmp = S[i, COL_DECK + k]
+            S[i, COL_DECK + k] = S[i, COL_DECK + j]
+            S[i, COL_DECK + j] = tmp
+        for s in range(n):
+            S[i, COL_HAND + s] = 0
+        S[i, COL_IN_HANDS] = 0
+        _deal_round(S, i, n, 0, dealt)
+        table = np.int64(0)
+        for k in range(dealt, dealt + P[P_TABLE_SIZE]):
+            table |= np.int64(1) << S[i, COL_DECK + k]
+        S[i, COL_TABLE] = table
+        S[i, COL_STOCK_POS] = dealt + P[P_TABLE_SIZE]
+        if not (P[P_KINGS_REDEAL] and popcount(table & KINGS_MASK) >= KINGS_FOR_REDEAL):
+            return
+
+
+@njit(cache=True)
+def new_game(S, i, rng, P, TBL):
+    """A fresh game in row ``i``: scores 0, the last seat deals, seat 0 leads."""
+    n = P[P_PLAYERS]
+    for s in range(MAX_SIDES):
+        S[i, COL_SCORE + s] = 0
+    S[i, COL_HAND_NUM] = 0
+    S[i, COL_DEALER] = n - 1
+    if P[P_OPPONENT] == OPPONENT_NONE:
+        S[i, COL_LEARNER] = NO_SEAT
+    elif P[P_LEARNER_SEAT] == LEARNER_RANDOM:
+        S[i, COL_LEARNER] = _below(rng, i, 1, n)
+    else:
+        S[i, COL_LEARNER] = P[P_LEARNER_SEAT]
+    _new_hand_state(S, i, n)
+    _deal(S, i, rng, P, TBL)
+
+
+@njit(cache=True, inline="always")
+def _primiera_value(pile, F):
+    total = 0.0
+    for s in range(4):
+        in_suit = (pile >> (RANK_SPAN * s)) & SUIT_BITS
+        if in_suit == 0:
+            return 0.0
+        best = 0.0
+        while in_suit != 0:
+            b = in_suit & -in_suit
+            in_suit ^= b
+            v = F[F_PRIMIERA + trailing_zeros(b)]
+            if v > best:
+                best = v
+        total += best
+    return total
+
+
+@njit(cache=True, inline="always")
+def _unique_max(values, count):
+    """Index of the value strictly above all others, else -1 (scoring.unique_max)."""
+    best = 0
+    ties = 1
+    for k in range(1, count):
+        if values[k] > values[best]:
+            best = k
+            ties = 1
+        elif values[k] == values[best]:
+            ties += 1
+    return best if ties == 1 else -1
+
+
+@njit(cache=True, inline="always")
+def _score_hand(S, i, P, F, hand_score):
+    """Score the finished hand into ``hand_score[i]`` and add the totals to the game score."""
+    ns = P[P_SIDES]
+    num_cards = np.zeros(MAX_SIDES, np.float64)
+    num_coins = np.zeros(MAX_SIDES, np.float64)
+    prim = np.zeros(MAX_SIDES, np.float64)
+    top_prim = 0.0
+    for s in range(ns):
+        pile = S[i, COL_PILE + s]
+        num_cards[s] = popcount(pile)
+        num_coins[s] = popcount(pile & SUIT_BITS)
+        prim[s] = _primiera_value(pile, F)
+        if prim[s] > top_prim:
+            top_prim = prim[s]
+    cards_w = _unique_max(num_cards, ns)
+    coins_w = _unique_max(num_coins, ns)
+    prim_w = _unique_max(prim, ns) if top_prim > 0 else -1
+    for s in range(ns):
+        row = hand_score[i, s]
+        row[SCORE_CARDS] = 1.0 if cards_w == s else 0.0
+        row[SCORE_COINS] = 1.0 if coins_w == s else 0.0
+        row[SCORE_SETTEBELLO] = float((S[i, COL_PILE + s] >> SETTEBELLO) & 1)
+        row[SCORE_PRIMIERA] = 1.0 if prim_w == s else 0.0
+        row[SCORE_SCOPE] = S[i, COL_SCOPE + s] * P[P_SCOPA_POINTS]
+        total = row[SCORE_CARDS] + row[SCORE_COINS] + row[SCORE_SETTEBELLO] + row[SCORE_PRIMIERA] + row[SCORE_SCOPE]
+        row[SCORE_TOTAL] = total
+        row[SCORE_NUM_CARDS] = num_cards[s]
+        row[SCORE_NUM_COINS] = num_coins[s]
+        row[SCORE_PRIMIERA_VALUE] = prim[s]
+        row[SCORE_NUM_SCOPE] = S[i, COL_SCOPE + s]
+        S[i, COL_SCORE + s] += np.int64(total)
+    for s in range(ns, MAX_SIDES):
+        for f in range(NUM_SCORE_FIELDS):
+            hand_score[i, s, f] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _game_winner(S, i, P):
+    ns = P[P_SIDES]
+    top = S[i, COL_SCORE]
+    lead = 0
+    ties = 1
+    for s in range(1, ns):
+        v = S[i, COL_SCORE + s]
+        if v > top:
+            top = v
+            lead = s
+            ties = 1
+        elif v == top:
+            ties += 1
+    if ties != 1:
+        return -1
+    if top >= P[P_TARGET]:
+        return lead
+    if P[P_CAPPOTTO] and top >= CAPPOTTO_LEAD:
+        for s in range(ns):
+            if s != lead and S[i, COL_SCORE + s] != 0:
+                return -1
+        return lead
+    return -1
+
+
+@njit(cache=True)
+def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
+    """Play ``(card, captured)`` for the seat to move (Game.play_pair); returns 1 if the episode ended.
+
+    At a hand end it scores the hand, sets the env's rewards (added into ``rewards[i]``)
+    and deals the next hand unless the episode is over.
+    """
+    n = P[P_PLAYERS]
+    seat = S[i, COL_CURRENT]
+    bit = np.int64(1) << card
+    S[i, COL_HAND + seat] ^= bit
+    S[i, COL_PLAYED + seat] |= bit
+    S[i, COL_IN_HANDS] -= 1
+    stock_empty = S[i, COL_STOCK_POS] == P[P_DECK_SIZE]
+    last_play = S[i, COL_IN_HANDS] == 0 and stock_empty
+    if captured != 0:
+        S[i, COL_TABLE] ^= captured
+        side = _side(seat, n)
+        S[i, COL_PILE + side] |= captured | bit
+        S[i, COL_LASTCAP] = seat
+        if S[i, COL_TABLE] == 0 and (not last_play or P[P_LAST_SCOPA]):
+            S[i, COL_SCOPE + side] += 1
+    else:
+        S[i, COL_TABLE] |= bit
+    S[i, COL_CURRENT] = (seat + 1) % n
+    if S[i, COL_IN_HANDS] != 0:
+        return 0
+    if not stock_empty:
+        per_deal = n * P[P_HAND_SIZE]
+        _deal_round(S, i, n, S[i, COL_STOCK_POS], per_deal)
+        S[i, COL_STOCK_POS] += per_deal
+        return 0
+    # End of the hand: the last capturer's side sweeps up the table.
+    ns = P[P_SIDES]
+    lc = S[i, COL_LASTCAP]
+    if lc != NO_SEAT:
+        S[i, COL_PILE + _side(lc, n)] |= S[i, COL_TABLE]
+        S[i, COL_TABLE] = 0
+    _score_hand(S, i, P, F, hand_score)
+    S[i, COL_HAND_NUM] += 1
+    info[i, INFO_HAND_ENDED] = 1
+    winner = _game_winner(S, i, P)
+    over = P[P_EPISODE_HAND] == 1 or winner >= 0
+    if P[P_REWARD_POINTS]:
+        for s in range(n):
+            side = _side(s, n)
+            others = 0.0
+            for o in range(ns):
+                if o != side:
+                    others += hand_score[i, o, SCORE_TOTAL]
+            rewards[i, s] += hand_score[i, side, SCORE_TOTAL] - others / (ns - 1)
+    elif over:
+        best = -1.0
+        ties = 0
+        for o in range(ns):
+            t = hand_score[i, o, SCORE_TOTAL]
+            if t > best:
+                best = t
+                ties = 1
+            elif t == best:
+                ties += 1
+        for s in range(n):
+            side = _side(s, n)
+            if P[P_EPISODE_HAND] == 0:
+                rewards[i, s] += 1.0 if winner == side else -1.0
+            elif ties == 1:
+                rewards[i, s] += 1.0 if hand_score[i, side, SCORE_TOTAL] == best else -1.0
+    if over:
+        info[i, INFO_TERMINATED] = 1
+        info[i, INFO_WINNER] = winner
+        for s in range(MAX_SIDES):
+            info[i, INFO_FINAL_SCORE + s] = S[i, COL_SCORE + s]
+        return 1
+    S[i, COL_DEALER] = (S[i, COL_DEALER] + 1) % n
+    _new_hand_state(S, i, n)
+    _deal(S, i, rng, P, TBL)
+    return 0
+
+
+# === compiled opponents =======================================================================
+
+
+@njit(cache=True)
+def choose_move(S, i, rng, P, F, kind, sub_mask, sub_sum, lc, lm):
+    """Index into ``lc``/``lm`` of the opponent's move for the seat to move (lists filled here)."""
+    hand = S[i, COL_HAND + S[i, COL_CURRENT]]
+    table = S[i, COL_TABLE]
+    count = legal_pairs(hand, table, P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+    if kind == OPPONENT_RANDOM or count == 1:
+        return _below(rng, i, 1, count)
+    # Greedy (agents.greedy): capture value of captured + played (+ scopa), else minus the trailed card's value.
+    last_play = S[i, COL_IN_HANDS] == 1 and S[i, COL_STOCK_POS] == P[P_DECK_SIZE]
+    sweep_counts = P[P_LAST_SCOPA] or not last_play
+    best = -1e300
+    ties = 0
+    pick = 0
+    tol = F[F_GREEDY_TOL]
+    scores = np.empty(count, np.float64)
+    for k in range(count):
+        m = lm[k]
+        if m == 0:
+            v = -F[F_GREEDY_VALUES + lc[k]]
+        else:
+            v = 0.0
+            x = m | (np.int64(1) << lc[k])
+            while x != 0:
+                b = x & -x
+                x ^= b
+                v += F[F_GREEDY_VALUES + trailing_zeros(b)]
+            if m == table and sweep_counts:
+                v += F[F_GREEDY_SCOPA]
+        scores[k] = v
+        if v > best:
+            best = v
+    for k in range(count):
+        if scores[k] >= best - tol:
+            ties += 1
+    nth = _below(rng, i, 1, ties) if ties > 1 else 0
+    for k in range(count):
+        if scores[k] >= best - tol:
+            if nth == 0:
+                pick = k
+                break
+            nth -= 1
+    return pick
+
+
+# === observation and masks (scopa_env.observation, scopa_v0) ==================================
+
+
+@njit(cache=True, inline="always")
+def _plane(out, pos, mask):
+    for b in range(NUM_CARDS):
+        out[pos + b] = np.float32((mask >> b) & 1)
+    return pos + NUM_CARDS
+
+
+@njit(cache=True)
+def write_observation(S, i, P, seat, out):
+    """``seat``'s observation of game ``i`` into ``out`` (observation.write_observation)."""
+    n = P[P_PLAYERS]
+    ns = P[P_SIDES]
+    side = _side(seat, n)
+    seen = S[i, COL_HAND + seat] | S[i, COL_TABLE]
+    for s in range(ns):
+        seen |= S[i, COL_PILE + s]
+    mine = seat == S[i, COL_CURRENT]
+    pending = S[i, COL_PENDING] if mine else NO_SEAT
+    pos = _plane(out, 0, S[i, COL_HAND + seat])
+    pos = _plane(out, pos, S[i, COL_TABLE])
+    for k in range(ns):
+        pos = _plane(out, pos, S[i, COL_PILE + (side + k) % ns])
+    for k in range(n):
+        pos = _plane(out, pos, S[i, COL_PLAYED + (seat + k) % n])
+    pos = _plane(out, pos, P[P_DECK_MASK] & ~seen)
+    pos = _plane(out, pos, (np.int64(1) << pending) if pending >= 0 else 0)
+    pos = _plane(out, pos, S[i, COL_SELECTED] if pending >= 0 else 0)
+    for k in range(P[P_OBS_SIZE] - pos):
+        out[pos + k] = 0.0
+    target = float(P[P_TARGET])
+    for j in range(ns):
+        sj = (side + j) % ns
+        out[pos + j] = np.float32(S[i, COL_SCOPE + sj])
+        out[pos + ns + j] = np.float32(S[i, COL_SCORE + sj] / target)
+    pos += 2 * ns
+    hs = float(P[P_HAND_SIZE])
+    for j in range(n):
+        out[pos + j] = np.float32(popcount(S[i, COL_HAND + (seat + j) % n]) / hs)
+    pos += n
+    out[pos] = np.float32((P[P_DECK_SIZE] - S[i, COL_STOCK_POS]) / float(NUM_CARDS))
+    pos += 1
+    out[pos + (seat - S[i, COL_DEALER]) % n] = 1.0
+    pos += n
+    out[pos + (S[i, COL_CURRENT] - seat) % n] = 1.0
+    pos += n
+    lc = S[i, COL_LASTCAP]
+    out[pos + (n if lc == NO_SEAT else (lc - seat) % n)] = 1.0
+    pos += n + 1
+    out[pos + (1 if pending >= 0 else 0)] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm):
+    """Outcomes of the pending card still reachable from the selection, packed at the front of ``lm``."""
+    hand = S[i, COL_HAND + S[i, COL_CURRENT]]
+    count = legal_pairs(hand, S[i, COL_TABLE], P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+    pending = S[i, COL_PENDING]
+    selected = S[i, COL_SELECTED]
+    below = (np.int64(1) << (64 - leading_zeros(selected))) - 1 if selected != 0 else np.int64(0)
+    nc = 0
+    for k in range(count):
+        if lc[k] == pending and (lm[k] & below) == selected:
+            lm[nc] = lm[k]
+            nc += 1
+    return nc
+
+
+@njit(cache=True, inline="always")
+def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info):
+    """Legal actions of the seat to move: the "select" mask or the "move" id list; returns a status."""
+    if P[P_SELECT]:
+        row = mask[i]
+        for a in range(NUM_SELECT_ACTIONS):
+            row[a] = 0
+        if S[i, COL_PENDING] == NO_SEAT:
+            h = S[i, COL_HAND + S[i, COL_CURRENT]]  # every hand card has a legal move
+            while h != 0:
+                b = h & -h
+                h ^= b
+                row[trailing_zeros(b)] = 1
+            return STATUS_OK
+        selected = S[i, COL_SELECTED]
+        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm)
+        has_selected = False
+        for k in range(nc):
+            if lm[k] == selected:
+                has_selected = True
+            else:
+                x = lm[k] ^ selected
+                row[trailing_zeros(x & -x)] = 1
+        if has_selected and nc > 1:
+            row[CONFIRM] = 1
+        return STATUS_OK
+    hand = S[i, COL_HAND + S[i, COL_CURRENT]]
+    count = legal_pairs(hand, S[i, COL_TABLE], P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+    info[i, INFO_LEGAL_COUNT] = count
+    width = P[P_LEGAL_WIDTH]
+    for k in range(min(count, width)):
+        legal_ids[i, k] = _move_id(PAIRS, TBL, lc[k], lm[k])
+    for k in range(count, width):
+        legal_ids[i, k] = -1
+    return STATUS_LEGAL_OVERFLOW if count > width else STATUS_OK
+
+
+@njit(cache=True)
+def _settle(S, i, rng, P, F, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
+    """After a play: record and reset a finished episode, then let compiled opponents move."""
+    while True:
+        if over:
+            seat = S[i, COL_LEARNER]
+            if seat == NO_SEAT:
+                seat = (S[i, COL_CURRENT] + P[P_PLAYERS] - 1) % P[P_PLAYERS]  # the seat that just played
+            info[i, INFO_OBS_SEAT] = seat
+            write_observation(S, i, P, seat, final_obs[i])
+            new_game(S, i, rng, P, TBL)
+            over = 0
+        if P[P_OPPONENT] == OPPONENT_NONE or S[i, COL_CURRENT] == S[i, COL_LEARNER]:
+            return
+        k = choose_move(S, i, rng, P, F, P[P_OPPONENT], sub_mask, sub_sum, lc, lm)
+        over = play(S, i, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
+
+
+@njit(cache=True, inline="always")
+def _clear_outputs(i, P, rewards, info):
+    for s in range(P[P_PLAYERS]):
+        rewards[i, s] = 0.0
+    info[i, INFO_TERMINATED] = 0
+    info[i, INFO_HAND_ENDED] = 0
+    info[i, INFO_WINNER] = -1
+
+
+# === batch entry points ========================================================================
+
+
+OP_RESET = 0  # arg: one seed per game
+OP_STEP = 1  # arg: one action per game
+OP_OBSERVE = 2  # arg: one seat per game; observations go to obs
+OP_CHOOSE = 3  # arg: one compiled player kind per game; its move goes to info (nothing is played)
+
+
+@njit(cache=True)
+def batch_kernel(op, S, rng, P, F, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs):
+    """The batch entry point (one compiled function keeps the cold compile short); returns ``(status, game)``.
+
+    ``OP_RESET``: new games in every row, seeded by ``arg``. ``OP_STEP``: one action per
+    game (auto-reset at episode ends); every action is first checked against the legal
+    actions written by the previous call, and on the first illegal one nothing changes
+    and ``(STATUS_BAD_ACTION, game)`` comes back. ``OP_OBSERVE``: observation of game
+    ``i`` from seat ``arg[i]`` into ``obs[i]`` (nothing else is written). ``OP_CHOOSE``:
+    the move a compiled player of kind ``arg[i]`` picks for the seat to move, into
+    ``info[i, INFO_CHOICE_CARD]`` and ``info[i, INFO_CHOICE_MASK]`` (draws from the
+    opponents' generator; the game does not move).
+    """
+    N = S.shape[0]
+    if op == OP_OBSERVE:
+        for i in range(N):
+            write_observation(S, i, P, arg[i], obs[i])
+        return STATUS_OK, -1
+    sub_mask = np.empty(SUBSET_CAPACITY, np.int64)
+    sub_sum = np.empty(SUBSET_CAPACITY, np.int64)
+    lc = np.empty(P[P_NUM_MOVES] + 1, np.int64)
+    lm = np.empty(P[P_NUM_MOVES] + 1, np.int64)
+    if op == OP_CHOOSE:
+        for i in range(N):
+            k = choose_move(S, i, rng, P, F, arg[i], sub_mask, sub_sum, lc, lm)
+            info[i, INFO_CHOICE_CARD] = lc[k]
+            info[i, INFO_CHOICE_MASK] = lm[k]
+        return STATUS_OK, -1
+    select = P[P_SELECT]
+    if op == OP_STEP:
+        for i in range(N):
+            a = arg[i]
+            if select:
+                if a < 0 or a >= NUM_SELECT_ACTIONS or mask[i, a] == 0:
+                    return STATUS_BAD_ACTION, i
+            else:
+                ok = False
+                for k in range(min(info[i, INFO_LEGAL_COUNT], P[P_LEGAL_WIDTH])):
+                    if legal_ids[i, k] == a:
+                        ok = True
+                        break
+                if not ok:
+                    return STATUS_BAD_ACTION, i
+    else:
+        seed_games(rng, arg)
+    status = STATUS_OK
+    bad = -1
+    for i in range(N):
+        _clear_outputs(i, P, rewards, info)
+        if op == OP_RESET:
+            new_game(S, i, rng, P, TBL)
+            _settle(S, i, rng, P, F, TBL, np.int64(0), sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs)
+        else:
+            _step_one(
+                S, i, rng, P, F, TBL, PAIRS, arg[i], sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs
+            )
+        seat = S[i, COL_CURRENT]
+        info[i, INFO_TO_PLAY] = seat
+        write_observation(S, i, P, seat, obs[i])
+        st = _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info)
+        if st != STATUS_OK and bad < 0:
+            status, bad = st, i
+    return status, bad
+
+
+@njit(cache=True, inline="always")
+def _step_one(S, i, rng, P, F, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
+    """Apply action ``a`` (already checked) to game ``i``, then settle it (opponents, auto-reset)."""
+    card = -1
+    captured = np.int64(0)
+    if not P[P_SELECT]:
+        card = PAIRS[a, 0]
+        captured = PAIRS[a, 1]
+    elif S[i, COL_PENDING] == NO_SEAT:
+        hand = S[i, COL_HAND + S[i, COL_CURRENT]]
+        count = legal_pairs(hand, S[i, COL_TABLE], P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+        nout = 0
+        for k in range(count):
+            if lc[k] == a:
+                nout += 1
+                captured = lm[k]
+        if nout == 1:
+            card = a
+        else:
+            S[i, COL_PENDING] = a
+            S[i, COL_SELECTED] = 0
+    elif a == CONFIRM:
+        card = S[i, COL_PENDING]
+        captured = S[i, COL_SELECTED]
+    else:
+        S[i, COL_SELECTED] |= np.int64(1) << a
+        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm)
+        if nc == 1:
+            card = S[i, COL_PENDING]
+            captured = lm[0]
+    if card >= 0:
+        S[i, COL_PENDING] = NO_SEAT
+        S[i, COL_SELECTED] = 0
+        over = play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score)
+        _settle(S, i, rng, P, F, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs)
+
+
+@njit(cache=True)
+def playout_kernel(P, F, TBL, num_games, seed, kinds):
+    """Play ``num_games`` whole games with compiled players (``kinds[seat]``); returns
+    ``(moves, wins per side)``. The speed benchmark and quick evaluations use it."""
+    S = np.zeros((1, NUM_COLS), np.int64)
+    rng = np.zeros((1, 2), np.uint64)
+    seeds = np.full(1, seed, np.int64)
+    seed_games(rng, seeds)
+    rewards = np.zeros((1, MAX_PLAYERS), np.float32)
+    info = np.zeros((1, NUM_INFO), np.int64)
+    hand_score = np.zeros((1, MAX_SIDES, NUM_SCORE_FIELDS), np.float64)
+    sub_mask = np.empty(SUBSET_CAPACITY, np.int64)
+    sub_sum = np.empty(SUBSET_CAPACITY, np.int64)
+    lc = np.empty(P[P_NUM_MOVES] + 1, np.int64)
+    lm = np.empty(P[P_NUM_MOVES] + 1, np.int64)
+    wins = np.zeros(MAX_SIDES + 1, np.int64)
+    moves = 0
+    for _ in range(num_games):
+        new_game(S, 0, rng, P, TBL)
+        over = 0
+        while not over:
+            k = choose_move(S, 0, rng, P, F, kinds[S[0, COL_CURRENT]], sub_mask, sub_sum, lc, lm)
+            over = play(S, 0, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
+            moves += 1
+        w = info[0, INFO_WINNER]
+        wins[w if w >= 0 else MAX_SIDES] += 1
+    return moves, wins

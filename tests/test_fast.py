@@ -1,0 +1,365 @@
+"""The compiled batched core plays the same game as the Python engine.
+
+The differential test deals with the batched core (``scopa_env.fast``), hands each deal
+to the AEC env (``scopa_v0.raw_env``, the source of truth) through ``reset(options=
+{"deal": ...})`` and, for every later hand of a game, through the engine's shuffle
+(``Game.rng.permutation`` is served the core's deal order), then plays the same random
+moves in both and asserts at every step: the player to move, the observation, the legal
+actions (mask or move ids), the rewards of every seat, the hand-end score breakdown,
+the final scores and the winner.
+
+CI plays ``SCOPA_DIFF_GAMES`` (default 250) whole games per preset and player count,
+split between "move" and "select" mode, plus one-hand episodes. The full run::
+
+    SCOPA_DIFF_GAMES=10000 pytest tests/test_fast.py -k differential
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from scopa_env import scopa_v0
+from scopa_env.cards import cards_of
+from scopa_env.fast import SUPPORTED_FIELDS, BatchedScopa, check_supported, core, playout
+from scopa_env.game import Game
+from scopa_env.rules import PRESETS, get_rules
+
+DIFF_GAMES = int(os.environ.get("SCOPA_DIFF_GAMES", "250"))
+BATCH = 32
+
+
+def supported_presets() -> list[str]:
+    out = []
+    for name, rules in sorted(PRESETS.items()):
+        try:
+            check_supported(rules)
+        except NotImplementedError:
+            continue
+        out.append(name)
+    return out
+
+
+def unsupported_presets() -> list[str]:
+    return [name for name in sorted(PRESETS) if name not in supported_presets()]
+
+
+CASES = [(name, n) for name in supported_presets() for n in get_rules(name).player_counts]
+
+
+class CoreDeals:
+    """Stands in for ``Game.rng``: each shuffle returns the permutation of the core's current deal."""
+
+    def __init__(self, batch: BatchedScopa, game: int) -> None:
+        self.batch, self.game = batch, game
+        self.index = {c: k for k, c in enumerate(batch.rules.deck)}
+
+    def permutation(self, n: int) -> np.ndarray:
+        order = self.batch.state(self.game)["deal_order"]
+        assert len(order) == n
+        return np.array([self.index[c] for c in order])
+
+
+def env_for(batch: BatchedScopa, i: int):
+    """A raw AEC env holding the same deal as row ``i`` of the batch."""
+    st = batch.state(i)
+    e = scopa_v0.raw_env(
+        num_players=batch.num_players,
+        rules=batch.rules,
+        episode=batch.episode,
+        reward=batch.reward_mode,
+        action_mode=batch.action_mode,
+    )
+    deal = {
+        "hands": [cards_of(h) for h in st["hands"]],
+        "table": cards_of(st["table"]),
+        "stock": st["stock"],
+        "dealer": st["dealer"],
+    }
+    e.reset(options={"deal": deal})
+    e.game.rng = CoreDeals(batch, i)
+    return e
+
+
+def check_same(batch: BatchedScopa, e, i: int, where: str) -> None:
+    g = e.game
+    seat = int(batch.to_play[i])
+    agent = f"player_{seat}"
+    assert e.agent_selection == agent, f"{where}: to move {e.agent_selection} vs core seat {seat}"
+    st = batch.state(i)
+    assert st["hands"] == g.hands and st["table"] == g.table, f"{where}: hands/table differ"
+    assert st["piles"] == g.piles and st["scope"] == g.scope and st["scores"] == g.scores, f"{where}: piles differ"
+    ob = e.observe(agent)
+    assert np.array_equal(ob["observation"], batch.obs[i]), (
+        f"{where}: observation differs at {np.flatnonzero(ob['observation'] != batch.obs[i]).tolist()}"
+    )
+    legal = np.flatnonzero(ob["action_mask"]).tolist()
+    assert legal == batch.legal_actions(i), f"{where}: legal {legal} vs core {batch.legal_actions(i)}"
+    if batch.action_mode == "select":
+        assert np.array_equal(ob["action_mask"], batch.action_mask[i]), f"{where}: select mask differs"
+
+
+def greedy_best(g: Game, view_agent) -> set[tuple[int, int]]:
+    """The moves the Python greedy agent rates best (ties included)."""
+
+    view = g.view()
+    pairs = view.legal_pairs()
+    scores = [view_agent.score(view, c, m) for c, m in pairs]
+    best = max(scores)
+    return {p for p, s in zip(pairs, scores) if s >= best - 1e-9}
+
+
+def run_differential(rules_name, n, mode, episode, reward, games, seed, use_greedy=False):
+    rules = get_rules(rules_name)
+    batch = BatchedScopa(BATCH, n, rules, action_mode=mode, episode=episode, reward=reward, legal_width=512)
+    batch.reset(np.arange(BATCH) + seed * 1000)
+    envs = [env_for(batch, i) for i in range(BATCH)]
+    rng = np.random.default_rng(seed)
+    done = steps = 0
+    greedy_agent = None
+    if use_greedy:
+        try:
+            from agents.greedy import GreedyAgent
+
+            greedy_agent = GreedyAgent(seed=0)
+        except ImportError:
+            greedy_agent = None
+    while done < games:
+        for i in range(BATCH):
+            check_same(batch, envs[i], i, f"{rules_name} n={n} {mode} {episode}/{reward} game row {i} step {steps}")
+        actions = np.empty(BATCH, np.int64)
+        choices = batch.choose("greedy") if greedy_agent is not None and mode == "move" else None
+        for i in range(BATCH):
+            legal = batch.legal_actions(i)
+            if choices is not None and rng.random() < 0.5:
+                card, mask = choices[i]
+                best = greedy_best(envs[i].game, greedy_agent)
+                assert (card, mask) in best, f"compiled greedy picked {(card, mask)}, Python greedy's best: {best}"
+                actions[i] = batch.moves.index[(card, mask)]
+            else:
+                actions[i] = legal[rng.integers(len(legal))]
+        batch.step(actions)
+        steps += 1
+        hand_ended, terminated = batch.hand_ended, batch.terminated
+        for i in range(BATCH):
+            e = envs[i]
+            actor = e.agent_selection
+            e.step(int(actions[i]))
+            where = f"{rules_name} n={n} {mode} row {i} step {steps}"
+            for s, a in enumerate(e.possible_agents):
+                assert np.float32(e.rewards[a]) == batch.rewards[i, s], (
+                    f"{where}: reward of {a} {e.rewards[a]} vs core {batch.rewards[i, s]}"
+                )
+            info = e.infos[actor]  # cleared when the actor steps, filled at a hand end
+            assert bool(hand_ended[i]) == ("hand_score" in info), (
+                f"{where}: hand end flag {hand_ended[i]} vs env info {sorted(info)}"
+            )
+            if hand_ended[i]:
+                assert batch.hand_score_dicts(i) == info["hand_score"], f"{where}: hand score differs"
+            assert bool(terminated[i]) == all(e.terminations.values()), f"{where}: termination differs"
+            if terminated[i]:
+                assert batch.final_scores[i].tolist() == info["final_scores"], f"{where}: final scores differ"
+                w = int(batch.winner[i])
+                assert (None if w < 0 else w) == info["winner"], f"{where}: winner differs"
+                done += 1
+                envs[i] = env_for(batch, i)
+    return done, steps
+
+
+@pytest.mark.parametrize("rules_name,n", CASES)
+def test_differential_full_games(rules_name, n):
+    """Whole games: the same deals and moves give the same game at every step, in both action modes."""
+    half = max(1, DIFF_GAMES // 2)
+    d1, _ = run_differential(rules_name, n, "move", "game", "game", half, seed=n, use_greedy=True)
+    d2, _ = run_differential(rules_name, n, "select", "game", "points", DIFF_GAMES - half, seed=100 + n)
+    assert d1 + d2 >= DIFF_GAMES
+
+
+@pytest.mark.parametrize("rules_name,n", CASES)
+def test_differential_one_hand_episodes(rules_name, n):
+    """``episode="hand"`` with both reward modes (hand-win rewards include the 0 of a tie)."""
+    k = max(BATCH, DIFF_GAMES // 10)
+    run_differential(rules_name, n, "select", "hand", "game", k, seed=200 + n)
+    run_differential(rules_name, n, "move", "hand", "points", k, seed=300 + n)
+
+
+# --- variants -----------------------------------------------------------------------
+
+
+def test_unsupported_presets_raise_naming_the_preset_and_field():
+    for name in unsupported_presets():
+        with pytest.raises(NotImplementedError, match=name):
+            BatchedScopa(4, get_rules(name).player_counts[0], name)
+
+
+def test_a_changed_unsupported_field_raises():
+    import dataclasses
+
+    rules = get_rules("standard")
+    extra = [f for f in dataclasses.fields(rules) if f.name not in SUPPORTED_FIELDS]
+    if not extra:
+        pytest.skip("every Rules field is supported")
+    f = extra[0]
+    value = getattr(rules, f.name)
+    changed = {bool: (not value) if isinstance(value, bool) else None}.get(type(value))
+    if changed is None:
+        pytest.skip(f"no simple alternative value for {f.name}")
+    with pytest.raises(NotImplementedError, match=f.name):
+        BatchedScopa(2, 2, dataclasses.replace(rules, name="custom", **{f.name: changed}))
+
+
+def test_rule_fields_in_the_whitelist_play_the_same_game():
+    """Capture, deal and scoring fields the core implements, changed together, still match the engine."""
+    rules = get_rules("standard").replace(
+        name="mixed",
+        ranks=(1, 3, 4, 5, 6, 7, 8, 9, 10),
+        hand_size=4,
+        single_card_priority=False,
+        capture_optional=True,
+        last_play_scopa=True,
+        kings_redeal=False,
+        primiera_values=(16, 12, 13, 14, 15, 18, 21, 10, 10, 11),
+        scopa_points=2,
+        target=7,
+        cappotto=True,
+        player_counts=(2, 4),
+    )
+    for n in (2, 4):
+        run_differential(rules, n, "move", "game", "points", 40, seed=7 + n)
+        run_differential(rules, n, "select", "hand", "game", 40, seed=17 + n)
+
+
+# --- opponents and playouts ------------------------------------------------------------
+
+
+def test_learner_mode_always_returns_the_learners_turn():
+    for seat in (0, 1, "random"):
+        b = BatchedScopa(16, 4, opponent="greedy", learner_seat=seat, action_mode="select")
+        b.reset(np.arange(16))
+        rng = np.random.default_rng(0)
+        ends = 0
+        for _ in range(400):
+            learners = [b.state(i)["learner"] for i in range(16)]
+            assert b.to_play.tolist() == learners, "the learner is not to move"
+            if seat != "random":
+                assert learners == [seat] * 16
+            b.step([rng.choice(b.legal_actions(i)) for i in range(16)])
+            for i in np.flatnonzero(b.terminated):
+                ends += 1
+                w = int(b.winner[i])
+                r = b.rewards[i]
+                assert w >= 0 and all(r[s] == (1.0 if s % 2 == w else -1.0) for s in range(4)), "game reward"
+        assert ends > 0
+
+
+def test_greedy_beats_random():
+    _, wins = playout(400, 2, players=("greedy", "random"), seed=3)
+    assert wins[0] > 2 * wins[1], f"greedy won {wins[0]}, random {wins[1]}"
+
+
+def test_playout_counts_moves():
+    moves, wins = playout(50, 3, seed=1)
+    assert wins.sum() == 50 and moves >= 50 * 36
+
+
+# --- bad input --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def batch():
+    b = BatchedScopa(4, 2, action_mode="move")
+    b.reset([1, 2, 3, 4])
+    return b
+
+
+def test_step_before_reset():
+    with pytest.raises(ValueError, match="reset"):
+        BatchedScopa(2, 2).step([0, 0])
+
+
+def test_seeds_of_the_wrong_length(batch):
+    with pytest.raises(ValueError, match=r"shape \(4,\)"):
+        batch.reset([1, 2, 3])
+
+
+def test_float_actions_are_not_coerced(batch):
+    with pytest.raises(ValueError, match="integers"):
+        batch.step(np.zeros(4, np.float32))
+
+
+def test_wrong_shape(batch):
+    with pytest.raises(ValueError, match="shape"):
+        batch.step(np.zeros((4, 1), np.int64))
+
+
+def test_illegal_action_names_the_game_and_changes_nothing(batch):
+    actions = np.array([batch.legal_actions(i)[0] for i in range(4)])
+    before = batch.state(2)
+    obs = batch.obs.copy()
+    actions[2] = 16199 if 16199 not in batch.legal_actions(2) else 0
+    with pytest.raises(ValueError, match="game 2: action .* not legal for player_0; legal: "):
+        batch.step(actions)
+    assert batch.state(2) == before and np.array_equal(batch.obs, obs), "a rejected step changed a game"
+    actions[2] = -1
+    with pytest.raises(ValueError, match="game 2: action -1 is out of range"):
+        batch.step(actions)
+
+
+def test_select_mode_illegal_action():
+    b = BatchedScopa(3, 2, action_mode="select")
+    b.reset([5, 6, 7])
+    actions = np.array([b.legal_actions(i)[0] for i in range(3)])
+    actions[1] = core.CONFIRM
+    with pytest.raises(ValueError, match="game 1: action 40 \\(confirm\\) is not legal"):
+        b.step(actions)
+
+
+def test_outputs_are_read_only(batch):
+    with pytest.raises(ValueError):
+        batch.obs[0, 0] = 1.0
+
+
+def test_bad_constructor_arguments():
+    with pytest.raises(ValueError, match="action_mode"):
+        BatchedScopa(2, action_mode="cards")
+    with pytest.raises(ValueError, match="num_players"):
+        BatchedScopa(2, num_players=5)
+    with pytest.raises(ValueError, match="learner_seat"):
+        BatchedScopa(2, opponent="random", learner_seat=2)
+
+
+def test_legal_width_overflow_raises_instead_of_truncating():
+    b = BatchedScopa(64, 2, action_mode="move", legal_width=1)
+    with pytest.raises(RuntimeError, match="legal_width=1"):
+        b.reset(np.arange(64))
+
+
+def test_seeds_make_games_reproducible():
+    a, b = BatchedScopa(8, 2), BatchedScopa(8, 2)
+    a.reset(np.arange(8))
+    b.reset(np.arange(8))
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        acts = [rng.choice(a.legal_actions(i)) for i in range(8)]
+        a.step(acts)
+        b.step(acts)
+        assert np.array_equal(a.obs, b.obs)
+
+
+def test_compile_cache_is_reused_by_a_second_process():
+    """A fresh process loads the kernels from numba's cache (it compiles nothing)."""
+    code = (
+        "import numpy as np\n"
+        "from scopa_env.fast import BatchedScopa, core\n"
+        "b = BatchedScopa(2, 2)\n"
+        "b.reset(np.arange(2))\n"
+        "print(len(core.batch_kernel.stats.cache_misses), len(core.batch_kernel.stats.cache_hits))\n"
+    )
+    BatchedScopa(2, 2).reset(np.arange(2))  # make sure this process has filled the cache
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    misses, hits = int(out[0]), int(out[1])
+    assert misses == 0 and hits >= 1, f"cache misses {misses}, hits {hits}"
