@@ -243,3 +243,25 @@ def test_another_session_cannot_see_the_game(server, browser, page):
         assert response.status == 404, "another browser session gets 404 for this game"
     finally:
         other.close()
+
+
+def test_chkobba_first_card_decision_by_clicking(server, page):
+    """Chkobba: seat 0 (after the dealer) draws the first card and keeps it with a button."""
+    app, url = server
+    page.goto(url + "/")
+    page.wait_for_selector("#hand .card")
+    page.click("#new-game")
+    page.select_option("#f-rules", "chkobba")
+    page.select_option("#f-players", "2")
+    page.click("#f-start")
+    keep = page.locator("#keep-card")
+    playwright_api.expect(keep).to_be_visible()
+    playwright_api.expect(page.locator("#hand .card")).to_have_count(1)
+    assert "first card" in page.inner_text("#message")
+    shot(page, "08-chkobba-first-card")
+    with page.expect_response(lambda r: r.url.endswith("/move")):
+        keep.click()
+    playwright_api.expect(page.locator("#hand .card")).to_have_count(3)
+    assert "chkobba" in page.inner_text("#game-info")
+    assert_dom_hides(app, page)
+    assert not page.errors, f"browser errors: {page.errors}"
