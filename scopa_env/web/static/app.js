@@ -301,6 +301,7 @@
     const s = ui.state;
     const box = $("opponents");
     box.replaceChildren();
+    box.classList.toggle("many", s.players.length > 4);
     for (const p of s.players) {
       if (p.you) continue;
       const seat = el("div", `seat ${p.partner ? "partner" : "opponent"} ${s.current === p.seat && s.phase === "play" ? "active" : ""}`);
@@ -317,7 +318,8 @@
         backs.append(b);
       }
       if (!p.hand_count) backs.append(el("span", "muted small", "no cards"));
-      seat.append(backs);
+      const body = el("div", "seat-body");
+      body.append(backs);
       const ev = lastEventOf(p.seat);
       const played = el("div", "played");
       if (ev && ev.decision) {
@@ -331,7 +333,8 @@
         }
         if (ev.scopa) played.append(el("span", "scopa-badge", "SCOPA!"));
       }
-      seat.append(played);
+      body.append(played);
+      seat.append(body);
       box.append(seat);
     }
   }
