@@ -70,12 +70,13 @@ def connect(cfg: RllibConfig) -> bool:
     """
     import ray
 
+    if cfg.address:
+        check_address(cfg.address, cfg.address_timeout)
     if ray.is_initialized():
         return False
     if not cfg.address:
         ray.init(num_cpus=cfg.num_cpus or None, include_dashboard=False, log_to_driver=False)
         return True
-    check_address(cfg.address, cfg.address_timeout)
     import agents
     import scopa_env
     import train
