@@ -152,13 +152,18 @@ META = {
 }
 
 
-def test_checkpoint_agent_plays_evaluation_games(tmp_path):
-    from train.evaluation import evaluate_agent, flat_metrics
+def test_checkpoint_agent_plays_a_hand(tmp_path):
+    """``rllib:RUN_DIR`` loads ``best/`` (torch only) and plays legal moves from its PlayerView."""
+    from scopa_env.game import Game
 
     save_checkpoint(tmp_path / "best", _random_states(META), META)
-    agent = make_agent(f"rllib:{tmp_path}")  # a run folder means its best/
-    metrics = flat_metrics(evaluate_agent(agent, "random", 1))
-    assert metrics["games"] == 2 and metrics["forfeits"] == 0, metrics
+    agents = [make_agent(f"rllib:{tmp_path}", seed=0), make_agent("random", seed=1)]
+    game = Game(2, "standard", seed=3, auto_next_hand=False)
+    while not game.hand_over:
+        move = agents[game.current].act(game.view(game.current))
+        assert (move.card, move.mask) in game.legal_pairs(), move
+        game.play_pair(move.card, move.mask)
+    assert game.hand_result is not None
 
 
 def test_wrong_or_missing_checkpoint_is_a_one_line_error(tmp_path):
