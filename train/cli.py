@@ -24,6 +24,11 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("overrides", nargs="*", metavar="key=value", help="override any config key")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR (runs/<name>)")
     p.add_argument("--no-report", action="store_true", help="skip the final evaluation and report.md")
+    p.add_argument(
+        "--report",
+        metavar="RUN_DIR",
+        help="only (re)write RUN_DIR/report.md and its plots (e.g. after stopping a run); final_eval_pairs=N allowed",
+    )
     p.add_argument("--help-config", action="store_true", help="list every config key and exit")
     p.set_defaults(func=run_train)
     return p
@@ -40,6 +45,8 @@ def run_train(args: argparse.Namespace) -> int:
     if config is not None and "=" in config and not config.endswith((".yaml", ".yml")):
         overrides.insert(0, config)
         config = None
+    if args.report:
+        return _report_only(args.report, overrides)
     try:
         if args.resume:
             from train.run import resume_config
@@ -58,4 +65,25 @@ def run_train(args: argparse.Namespace) -> int:
 
     run = train(cfg, resume=bool(args.resume), report=not args.no_report)
     print(f"run folder: {run.dir}" + ("" if args.no_report else f" (report: {run.dir / 'report.md'})"))
+    return 0
+
+
+def _report_only(run_dir: str, overrides: list[str]) -> int:
+    from pathlib import Path
+
+    from train.config import ConfigError, TrainConfig, parse_overrides
+    from train.report import write_report
+
+    try:
+        extra = parse_overrides(overrides)
+        if set(extra) - {"final_eval_pairs"}:
+            raise ConfigError(f"--report accepts only final_eval_pairs=N, got {sorted(extra)}")
+        if not (Path(run_dir) / "latest" / "state.json").is_file():
+            raise ConfigError(f"{run_dir!r} is not a run folder with a checkpoint")
+        cfg = TrainConfig.load(Path(run_dir) / "config.yaml")
+        pairs = int(extra.get("final_eval_pairs", cfg.final_eval_pairs))
+    except (ConfigError, ValueError) as exc:
+        print(f"scopa train: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"report: {write_report(run_dir, final_pairs=pairs, progress=True)}")
     return 0

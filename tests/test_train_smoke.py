@@ -1,0 +1,114 @@
+"""Smoke runs of every config with a tiny budget, determinism, resume, and configs rejected early."""
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from train.config import ConfigError, TrainConfig  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+TINY = [
+    "total_timesteps=256",
+    "n_envs=2",
+    "n_steps=64",
+    "batch_size=32",
+    "n_epochs=1",
+    "net_arch=[32]",
+    "eval_every=128",
+    "eval_pairs=1",
+    "final_eval_pairs=1",
+    "learning_starts=64",
+    "buffer_size=512",
+    "target_update_interval=64",
+    "selfplay_every=128",
+    "progress_bar=false",
+]
+
+
+def scopa(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scopa_env.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+def read_csv(path: Path) -> list[dict]:
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_there_are_the_documented_configs():
+    names = {p.stem for p in CONFIGS}
+    assert {"quickstart", "ppo_vs_heuristic", "ppo_selfplay", "dqn_vs_greedy"} <= names
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[p.stem for p in CONFIGS])
+def test_every_config_trains_with_a_tiny_budget(config, tmp_path):
+    result = scopa("train", str(config), f"runs_dir={tmp_path}", *TINY, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    run = tmp_path / config.stem
+    for name in ("config.yaml", "evaluations.csv", "report.md", "margin.png", "latest/meta.json", "best/meta.json"):
+        assert (run / name).exists(), f"{name} missing from the run folder"
+    rows = read_csv(run / "evaluations.csv")
+    assert {r["opponent"] for r in rows} == set(TrainConfig.load(config).eval_opponents)
+    assert any((run / "tb").iterdir()), "TensorBoard logs"
+
+
+def test_same_seed_same_metrics_and_resume(tmp_path):
+    from train.trainer import train
+
+    runs = []
+    for name in ("a", "b"):
+        cfg = TrainConfig.load(
+            ROOT / "configs" / "quickstart.yaml", [f"runs_dir={tmp_path}", f"name={name}", *TINY, "eval_pairs=2"]
+        )
+        runs.append(train(cfg, report=False).dir)
+    a, b = (read_csv(r / "evaluations.csv") for r in runs)
+    assert a == b, "same seed and config must give the same evaluation metrics"
+
+    # Resume run a for 128 more steps: evaluations continue after the last timestep.
+    result = scopa("train", "--resume", str(runs[0]), "total_timesteps=384", "--no-report", cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    steps = [int(r["timestep"]) for r in read_csv(runs[0] / "evaluations.csv")]
+    assert steps[-1] >= 384 and steps == sorted(steps)
+
+    # Another config or action space is refused, with a message naming the difference.
+    result = scopa("train", "--resume", str(runs[0]), "action_mode=move", cwd=ROOT)
+    assert result.returncode == 2 and "action_mode" in result.stderr
+    result = scopa("train", str(ROOT / "configs" / "dqn_vs_greedy.yaml"), "--resume", str(runs[0]), cwd=ROOT)
+    assert result.returncode == 2 and "algo" in result.stderr
+
+    # The checkpoint is an agent: evaluate it by name.
+    from agents.evaluate import evaluate
+
+    report = evaluate([f"ppo:{runs[0] / 'best'}", "random"], games=1)
+    assert report["forfeits"] == []
+    result = scopa("train", "--report", str(runs[0]), "final_eval_pairs=1", cwd=ROOT)
+    assert result.returncode == 0 and (runs[0] / "report.md").exists(), result.stderr[-2000:]
+
+
+def test_bad_configs_are_rejected_before_training(tmp_path):
+    with pytest.raises(ConfigError, match="valid keys: name, runs_dir"):
+        TrainConfig.load(None, ["name=x", "learning_rat=0.1"])
+    with pytest.raises(ConfigError, match="total_timesteps must be an int"):
+        TrainConfig.load(None, ["name=x", "total_timesteps=lots"])
+    with pytest.raises(ConfigError, match="action_mode must be one of"):
+        TrainConfig.load(None, ["name=x", "action_mode=cards"])
+    with pytest.raises(ConfigError, match="not found"):
+        TrainConfig.load(tmp_path / "missing.yaml")
+    assert TrainConfig.load(None, ["name=x", "total_timesteps=2e6"]).total_timesteps == 2_000_000
+    bad = TrainConfig.load(None, ["name=x", "opponents=grandmaster"])
+    with pytest.raises(ConfigError, match="grandmaster"):
+        bad.check_agents()
+    missing = TrainConfig.load(None, ["name=x", f"opponents=ppo:{tmp_path}/nothing"])
+    with pytest.raises(ConfigError, match="no checkpoint"):
+        missing.check_agents()
+    (tmp_path / "typo.yaml").write_text("algo: ppo\nn_env: 4\n")
+    result = scopa("train", str(tmp_path / "typo.yaml"), cwd=ROOT)
+    assert result.returncode == 2 and "unknown key(s) ['n_env']" in result.stderr and "valid keys" in result.stderr
