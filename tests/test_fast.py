@@ -372,3 +372,54 @@ def test_compile_cache_is_reused_by_a_second_process():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
     misses, hits = int(out[0]), int(out[1])
     assert misses == 0 and hits >= 1, f"cache misses {misses}, hits {hits}"
+
+
+# --- vector envs ------------------------------------------------------------------------
+
+
+def test_gymnasium_vector_env_plays_against_compiled_opponents():
+    from scopa_env.fast.vec_env import ScopaVectorEnv
+
+    env = ScopaVectorEnv(6, 2, opponent="greedy", learner_seat="random")
+    obs, _ = env.reset(seed=3)
+    assert env.observation_space.contains(obs), "reset observation outside the space"
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(600):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        obs, rewards, terminated, truncated, infos = env.step(actions)
+        assert obs["observation"].dtype == np.float32 and not truncated.any()
+        for i in np.flatnonzero(terminated):
+            episodes += 1
+            assert rewards[i] in (-1.0, 1.0), f"game reward {rewards[i]}"
+            assert infos["final_obs"][i]["observation"].shape == (env.batch.layout.size,)
+        assert np.all(rewards[~terminated] == 0.0), "game rewards arrive only at the end"
+    assert episodes > 0
+
+
+def test_vector_env_rejects_illegal_actions_naming_the_env():
+    from scopa_env.fast.vec_env import ScopaVectorEnv
+
+    env = ScopaVectorEnv(3, 2)
+    obs, _ = env.reset(seed=0)
+    actions = np.array([np.flatnonzero(m)[0] for m in obs["action_mask"]])
+    actions[1] = core.CONFIRM
+    with pytest.raises(ValueError, match="game 1"):
+        env.step(actions)
+
+
+def test_sb3_vec_env_learns_with_maskable_ppo():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnv
+
+    from scopa_env.fast.vec_env import ScopaSB3VecEnv
+
+    env = ScopaSB3VecEnv(8, 2, opponent="random", reward="points")
+    assert isinstance(env, VecEnv)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(512)
+    obs = env.reset()
+    actions, _ = model.predict(obs, action_masks=env.action_masks())
+    assert all(env.action_masks()[i, a] for i, a in enumerate(actions)), "masked policy picked an illegal action"
+    env.step(actions)
