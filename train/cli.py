@@ -13,6 +13,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+# RLlib backend (train/rllib, docs/rllib.md): importing it registers the rllib:PATH agents
+# for scopa eval/play; run_train hands configs with `backend: rllib` to rllib_dispatch.
+from train.rllib.cli import rllib_dispatch
+
 
 def add_train_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
@@ -47,6 +51,10 @@ def run_train(args: argparse.Namespace) -> int:
         config = None
     if args.report:
         return _report_only(args.report, overrides)
+    # RLlib backend: configs with `backend: rllib` run on Ray RLlib (None: not an RLlib config).
+    status = rllib_dispatch(config, overrides, resume=args.resume)
+    if status is not None:
+        return status
     try:
         if args.resume:
             from train.run import resume_config

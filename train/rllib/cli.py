@@ -43,6 +43,9 @@ def load_rllib_config(config_path: str, overrides: list[str]) -> tuple[dict, Pat
 
 def rllib_dispatch(config_path: str | None, overrides: list[str], resume: str | None = None) -> int | None:
     """Run ``config_path`` on RLlib when it says ``backend: rllib``; None otherwise (the caller goes on)."""
+    if resume and _is_rllib_run(Path(resume)):
+        print("scopa train: error: --resume is not supported for backend: rllib (start a new run)", file=sys.stderr)
+        return 2
     if config_path is None:
         return None
     try:
@@ -59,6 +62,14 @@ def rllib_dispatch(config_path: str | None, overrides: list[str], resume: str | 
 
     data, run_dir = loaded
     return run(data, run_dir)
+
+
+def _is_rllib_run(run_dir: Path) -> bool:
+    try:
+        saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(saved, dict) and saved.get("backend") == BACKEND
 
 
 def add_rllib_parser(subparsers) -> argparse.ArgumentParser:
