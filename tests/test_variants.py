@@ -215,6 +215,15 @@ CAPTURE_CASES = [
 ]
 
 
+def test_fifteen_readings_agree():
+    """pagat's first version ("It is only possible to capture cards that together with the played card total 15 ...
+    very similar to the Spanish game Escoba") and wikipedia ("it takes any set of cards including itself that add to
+    15") are one rule: the three presets differ only in name."""
+    first = get_rules("scopa_di_quindici_1")
+    for name in ("escoba", "scopa_a_quindici"):
+        assert get_rules(name).replace(name=first.name) == first, f"{name} is version 1 under another name"
+
+
 @pytest.mark.parametrize("preset, hand, table, expected, quote", CAPTURE_CASES)
 def test_capture_rules(preset, hand, table, expected, quote):
     got = moves(hand, table, preset)
