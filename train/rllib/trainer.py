@@ -22,6 +22,7 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import shutil
 import socket
 import sys
@@ -87,7 +88,11 @@ def connect(cfg: RllibConfig) -> bool:
         ray.init(address=cfg.address, runtime_env={"py_modules": [str(m) for m in modules]}, log_to_driver=False)
     except Exception as exc:  # ray raises several types (ConnectionError, RuntimeError, ...)
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise ClusterUnreachable(f"cannot connect to the Ray cluster at {cfg.address!r}: {first}") from None
+        hint = ""
+        if "RAY_AUTH_MODE" not in os.environ:
+            # Recent Ray (2.60 here) starts clusters with token authentication; a driver must opt in.
+            hint = " (if the cluster uses token authentication: export RAY_AUTH_MODE=token and its RAY_AUTH_TOKEN)"
+        raise ClusterUnreachable(f"cannot connect to the Ray cluster at {cfg.address!r}: {first}{hint}") from None
     return True
 
 
