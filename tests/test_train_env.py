@@ -45,7 +45,7 @@ def test_learner_gets_the_losing_reward_when_an_opponent_ends_the_hand(reward):
     opponent_ended_losses = 0
     for ep in range(150):
         total = 0.0
-        for _, r, terminated, info in random_episode(env, rng, seed=ep):
+        for _, r, _terminated, info in random_episode(env, rng, seed=ep):
             total += r
         last_seat = env.game.history[-1][0]
         expected = expected_hand_reward(info["hand_scores"][-1], info["side"], reward)

@@ -23,7 +23,6 @@ import numpy as np
 
 from agents.base import Agent
 
-
 CHECKPOINT_PREFIXES = ("ppo", "dqn")
 _CHECKPOINT_AGENTS: dict[str, Agent] = {}
 """Loaded checkpoint agents of this process (they hold no per-game state)."""
