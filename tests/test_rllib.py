@@ -198,7 +198,7 @@ def test_masked_logits_give_illegal_actions_zero_probability():
 @pytest.fixture(scope="module")
 def ray_local():
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 

@@ -76,7 +76,9 @@ def connect(cfg: RllibConfig) -> bool:
     if ray.is_initialized():
         return False
     if not cfg.address:
-        ray.init(num_cpus=cfg.num_cpus or None, include_dashboard=False, log_to_driver=False)
+        # "local": always a new Ray of our own, never a cluster found through RAY_ADDRESS or a
+        # leftover /tmp/ray/ray_current_cluster (join one on purpose with address: auto).
+        ray.init(address="local", num_cpus=cfg.num_cpus or None, include_dashboard=False, log_to_driver=False)
         return True
     import agents
     import scopa_env
