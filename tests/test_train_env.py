@@ -44,9 +44,9 @@ def test_learner_gets_the_losing_reward_when_an_opponent_ends_the_hand(reward):
     rng = np.random.default_rng(0)
     opponent_ended_losses = 0
     for ep in range(150):
-        total = 0.0
-        for _, r, _terminated, info in random_episode(env, rng, seed=ep):
-            total += r
+        steps = list(random_episode(env, rng, seed=ep))
+        total = sum(r for _, r, _, _ in steps)
+        info = steps[-1][3]
         last_seat = env.game.history[-1][0]
         expected = expected_hand_reward(info["hand_scores"][-1], info["side"], reward)
         assert total == pytest.approx(expected), f"episode {ep}: learner got {total}, hand result says {expected}"
