@@ -399,6 +399,7 @@ class Game:
         bit = 1 << card
         if self.deciding:
             self._legal = None
+            self.hand_result = None
             self._decide(card, keep=captured == bit)
             return
         self.hands[seat] ^= bit

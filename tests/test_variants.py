@@ -720,9 +720,17 @@ def check_cards_accounted(game: Game) -> None:
 
 def play_checked(game: Game, rnd: random.Random, hands: int) -> None:
     rules = game.rules
+    rng = np.random.default_rng(0)
+    step = 0
     while game.winner is None and game.hand_number < hands:
         check_cards_accounted(game)
+        before = list(game.scores)
         pairs = game.legal_pairs()
+        step += 1
+        if step % 7 == 0:
+            world = game.view().determinize(rng)
+            check_cards_accounted(world)
+            assert world.legal_pairs() == pairs, "a determinized world has the same legal moves"
         if game.deciding:
             card = game.hands[game.current].bit_length() - 1
             assert pairs == [(card, 0), (card, 1 << card)], "the first-card decision"
@@ -739,6 +747,12 @@ def play_checked(game: Game, rnd: random.Random, hands: int) -> None:
                     assert row[key] == value, f"{rules.name}: {key} {row[key]} != {value} ({result})"
                 points = [k for k in row if not k.startswith("num_") and k not in ("total", "primiera_value")]
                 assert row["total"] == sum(row[k] for k in points if k != "double_game"), row
+            rescored = score_hand(result.piles, result.scope, rules)
+            for row, again in zip(result.hand_score, rescored):
+                assert {k: v for k, v in row.items() if k != "double_game"} == {
+                    k: v for k, v in again.items() if k != "double_game"
+                }, "the hand score is a function of the piles and scope"
+            assert [b + row["total"] for b, row in zip(before, result.hand_score)] == game.scores
     if game.winner is None:
         check_cards_accounted(game)
 
