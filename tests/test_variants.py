@@ -796,6 +796,35 @@ def test_random_games_env(preset, n):
             check_cards_accounted(env.game)
 
 
+@pytest.mark.parametrize(
+    "preset, n, mode",
+    [
+        ("chkobba", 2, "move"),
+        ("chkobba", 4, "select"),
+        ("asso_pigliatutto", 2, "move"),
+        ("scopa_d_assi_options", 3, "select"),
+        ("scopa_corse", 4, "move"),
+        ("hurrikan", 2, "select"),
+        ("booklet", 3, "move"),
+        ("scopa_di_quindici_3", 2, "select"),
+    ],
+)
+def test_whole_env_games(preset, n, mode):
+    """Whole games through the wrapped env: +1 to the winning side, -1 to the others."""
+    env = scopa_v0.env(num_players=n, rules=preset, action_mode=mode)
+    env.reset(seed=3)
+    rng = np.random.default_rng(3)
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter(max_iter=20_000):
+        obs, reward, term, trunc, _ = env.last()
+        returns[agent] += reward
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    game = env.unwrapped.game
+    assert game.winner is not None, f"{preset}: the game reached its target {game.rules.target}"
+    for i, agent in enumerate(env.possible_agents):
+        assert returns[agent] == (1.0 if game.side_of[i] == game.winner else -1.0), f"{preset}: {agent}"
+
+
 def list_moves(rules: Rules) -> list:
     try:
         return move_enumeration(rules).pairs
