@@ -20,7 +20,9 @@ Sides                  2-3 players each for themselves; 4 and 6 in two teams: ev
                        odd seats (partners opposite / alternating). Teammates get the
                        same reward.
 Action space           "move": ``Discrete(N)``, N = 16,200 for the standard rules (see
-                       :mod:`scopa_env.actions`); "select": ``Discrete(41)``
+                       :mod:`scopa_env.actions`; N per variant in docs/rules.md, which
+                       also documents Chkobba's first-card decision and the Ace's
+                       take-all id); "select": ``Discrete(41)``
 Observation space      ``Dict(observation=Box(float32, (size,)), action_mask=Box(int8, (N,)))``;
                        the layout table is in :mod:`scopa_env.observation` (size 376 for 2
                        players)
