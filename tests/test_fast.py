@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from scopa_env import scopa_v0
+from scopa_env.actions import move_enumeration
 from scopa_env.cards import cards_of
 from scopa_env.fast import SUPPORTED_FIELDS, BatchedScopa, check_supported, core, playout
 from scopa_env.game import Game
@@ -120,8 +121,18 @@ def greedy_best(g: Game, view_agent) -> set[tuple[int, int]]:
     return {p for p, s in zip(pairs, scores) if s >= best - 1e-9}
 
 
+def has_move_mode(rules) -> bool:
+    try:
+        move_enumeration(rules)
+    except ValueError:  # more moves than "move" mode supports (e.g. Scopa di Quindici)
+        return False
+    return True
+
+
 def run_differential(rules_name, n, mode, episode, reward, games, seed, use_greedy=False):
     rules = get_rules(rules_name)
+    if mode == "move" and not has_move_mode(rules):
+        mode = "select"
     batch = BatchedScopa(BATCH, n, rules, action_mode=mode, episode=episode, reward=reward, legal_width=512)
     batch.reset(np.arange(BATCH) + seed * 1000)
     envs = [env_for(batch, i) for i in range(BATCH)]

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -81,9 +82,20 @@ SUPPORTED_FIELDS = (
     "scopa_points",
     "target",
     "cappotto",
+    "deal_schedules",
+    "redeal_same_rank",
+    "aces_redeal",
+    "capture_equal",
+    "capture_sum",
+    "max_capture_cards",
+    "fewest_cards",
+    "bonus_suit",
+    "prime_rule",
+    "double_game_below",
 )
 """Rules fields the compiled core implements for every value. Any other field must keep
-its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
+its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``
+(``ace_takes_all_scopa`` only matters, and so only counts, with ``ace_takes_all``)."""
 
 # Greedy opponent weights (agents.greedy.CaptureWeights defaults).
 GREEDY_CARD, GREEDY_COIN, GREEDY_SETTEBELLO, GREEDY_PRIMIERA, GREEDY_SCOPA = 1.0, 1.0, 5.0, 0.25, 10.0
@@ -95,7 +107,7 @@ def check_supported(rules: Rules) -> None:
     """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``."""
     default = Rules()
     for f in dataclasses.fields(rules):
-        if f.name in SUPPORTED_FIELDS:
+        if f.name in SUPPORTED_FIELDS or (f.name == "ace_takes_all_scopa" and not rules.ace_takes_all):
             continue
         value = getattr(rules, f.name)
         if value != getattr(default, f.name):
@@ -119,13 +131,35 @@ def greedy_card_values(rules: Rules) -> np.ndarray:
     return out
 
 
+def _subset_count(rules: Rules, max_sum: int) -> int:
+    """Subsets of the deck with value sum <= ``max_sum`` (the empty one included): scratch size."""
+    ways = [1] + [0] * max_sum
+    for r in set(rules.ranks):
+        new = [0] * (max_sum + 1)
+        for total, w in enumerate(ways):
+            for k in range(5):
+                if w and total + k * r <= max_sum:
+                    new[total + k * r] += w * math.comb(4, k)
+        ways = new
+    return sum(ways)
+
+
 @functools.lru_cache(maxsize=32)
 def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them)."""
+    """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them).
+
+    ``PAIRS`` is empty when the rules have too many moves for "move" mode ("select" only).
+    """
     check_supported(rules)
     rules.check_players(num_players)
     layout = ObservationLayout(num_players)
-    enum = move_enumeration(rules)
+    try:
+        pairs = move_enumeration(rules).pairs
+    except ValueError:  # more moves than "move" mode allows
+        pairs = []
+    schedule = rules.schedule(num_players)
+    max_sum = max(10, rules.capture_sum - 1)
+    sub_cap = _subset_count(rules, max_sum)
     P = np.zeros(core.NUM_PARAMS, np.int64)
     P[core.P_PLAYERS] = num_players
     P[core.P_SIDES] = layout.num_sides
@@ -142,7 +176,21 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_CAPPOTTO] = rules.cappotto
     P[core.P_OPPONENT] = core.OPPONENT_NONE
     P[core.P_OBS_SIZE] = layout.size
-    P[core.P_NUM_MOVES] = len(enum)
+    P[core.P_NUM_MOVES] = len(pairs)
+    P[core.P_PLAIN] = rules.plain_captures
+    P[core.P_CAPTURE_EQUAL] = rules.capture_equal
+    P[core.P_CAPTURE_SUM] = rules.capture_sum
+    P[core.P_MAX_CAPTURE] = rules.max_capture_cards
+    P[core.P_FEWEST] = rules.fewest_cards
+    P[core.P_MAX_SUM] = max_sum
+    P[core.P_SUB_CAP] = sub_cap
+    P[core.P_SCRATCH] = max(schedule) * sub_cap + 1
+    P[core.P_ACES_REDEAL] = rules.aces_redeal
+    P[core.P_REDEAL_SAME_RANK] = rules.redeal_same_rank
+    P[core.P_BONUS_SUIT] = rules.bonus_suit
+    P[core.P_SEVENS] = rules.prime_rule == "sevens"
+    P[core.P_DOUBLE_BELOW] = rules.double_game_below
+    P[core.P_FIRST_DEAL] = schedule[0]
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)
@@ -150,9 +198,13 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     F[core.F_GREEDY_TOL] = GREEDY_TIE_TOL
     TBL = np.zeros(core.NUM_TBL, np.int64)
     TBL[core.TBL_DECK : core.TBL_DECK + len(rules.deck)] = rules.deck
-    PAIRS = np.array(enum.pairs, dtype=np.int64).reshape(-1, 2)
+    PAIRS = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     starts = np.searchsorted(PAIRS[:, 0], np.arange(NUM_CARDS + 1), side="left")
     TBL[core.TBL_CARD_START : core.TBL_CARD_START + NUM_CARDS + 1] = starts
+    # Game._next_deal: the deal that starts with k cards in the stock gives each player this many.
+    TBL[core.TBL_NEXT_DEAL : core.TBL_NEXT_DEAL + NUM_CARDS + 1] = rules.hand_size
+    for k in range(1, len(schedule)):
+        TBL[core.TBL_NEXT_DEAL + num_players * sum(schedule[k:])] = schedule[k]
     for arr in (P, F, TBL, PAIRS):
         arr.flags.writeable = False
     return P, F, TBL, PAIRS
@@ -227,7 +279,9 @@ class BatchedScopa:
         self.learner_seat = learner_seat
         self.layout = ObservationLayout(self.num_players)
         self.num_sides = self.layout.num_sides
-        self.moves = move_enumeration(self.rules)
+        if action_mode == "move" and len(self._PAIRS) == 0:
+            move_enumeration(self.rules)  # raises the ValueError that says to use "select" mode
+        self.moves = move_enumeration(self.rules) if action_mode == "move" else None
         self.num_actions = core.NUM_SELECT_ACTIONS if action_mode == "select" else len(self.moves)
         P = base_P.copy()
         P[core.P_EPISODE_HAND] = episode == "hand"
@@ -404,10 +458,15 @@ class BatchedScopa:
 
     def hand_score_dicts(self, game: int) -> list[dict[str, Any]]:
         """The last hand score of one game as :func:`scopa_env.scoring.score_hand` dicts."""
+        names = list(SCORE_FIELDS[: core.SCORE_SEVEN_MAJORITY])
+        if self.rules.prime_rule == "sevens":
+            names += ["seven_majority", "num_sevens", "num_sixes"]
+        if self.rules.double_game_below:
+            names.append("double_game")
         out = []
         for side in range(self.num_sides):
             row = self._hand_score[game, side]
-            d = {name: int(row[k]) for k, name in enumerate(SCORE_FIELDS)}
+            d = {name: int(row[SCORE_FIELDS.index(name)]) for name in names}
             pv = float(row[core.SCORE_PRIMIERA_VALUE])
             d["primiera_value"] = int(pv) if pv.is_integer() else pv
             out.append(d)

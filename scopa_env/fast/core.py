@@ -54,9 +54,8 @@ ONE_OF_EACH_SUIT = 1 | (1 << 10) | (1 << 20) | (1 << 30)
 SUIT_BITS = (1 << RANK_SPAN) - 1
 KINGS_FOR_REDEAL = 3
 CAPPOTTO_LEAD = 7
-SETTEBELLO = 6
-MAX_SUM = 10
-SUBSET_CAPACITY = 4096  # subsets of the whole deck with sum <= 10: 4,051
+SETTEBELLO = 6  # rank index of the Seven within a suit
+MAX_RANK = 10
 NO_SEAT = -1
 
 # --- state columns --------------------------------------------------------------
@@ -100,7 +99,21 @@ P_LEARNER_SEAT = 17  # fixed learner seat, or LEARNER_RANDOM
 P_OBS_SIZE = 18
 P_LEGAL_WIDTH = 19
 P_NUM_MOVES = 20
-NUM_PARAMS = 21
+P_PLAIN = 21  # standard capture pattern (the fast path of legal_pairs)
+P_CAPTURE_EQUAL = 22
+P_CAPTURE_SUM = 23  # 0: off
+P_MAX_CAPTURE = 24  # 0: no limit
+P_FEWEST = 25
+P_MAX_SUM = 26  # largest table subset sum any capture needs
+P_SUB_CAP = 27  # scratch size for the table's subsets
+P_SCRATCH = 28  # scratch size for a position's legal moves
+P_ACES_REDEAL = 29
+P_REDEAL_SAME_RANK = 30  # 0: off
+P_BONUS_SUIT = 31  # suit of "most coins" and of the settebello
+P_SEVENS = 32  # prime_rule "sevens": most Sevens (then Sixes) instead of the primiera
+P_DOUBLE_BELOW = 33  # Hurrikan double game; 0: off
+P_FIRST_DEAL = 34  # cards per player in the first deal of a hand
+NUM_PARAMS = 35
 
 OPPONENT_NONE = -1
 OPPONENT_RANDOM = 0
@@ -117,7 +130,8 @@ NUM_FLOATS = F_GREEDY_TOL + 1
 # --- tables TBL -----------------------------------------------------------------------
 TBL_DECK = 0  # the deck's card ids ascending (P_DECK_SIZE used)
 TBL_CARD_START = TBL_DECK + NUM_CARDS  # 41 entries: move ids of card c are [start[c], start[c + 1])
-NUM_TBL = TBL_CARD_START + NUM_CARDS + 1
+TBL_NEXT_DEAL = TBL_CARD_START + NUM_CARDS + 1  # 41 entries: cards per player dealt when the stock holds k
+NUM_TBL = TBL_NEXT_DEAL + NUM_CARDS + 1
 
 # --- per-game info outputs ----------------------------------------------------------
 INFO_TO_PLAY = 0  # seat whose observation and legal actions were written
@@ -143,9 +157,16 @@ SCORE_FIELDS = (
     "num_coins",
     "primiera_value",
     "num_scope",
+    "seven_majority",
+    "num_sevens",
+    "num_sixes",
+    "double_game",
 )
+"""Columns of ``hand_score``; the last four exist in the engine's dicts only under ``prime_rule="sevens"``
+(``seven_majority``, ``num_sevens``, ``num_sixes``) and ``double_game_below`` (``double_game``)."""
 SCORE_CARDS, SCORE_COINS, SCORE_SETTEBELLO, SCORE_PRIMIERA, SCORE_SCOPE, SCORE_TOTAL = range(6)
 SCORE_NUM_CARDS, SCORE_NUM_COINS, SCORE_PRIMIERA_VALUE, SCORE_NUM_SCOPE = range(6, 10)
+SCORE_SEVEN_MAJORITY, SCORE_NUM_SEVENS, SCORE_NUM_SIXES, SCORE_DOUBLE_GAME = range(10, 14)
 NUM_SCORE_FIELDS = len(SCORE_FIELDS)
 
 # --- step status codes ------------------------------------------------------------------
@@ -208,8 +229,8 @@ def _side(seat, n):
 
 
 @njit(cache=True, inline="always")
-def _subsets(table, sub_mask, sub_sum):
-    """Every subset of ``table`` with value sum <= 10, ascending by mask (the empty set first).
+def _subsets(table, max_sum, sub_mask, sub_sum):
+    """Every subset of ``table`` with value sum <= ``max_sum``, ascending by mask (the empty set first).
 
     Adding cards in ascending id order keeps the list sorted: each new subset holds a
     higher bit than every older one.
@@ -225,7 +246,7 @@ def _subsets(table, sub_mask, sub_sum):
         m = n
         for k in range(m):
             s = sub_sum[k] + r
-            if s <= MAX_SUM:
+            if s <= max_sum:
                 sub_mask[n] = sub_mask[k] | b
                 sub_sum[n] = s
                 n += 1
@@ -233,12 +254,16 @@ def _subsets(table, sub_mask, sub_sum):
 
 
 @njit(cache=True)
-def legal_pairs(hand, table, priority, optional, sub_mask, sub_sum, out_card, out_mask):
+def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
     """Legal ``(card, captured)`` pairs into ``out_card``/``out_mask``; returns their number.
 
     Same moves in the same order as :func:`scopa_env.rules.legal_pairs`: by card, then
     captured mask ascending, the trail (mask 0) first where it is legal.
     """
+    if not P[P_PLAIN]:
+        return _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask)
+    priority = P[P_PRIORITY]
+    optional = P[P_OPTIONAL]
     count = 0
     if table == 0:
         h = hand
@@ -270,7 +295,7 @@ def legal_pairs(hand, table, priority, optional, sub_mask, sub_sum, out_card, ou
                 count += 1
             continue
         if nsub < 0:
-            nsub = _subsets(table, sub_mask, sub_sum)
+            nsub = _subsets(table, MAX_RANK, sub_mask, sub_sum)
         start = count
         if optional:
             out_card[count] = card
@@ -286,6 +311,65 @@ def legal_pairs(hand, table, priority, optional, sub_mask, sub_sum, out_card, ou
             out_card[count] = card
             out_mask[count] = 0
             count += 1
+    return count
+
+
+@njit(cache=True)
+def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
+    """:func:`legal_pairs` for the capture fields (rules._variant_pairs): the union of
+    equal-value captures and ``capture_sum`` captures, then ``max_capture_cards`` and
+    ``fewest_cards`` filters. One ascending subset list serves every condition, so the
+    union comes out sorted and without duplicates."""
+    equal = P[P_CAPTURE_EQUAL]
+    total = P[P_CAPTURE_SUM]
+    most = P[P_MAX_CAPTURE]
+    optional = P[P_OPTIONAL]
+    count = 0
+    nsub = -1
+    h = hand
+    while h != 0:
+        b = h & -h
+        h ^= b
+        card = trailing_zeros(b)
+        if table == 0:
+            out_card[count] = card
+            out_mask[count] = 0
+            count += 1
+            continue
+        if nsub < 0:
+            nsub = _subsets(table, P[P_MAX_SUM], sub_mask, sub_sum)
+        rank = card % RANK_SPAN + 1
+        singles_only = P[P_PRIORITY] and (table & (ONE_OF_EACH_SUIT << (rank - 1))) != 0
+        need = total - rank if total else -1
+        fewest = 64
+        for pass_ in range(2 if P[P_FEWEST] else 1):
+            start = count
+            if pass_ == 1 or not P[P_FEWEST]:
+                if optional:
+                    out_card[count] = card
+                    out_mask[count] = 0
+                    count += 1
+            for k in range(1, nsub):
+                m = sub_mask[k]
+                v = sub_sum[k]
+                size = popcount(m)
+                ok = (equal and v == rank and (size == 1 or not singles_only)) or (need > 0 and v == need)
+                if not ok or (most and size > most):
+                    continue
+                if P[P_FEWEST] and pass_ == 0:
+                    if size < fewest:
+                        fewest = size
+                    continue
+                if P[P_FEWEST] and size != fewest:
+                    continue
+                out_card[count] = card
+                out_mask[count] = m
+                count += 1
+            if pass_ == 1 or not P[P_FEWEST]:
+                if count == start:
+                    out_card[count] = card
+                    out_mask[count] = 0
+                    count += 1
     return count
 
 
@@ -337,7 +421,7 @@ def _deal(S, i, rng, P, TBL):
     """Shuffle and deal a hand; deal again (same dealer) while 3+ Kings lie face up."""
     n = P[P_PLAYERS]
     size = P[P_DECK_SIZE]
-    dealt = n * P[P_HAND_SIZE]
+    dealt = n * P[P_FIRST_DEAL]
     while True:
         for k in range(size):
             S[i, COL_DECK + k] = TBL[TBL_DECK + k]
@@ -355,8 +439,22 @@ def _deal(S, i, rng, P, TBL):
             table |= np.int64(1) << S[i, COL_DECK + k]
         S[i, COL_TABLE] = table
         S[i, COL_STOCK_POS] = dealt + P[P_TABLE_SIZE]
-        if not (P[P_KINGS_REDEAL] and popcount(table & KINGS_MASK) >= KINGS_FOR_REDEAL):
+        if not _needs_redeal(table, P):
             return
+
+
+@njit(cache=True, inline="always")
+def _needs_redeal(table, P):
+    """Game.needs_redeal: 3+ Kings, any Ace (aces_redeal), or redeal_same_rank cards of one rank."""
+    if P[P_KINGS_REDEAL] and popcount(table & KINGS_MASK) >= KINGS_FOR_REDEAL:
+        return True
+    if P[P_ACES_REDEAL] and (table & ONE_OF_EACH_SUIT) != 0:
+        return True
+    if P[P_REDEAL_SAME_RANK]:
+        for r in range(RANK_SPAN):
+            if popcount(table & (ONE_OF_EACH_SUIT << r)) >= P[P_REDEAL_SAME_RANK]:
+                return True
+    return False
 
 
 @njit(cache=True)
@@ -416,25 +514,35 @@ def _score_hand(S, i, P, F, hand_score):
     num_cards = np.zeros(MAX_SIDES, np.float64)
     num_coins = np.zeros(MAX_SIDES, np.float64)
     prim = np.zeros(MAX_SIDES, np.float64)
+    sevens = np.zeros(MAX_SIDES, np.float64)
     top_prim = 0.0
+    bonus = P[P_BONUS_SUIT]
     for s in range(ns):
         pile = S[i, COL_PILE + s]
         num_cards[s] = popcount(pile)
-        num_coins[s] = popcount(pile & SUIT_BITS)
+        num_coins[s] = popcount(pile & (SUIT_BITS << (RANK_SPAN * bonus)))
+        # (sevens, sixes) compared as one number: most Sevens, then most Sixes
+        sevens[s] = popcount(pile & (ONE_OF_EACH_SUIT << 6)) * 8 + popcount(pile & (ONE_OF_EACH_SUIT << 5))
         prim[s] = _primiera_value(pile, F)
         if prim[s] > top_prim:
             top_prim = prim[s]
     cards_w = _unique_max(num_cards, ns)
     coins_w = _unique_max(num_coins, ns)
-    prim_w = _unique_max(prim, ns) if top_prim > 0 else -1
+    prim_w = _unique_max(prim, ns) if top_prim > 0 and not P[P_SEVENS] else -1
+    sevens_w = _unique_max(sevens, ns) if P[P_SEVENS] else -1
     for s in range(ns):
         row = hand_score[i, s]
         row[SCORE_CARDS] = 1.0 if cards_w == s else 0.0
         row[SCORE_COINS] = 1.0 if coins_w == s else 0.0
-        row[SCORE_SETTEBELLO] = float((S[i, COL_PILE + s] >> SETTEBELLO) & 1)
+        row[SCORE_SETTEBELLO] = float((S[i, COL_PILE + s] >> (RANK_SPAN * bonus + SETTEBELLO)) & 1)
         row[SCORE_PRIMIERA] = 1.0 if prim_w == s else 0.0
         row[SCORE_SCOPE] = S[i, COL_SCOPE + s] * P[P_SCOPA_POINTS]
+        row[SCORE_SEVEN_MAJORITY] = 1.0 if sevens_w == s else 0.0
+        row[SCORE_NUM_SEVENS] = sevens[s] // 8
+        row[SCORE_NUM_SIXES] = sevens[s] % 8
+        row[SCORE_DOUBLE_GAME] = 0.0
         total = row[SCORE_CARDS] + row[SCORE_COINS] + row[SCORE_SETTEBELLO] + row[SCORE_PRIMIERA] + row[SCORE_SCOPE]
+        total += row[SCORE_SEVEN_MAJORITY]
         row[SCORE_TOTAL] = total
         row[SCORE_NUM_CARDS] = num_cards[s]
         row[SCORE_NUM_COINS] = num_coins[s]
@@ -500,7 +608,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     if S[i, COL_IN_HANDS] != 0:
         return 0
     if not stock_empty:
-        per_deal = n * P[P_HAND_SIZE]
+        per_deal = n * TBL[TBL_NEXT_DEAL + P[P_DECK_SIZE] - S[i, COL_STOCK_POS]]
         _deal_round(S, i, n, S[i, COL_STOCK_POS], per_deal)
         S[i, COL_STOCK_POS] += per_deal
         return 0
@@ -514,6 +622,14 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     S[i, COL_HAND_NUM] += 1
     info[i, INFO_HAND_ENDED] = 1
     winner = _game_winner(S, i, P)
+    below = P[P_DOUBLE_BELOW]
+    if below and winner >= 0:
+        double = True
+        for o in range(ns):
+            if o != winner and S[i, COL_SCORE + o] >= below:
+                double = False
+        if double:
+            hand_score[i, winner, SCORE_DOUBLE_GAME] = 1.0
     over = P[P_EPISODE_HAND] == 1 or winner >= 0
     if P[P_REWARD_POINTS]:
         for s in range(n):
@@ -559,7 +675,7 @@ def choose_move(S, i, rng, P, F, kind, sub_mask, sub_sum, lc, lm):
     """Index into ``lc``/``lm`` of the opponent's move for the seat to move (lists filled here)."""
     hand = S[i, COL_HAND + S[i, COL_CURRENT]]
     table = S[i, COL_TABLE]
-    count = legal_pairs(hand, table, P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+    count = legal_pairs(hand, table, P, sub_mask, sub_sum, lc, lm)
     if kind == OPPONENT_RANDOM or count == 1:
         return _below(rng, i, 1, count)
     # Greedy (agents.greedy): capture value of captured + played (+ scopa), else minus the trailed card's value.
@@ -657,7 +773,7 @@ def write_observation(S, i, P, seat, out):
 def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm):
     """Outcomes of the pending card still reachable from the selection, packed at the front of ``lm``."""
     hand = S[i, COL_HAND + S[i, COL_CURRENT]]
-    count = legal_pairs(hand, S[i, COL_TABLE], P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+    count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
     pending = S[i, COL_PENDING]
     selected = S[i, COL_SELECTED]
     below = (np.int64(1) << (64 - leading_zeros(selected))) - 1 if selected != 0 else np.int64(0)
@@ -696,7 +812,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
             row[CONFIRM] = 1
         return STATUS_OK
     hand = S[i, COL_HAND + S[i, COL_CURRENT]]
-    count = legal_pairs(hand, S[i, COL_TABLE], P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+    count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
     info[i, INFO_LEGAL_COUNT] = count
     width = P[P_LEGAL_WIDTH]
     for k in range(min(count, width)):
@@ -760,10 +876,10 @@ def batch_kernel(op, S, rng, P, F, TBL, PAIRS, arg, obs, mask, legal_ids, reward
         for i in range(N):
             write_observation(S, i, P, arg[i], obs[i])
         return STATUS_OK, -1
-    sub_mask = np.empty(SUBSET_CAPACITY, np.int64)
-    sub_sum = np.empty(SUBSET_CAPACITY, np.int64)
-    lc = np.empty(P[P_NUM_MOVES] + 1, np.int64)
-    lm = np.empty(P[P_NUM_MOVES] + 1, np.int64)
+    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
+    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
+    lc = np.empty(P[P_SCRATCH], np.int64)
+    lm = np.empty(P[P_SCRATCH], np.int64)
     if op == OP_CHOOSE:
         for i in range(N):
             k = choose_move(S, i, rng, P, F, arg[i], sub_mask, sub_sum, lc, lm)
@@ -817,7 +933,7 @@ def _step_one(S, i, rng, P, F, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards
         captured = PAIRS[a, 1]
     elif S[i, COL_PENDING] == NO_SEAT:
         hand = S[i, COL_HAND + S[i, COL_CURRENT]]
-        count = legal_pairs(hand, S[i, COL_TABLE], P[P_PRIORITY], P[P_OPTIONAL], sub_mask, sub_sum, lc, lm)
+        count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
         nout = 0
         for k in range(count):
             if lc[k] == a:
@@ -855,10 +971,10 @@ def playout_kernel(P, F, TBL, num_games, seed, kinds):
     rewards = np.zeros((1, MAX_PLAYERS), np.float32)
     info = np.zeros((1, NUM_INFO), np.int64)
     hand_score = np.zeros((1, MAX_SIDES, NUM_SCORE_FIELDS), np.float64)
-    sub_mask = np.empty(SUBSET_CAPACITY, np.int64)
-    sub_sum = np.empty(SUBSET_CAPACITY, np.int64)
-    lc = np.empty(P[P_NUM_MOVES] + 1, np.int64)
-    lm = np.empty(P[P_NUM_MOVES] + 1, np.int64)
+    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
+    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
+    lc = np.empty(P[P_SCRATCH], np.int64)
+    lm = np.empty(P[P_SCRATCH], np.int64)
     wins = np.zeros(MAX_SIDES + 1, np.int64)
     moves = 0
     for _ in range(num_games):
