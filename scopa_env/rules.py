@@ -249,13 +249,6 @@ class Rules:
             "must map player counts to non-empty tuples of positive ints (cards per player per deal)",
             self.deal_schedules,
         )
-        for n, _ in self.deal_schedules:
-            _check(
-                n in self.player_counts,
-                "deal_schedules",
-                f"gives a schedule for {n} players but player_counts is {self.player_counts}",
-                self.deal_schedules,
-            )
         for n in self.player_counts:
             self.check_players(n)
 
