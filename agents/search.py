@@ -14,7 +14,8 @@ For one decision:
 
 When the stock is empty in a 2-player game the one unseen hand is the opponent's, so the
 position is fully known: the agent then solves the rest of the hand exactly with
-alpha-beta (``exact_endgame``).
+alpha-beta (``exact_endgame``; only with at most :data:`EXACT_ENDGAME_CARDS` cards left in
+hands, so variants with big hands stay fast).
 
 Budget: ``ply_budget`` bounds the rollout plies per decision; the number of worlds is
 ``ply_budget / (moves * plies left in the hand)`` clamped to ``[min_worlds, max_worlds]``,
@@ -47,6 +48,10 @@ SEVENS = RANK_MASK[7]
 SIXES_AND_ACES = RANK_MASK[6] | RANK_MASK[1]
 ROLLOUT_SCOPA = 10
 """Rollout policy: a sweep outweighs any capture without one."""
+EXACT_ENDGAME_CARDS = 6
+"""Solve the last round exactly only with this many cards left in hands or fewer (3 each in the
+standard 2-player game); variants dealing bigger hands fall back to rollouts, as the tree grows
+factorially."""
 
 
 def fast_clone(game: Game) -> Game:
@@ -181,7 +186,12 @@ class SearchAgent(Agent):
 
     def move_values(self, view: PlayerView, pairs: list[tuple[int, int]]) -> list[float]:
         """Mean rollout margin of each ``(card, captured_mask)`` pair over the sampled worlds."""
-        if self.exact_endgame and view.num_players == 2 and view.stock_count == 0:
+        if (
+            self.exact_endgame
+            and view.num_players == 2
+            and view.stock_count == 0
+            and sum(view.hand_counts) <= EXACT_ENDGAME_CARDS
+        ):
             world = view.determinize(self.rng)
             world.auto_next_hand = False
             return [self._solve_after(world, c, m, view.seat) for c, m in pairs]

@@ -17,7 +17,7 @@ from agents.registry import AGENT_NAMES, make_agent, parse_options, register_age
 from agents.search import SearchAgent, fast_clone, greedy_rollout
 from scopa_env.cards import RANK_OF, cards_of, parse_card, parse_cards
 from scopa_env.game import Game, PlayerView
-from scopa_env.rules import STANDARD, Move
+from scopa_env.rules import PRESETS, STANDARD, Move
 
 SMALL_SEARCH = {"ply_budget": 200, "min_worlds": 2, "max_worlds": 4}
 """A search budget small enough for tests."""
@@ -389,3 +389,21 @@ def test_registry_factories():
 def test_rank_helpers_are_consistent():
     """Sanity: card notation used by the scenarios above."""
     assert RANK_OF[parse_card("Kb")] == 10 and RANK_OF[parse_card("7d")] == 7
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_agents_play_legal_moves_under_every_preset(preset):
+    """All agents work for every rules preset and its player counts: the first moves of a hand are legal."""
+    rules = PRESETS[preset]
+    for num_players in rules.player_counts:
+        for name in AGENT_NAMES:
+            game = Game(num_players, rules, seed=7, auto_next_hand=False)
+            agents = [baseline(name, seed=s) for s in range(num_players)]
+            for _ in range(2 * num_players):
+                if game.hand_over:
+                    break
+                move = agents[game.current].act(game.view())
+                assert (move.card, move.mask) in game.legal_pairs(), (
+                    f"{name} played the illegal {move} under {preset} with {num_players} players"
+                )
+                game.play(move)
