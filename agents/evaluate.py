@@ -98,9 +98,10 @@ def play_game(match: Match, deal: int, rotation: int, agents: Sequence[Agent]) -
 
     Returns a record: ``deal``, ``rotation``, ``lineup`` (agent index per side), ``winner``
     (side or ``None``), ``hands`` (per hand, the score dict of each side), ``forfeit``
-    (``None`` or what went wrong), ``moves`` and ``seconds``.
+    (``None`` or what went wrong), ``moves`` and ``seconds`` (CPU time of this process, so
+    other load on the machine does not inflate it).
     """
-    start = time.perf_counter()
+    start = time.process_time()
     lineup = match.lineups()[rotation]
     game = Game(match.num_players, match.rules, seed=deal_seed(match.seed, deal), auto_next_hand=False)
     for seat, agent in enumerate(agents):
@@ -132,7 +133,7 @@ def play_game(match: Match, deal: int, rotation: int, agents: Sequence[Agent]) -
         "hands": hands,
         "forfeit": forfeit,
         "moves": moves,
-        "seconds": time.perf_counter() - start,
+        "seconds": time.process_time() - start,
     }
 
 
@@ -565,7 +566,7 @@ def render_report(report: dict, console=None) -> None:
         cats.add_row(a["agent"], *cells)
     console.print(cats)
     console.print(
-        f"{report['seconds_per_1000_hands']:.1f} s per 1,000 hands (one process); wall {report['wall_seconds']:.1f} s"
+        f"{report['seconds_per_1000_hands']:.1f} CPU s per 1,000 hands (one process); wall {report['wall_seconds']:.1f} s"
     )
     for f in report["forfeits"][:10]:
         console.print(
