@@ -3,7 +3,7 @@
 Plays the standard 2-player game on duplicate deals (each deal twice, seats swapped) for
 the pairings greedy-random, heuristic-greedy, search-heuristic and search-greedy, then
 prints a markdown table (hand-point margin per hand and game win rate, each with a 95%
-CI, and seconds per 1,000 hands in one process) and writes the reports as JSON. It also
+CI, and CPU seconds per 1,000 hands in one process) and writes the reports as JSON. It also
 times the search agent's default budget per move.
 
 Run (the README numbers)::
@@ -72,7 +72,7 @@ def time_search_moves(num_positions: int = 300, seed: int = 0) -> dict:
 def markdown_table(reports: list[dict]) -> str:
     lines = [
         "| pairing (first agent's view) | duplicate deals | hands | margin / hand [95% CI] | win rate [95% CI] "
-        "| s / 1,000 hands |",
+        "| CPU s / 1,000 hands |",
         "|---|---:|---:|---:|---:|---:|",
     ]
     for rep in reports:
