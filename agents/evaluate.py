@@ -49,8 +49,17 @@ MAX_HANDS = 200
 CATEGORY_COUNTS = {"cards": "num_cards", "coins": "num_coins", "primiera": "primiera_value"}
 """Majority categories and the raw count deciding each; a tie at the top scores nobody."""
 
-KNOWN_SCORE_KEYS = {"cards", "coins", "settebello", "primiera", "scope", "total"} | set(CATEGORY_COUNTS.values())
-KNOWN_SCORE_KEYS.add("num_scope")
+KNOWN_SCORE_KEYS = {
+    "cards",
+    "coins",
+    "settebello",
+    "primiera",
+    "scope",
+    "total",
+    "num_scope",
+    *CATEGORY_COUNTS.values(),
+}
+"""Keys of a hand score reported in their own columns; any other number a variant adds is an extra."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,11 @@ class Match:
             raise ValueError(f"a match needs at least two agents, got {list(self.agents)}")
         object.__setattr__(self, "rules", get_rules(self.rules))
         self.rules.check_players(self.num_players)
+        if len(self.agents) > self.num_sides:
+            raise ValueError(
+                f"{len(self.agents)} agents cannot share {self.num_sides} sides; "
+                f"play them in pairs with a tournament instead"
+            )
 
     @property
     def num_sides(self) -> int:
