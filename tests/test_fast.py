@@ -8,8 +8,10 @@ moves in both and asserts at every step: the player to move, the observation, th
 actions (mask or move ids), the rewards of every seat, the hand-end score breakdown,
 the final scores and the winner.
 
-CI plays ``SCOPA_DIFF_GAMES`` (default 160) whole games per preset and player count,
-split between "move" and "select" mode, plus one-hand episodes. The full run::
+CI plays 250 whole standard games per player count (1,000 in all) and 8 per other
+supported preset and player count, split between "move" and "select" mode, plus
+one-hand episodes. The full run plays ``SCOPA_DIFF_GAMES`` games per preset and
+player count::
 
     SCOPA_DIFF_GAMES=10000 pytest tests/test_fast.py -k differential
 """
@@ -30,8 +32,16 @@ from scopa_env.fast import SUPPORTED_FIELDS, BatchedScopa, check_supported, core
 from scopa_env.game import Game
 from scopa_env.rules import PRESETS, get_rules
 
-DIFF_GAMES = int(os.environ.get("SCOPA_DIFF_GAMES", "160"))
-BATCH = 32
+FULL_GAMES = os.environ.get("SCOPA_DIFF_GAMES")
+CI_STANDARD_GAMES = 250  # per player count: 1,000 standard games in CI
+CI_PRESET_GAMES = 8  # per other preset and player count
+
+
+def games_for(rules_name: str) -> int:
+    """Whole games to check for one preset and player count."""
+    if FULL_GAMES:
+        return int(FULL_GAMES)
+    return CI_STANDARD_GAMES if rules_name == "standard" else CI_PRESET_GAMES
 
 
 def supported_presets() -> list[str]:
@@ -133,9 +143,10 @@ def run_differential(rules_name, n, mode, episode, reward, games, seed, use_gree
     rules = get_rules(rules_name)
     if mode == "move" and not has_move_mode(rules):
         mode = "select"
-    batch = BatchedScopa(BATCH, n, rules, action_mode=mode, episode=episode, reward=reward, legal_width=512)
-    batch.reset(np.arange(BATCH) + seed * 1000)
-    envs = [env_for(batch, i) for i in range(BATCH)]
+    rows = min(32, games)
+    batch = BatchedScopa(rows, n, rules, action_mode=mode, episode=episode, reward=reward, legal_width=512)
+    batch.reset(np.arange(rows) + seed * 1000)
+    envs = [env_for(batch, i) for i in range(rows)]
     rng = np.random.default_rng(seed)
     done = steps = 0
     greedy_agent = None
@@ -148,12 +159,12 @@ def run_differential(rules_name, n, mode, episode, reward, games, seed, use_gree
             greedy_agent = None
     while done < games:
         full_mask = steps % 50 == 0
-        for i in range(BATCH):
+        for i in range(rows):
             where = f"{rules_name} n={n} {mode} {episode}/{reward} row {i} step {steps}"
             check_same(batch, envs[i], i, where, full_mask and i == 0)
-        actions = np.empty(BATCH, np.int64)
+        actions = np.empty(rows, np.int64)
         choices = batch.choose("greedy") if greedy_agent is not None and mode == "move" else None
-        for i in range(BATCH):
+        for i in range(rows):
             legal = batch.legal_actions(i)
             if choices is not None and rng.random() < 0.5:
                 card, mask = choices[i]
@@ -165,7 +176,7 @@ def run_differential(rules_name, n, mode, episode, reward, games, seed, use_gree
         batch.step(actions)
         steps += 1
         hand_ended, terminated = batch.hand_ended, batch.terminated
-        for i in range(BATCH):
+        for i in range(rows):
             e = envs[i]
             actor = e.agent_selection
             e.step(int(actions[i]))
@@ -193,16 +204,17 @@ def run_differential(rules_name, n, mode, episode, reward, games, seed, use_gree
 @pytest.mark.parametrize("rules_name,n", CASES)
 def test_differential_full_games(rules_name, n):
     """Whole games: the same deals and moves give the same game at every step, in both action modes."""
-    half = max(1, DIFF_GAMES // 2)
+    games = games_for(rules_name)
+    half = max(1, games // 2)
     d1, _ = run_differential(rules_name, n, "move", "game", "game", half, seed=n, use_greedy=True)
-    d2, _ = run_differential(rules_name, n, "select", "game", "points", DIFF_GAMES - half, seed=100 + n)
-    assert d1 + d2 >= DIFF_GAMES
+    d2, _ = run_differential(rules_name, n, "select", "game", "points", games - half, seed=100 + n)
+    assert d1 + d2 >= games
 
 
 @pytest.mark.parametrize("rules_name,n", CASES)
 def test_differential_one_hand_episodes(rules_name, n):
     """``episode="hand"`` with both reward modes (hand-win rewards include the 0 of a tie)."""
-    k = max(BATCH, DIFF_GAMES // 10)
+    k = max(4, games_for(rules_name) // 10)
     run_differential(rules_name, n, "select", "hand", "game", k, seed=200 + n)
     run_differential(rules_name, n, "move", "hand", "points", k, seed=300 + n)
 

@@ -535,8 +535,21 @@ def playout(
     players = players or ("random",) * num_players
     if len(players) != num_players or any(p not in ("random", "greedy") for p in players):
         raise ValueError(f"players must give 'random' or 'greedy' for each of {num_players} seats, got {players!r}")
-    kinds = np.array([OPPONENTS[p] for p in players], np.int64)
-    moves, wins = core.playout_kernel(P, F, TBL, int(num_games), int(seed), kinds)
+    arg = np.array([int(num_games), int(seed)] + [OPPONENTS[p] for p in players], np.int64)
+    S = np.zeros((1, core.NUM_COLS), np.int64)
+    info = np.zeros((1, core.NUM_INFO), np.int64)
+    moves = core.playout_kernel(
+        S,
+        np.zeros((1, 2), np.uint64),
+        P,
+        F,
+        TBL,
+        arg,
+        np.zeros((1, num_players), np.float32),
+        info,
+        np.zeros((1, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64),
+    )
+    wins = info[0, core.INFO_WINS : core.INFO_WINS + core.MAX_SIDES + 1].copy()
     return int(moves), wins
 
 

@@ -143,7 +143,8 @@ INFO_FINAL_SCORE = 5  # on termination: 3 columns, game points per side
 INFO_OBS_SEAT = INFO_FINAL_SCORE + MAX_SIDES  # on termination: seat of final_obs
 INFO_CHOICE_CARD = INFO_OBS_SEAT + 1  # OP_CHOOSE: card of the compiled player's move
 INFO_CHOICE_MASK = INFO_CHOICE_CARD + 1  # OP_CHOOSE: its captured mask
-NUM_INFO = INFO_CHOICE_MASK + 1
+INFO_WINS = INFO_CHOICE_MASK + 1  # playout_kernel, row 0: games won per side (3 columns), then without a winner
+NUM_INFO = INFO_WINS + MAX_SIDES + 1
 
 # --- hand score fields (the keys of scopa_env.scoring.score_hand) ---------------------
 SCORE_FIELDS = (
@@ -209,7 +210,7 @@ def _below(rng, i, stream, k):
     return np.int64((z * np.uint64(k)) >> np.uint64(32))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def seed_games(rng, seeds):
     """Seed both generators of every game from ``seeds``."""
     for i in range(seeds.shape[0]):
@@ -507,7 +508,7 @@ def _unique_max(values, count):
     return best if ties == 1 else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _score_hand(S, i, P, F, hand_score):
     """Score the finished hand into ``hand_score[i]`` and add the totals to the game score."""
     ns = P[P_SIDES]
@@ -822,7 +823,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
     return STATUS_LEGAL_OVERFLOW if count > width else STATUS_OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _settle(S, i, rng, P, F, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
     """After a play: record and reset a finished episode, then let compiled opponents move."""
     while True:
@@ -961,29 +962,27 @@ def _step_one(S, i, rng, P, F, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards
 
 
 @njit(cache=True)
-def playout_kernel(P, F, TBL, num_games, seed, kinds):
-    """Play ``num_games`` whole games with compiled players (``kinds[seat]``); returns
-    ``(moves, wins per side)``. The speed benchmark and quick evaluations use it."""
-    S = np.zeros((1, NUM_COLS), np.int64)
-    rng = np.zeros((1, 2), np.uint64)
-    seeds = np.full(1, seed, np.int64)
-    seed_games(rng, seeds)
-    rewards = np.zeros((1, MAX_PLAYERS), np.float32)
-    info = np.zeros((1, NUM_INFO), np.int64)
-    hand_score = np.zeros((1, MAX_SIDES, NUM_SCORE_FIELDS), np.float64)
+def playout_kernel(S, rng, P, F, TBL, arg, rewards, info, hand_score):
+    """Row 0 plays ``arg[0]`` whole games seeded by ``arg[1]``, seat ``s`` played by compiled
+    kind ``arg[2 + s]``; returns the number of moves, the wins go to ``info[0, INFO_WINS:]``.
+
+    A second entry point (compiled on first use) so the batch kernel's cold compile stays short.
+    """
     sub_mask = np.empty(P[P_SUB_CAP], np.int64)
     sub_sum = np.empty(P[P_SUB_CAP], np.int64)
     lc = np.empty(P[P_SCRATCH], np.int64)
     lm = np.empty(P[P_SCRATCH], np.int64)
-    wins = np.zeros(MAX_SIDES + 1, np.int64)
+    seed_games(rng, arg[1:2])
+    for k in range(MAX_SIDES + 1):
+        info[0, INFO_WINS + k] = 0
     moves = 0
-    for _ in range(num_games):
+    for _ in range(arg[0]):
         new_game(S, 0, rng, P, TBL)
         over = 0
         while not over:
-            k = choose_move(S, 0, rng, P, F, kinds[S[0, COL_CURRENT]], sub_mask, sub_sum, lc, lm)
+            k = choose_move(S, 0, rng, P, F, arg[2 + S[0, COL_CURRENT]], sub_mask, sub_sum, lc, lm)
             over = play(S, 0, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
             moves += 1
         w = info[0, INFO_WINNER]
-        wins[w if w >= 0 else MAX_SIDES] += 1
-    return moves, wins
+        info[0, INFO_WINS + (w if w >= 0 else MAX_SIDES)] += 1
+    return moves
