@@ -64,37 +64,48 @@ def test_every_config_trains_with_a_tiny_budget(config, tmp_path):
     assert any((run / "tb").iterdir()), "TensorBoard logs"
 
 
-def test_same_seed_same_metrics_and_resume(tmp_path):
+@pytest.mark.parametrize("config", ["quickstart", "ppo_vs_heuristic"])
+def test_same_seed_same_metrics(config, tmp_path):
     from train.trainer import train
 
     runs = []
     for name in ("a", "b"):
         cfg = TrainConfig.load(
-            ROOT / "configs" / "quickstart.yaml", [f"runs_dir={tmp_path}", f"name={name}", *TINY, "eval_pairs=2"]
+            ROOT / "configs" / f"{config}.yaml", [f"runs_dir={tmp_path}", f"name={name}", *TINY, "eval_pairs=2"]
         )
         runs.append(train(cfg, report=False).dir)
     a, b = (read_csv(r / "evaluations.csv") for r in runs)
-    assert a == b, "same seed and config must give the same evaluation metrics"
+    assert a == b, f"{config}: same seed and config must give the same evaluation metrics"
 
-    # Resume run a for 128 more steps: evaluations continue after the last timestep.
-    result = scopa("train", "--resume", str(runs[0]), "total_timesteps=384", "--no-report", cwd=ROOT)
+
+def test_resume_refusals_and_checkpoint_agents(tmp_path):
+    config = ROOT / "configs" / "ppo_vs_heuristic.yaml"
+    result = scopa("train", str(config), f"runs_dir={tmp_path}", "name=r", *TINY, "--no-report", cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
-    steps = [int(r["timestep"]) for r in read_csv(runs[0] / "evaluations.csv")]
+    run = tmp_path / "r"
+
+    # Resume for 128 more steps: evaluations continue after the last timestep.
+    result = scopa("train", "--resume", str(run), "total_timesteps=384", "--no-report", cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+    steps = [int(r["timestep"]) for r in read_csv(run / "evaluations.csv")]
     assert steps[-1] >= 384 and steps == sorted(steps)
 
     # Another config or action space is refused, with a message naming the difference.
-    result = scopa("train", "--resume", str(runs[0]), "action_mode=move", cwd=ROOT)
+    result = scopa("train", "--resume", str(run), "action_mode=move", cwd=ROOT)
     assert result.returncode == 2 and "action_mode" in result.stderr
-    result = scopa("train", str(ROOT / "configs" / "dqn_vs_greedy.yaml"), "--resume", str(runs[0]), cwd=ROOT)
+    result = scopa("train", str(ROOT / "configs" / "dqn_vs_greedy.yaml"), "--resume", str(run), cwd=ROOT)
     assert result.returncode == 2 and "algo" in result.stderr
 
-    # The checkpoint is an agent: evaluate it by name.
+    # The checkpoint is an agent: evaluate it by name (and the wrong prefix is refused).
     from agents.evaluate import evaluate
+    from agents.registry import make_agent
 
-    report = evaluate([f"ppo:{runs[0] / 'best'}", "random"], games=1)
+    report = evaluate([f"ppo:{run / 'best'}", "random"], games=1)
     assert report["forfeits"] == []
-    result = scopa("train", "--report", str(runs[0]), "final_eval_pairs=1", cwd=ROOT)
-    assert result.returncode == 0 and (runs[0] / "report.md").exists(), result.stderr[-2000:]
+    with pytest.raises(ValueError, match="not dqn"):
+        make_agent(f"dqn:{run / 'best'}")
+    result = scopa("train", "--report", str(run), "final_eval_pairs=1", cwd=ROOT)
+    assert result.returncode == 0 and (run / "report.md").exists(), result.stderr[-2000:]
 
 
 def test_bad_configs_are_rejected_before_training(tmp_path):
