@@ -30,7 +30,8 @@ Outputs (read-only)     after :meth:`~BatchedScopa.reset` and every :meth:`~Batc
                         made the final move), ``winner`` the winning side (-1: none) and
                         ``final_scores`` ``(N, 3)`` the game points per side
 ``hand_ended``          bool ``(N,)``: a hand ended in this step; ``hand_score`` float64
-                        ``(N, 3, 10)`` holds it per side, fields :data:`SCORE_FIELDS`
+                        ``(N, sides, 14)`` holds it per side, fields :data:`SCORE_FIELDS`
+                        (:meth:`~BatchedScopa.hand_score_dicts` gives the engine's dicts)
 ======================  ====================================================================
 
 Episodes: each row plays games (or hands, ``episode="hand"``) back to back; after an
