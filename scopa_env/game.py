@@ -21,7 +21,7 @@ import numpy as np
 
 from scopa_env.cards import ACE, RANK_MASK, RANK_OF, RANKS, RE, cards_of, format_card, format_cards, mask_of
 from scopa_env.rules import Move, Rules, get_rules, legal_pairs, move_of
-from scopa_env.scoring import score_masks
+from scopa_env.scoring import WINS_GAME, game_events, score_masks
 
 KINGS_FOR_REDEAL = 3
 """pagat-scopa.txt: "If the four face up cards include three or four Kings" the cards are dealt again."""
@@ -48,6 +48,13 @@ class HandResult(NamedTuple):
     """Table cards swept up at the end by the last side to capture."""
     leftover_side: int | None
     """The side that took them (``None`` if nobody captured all hand)."""
+    events: tuple[tuple[str, int], ...] = ()
+    """Hand-end items that are not points, ``(name, side)``: ``napoleone``, ``scala`` or
+    ``all_coins`` (the side wins the game), ``coins_reset`` (the other sides go back to 0);
+    see :func:`scopa_env.scoring.game_events`."""
+    scope_points: tuple[int, ...] = ()
+    """Per side, what its scope were worth (differs from ``scope`` only under the Libyan
+    :attr:`~scopa_env.rules.Rules.scopa_value` readings)."""
 
 
 class Game:
@@ -65,6 +72,7 @@ class Game:
         table: bitmask of the face-up table cards.
         stock: card ids still to be dealt, next card first.
         piles, scope: per side, bitmask of captured cards and number of scope this hand.
+        scope_points: per side, what those scope are worth (:attr:`Rules.scopa_value`).
         scores: per side, game points so far.
         current: seat to play; dealer: seat that dealt this hand.
         played: per seat, bitmask of the cards played this hand.
@@ -108,6 +116,7 @@ class Game:
         self.hand_number = 0
         self.winner: int | None = None
         self.double_game = False
+        self.win_reason: str | None = None
         self.hand_result: HandResult | None = None
         self.redeals = 0
         self.deciding = False
@@ -125,6 +134,7 @@ class Game:
         piles: Sequence[Sequence[int]] | None = None,
         scope: Sequence[int] | None = None,
         current: int | None = None,
+        scope_points: Sequence[int] | None = None,
         last_capturer: int | None = None,
         auto_next_hand: bool = True,
         deciding: bool = False,
@@ -137,6 +147,8 @@ class Game:
         player after the dealer; later hands are shuffled with ``seed``.
         ``deciding=True`` (rules with ``first_card_choice``) is the first-card decision:
         the player after the dealer holds the one drawn card, the table is empty.
+        ``scope_points`` (Libyan :attr:`Rules.scopa_value`) defaults to ``scope`` times
+        :attr:`Rules.scopa_points`.
         """
         game = cls.__new__(cls)
         game._setup(len(hands), rules, seed, auto_next_hand)
@@ -162,6 +174,11 @@ class Game:
             if len(scope) != game.num_sides or any(int(k) < 0 for k in scope):
                 raise ValueError(f"scope needs {game.num_sides} non-negative counts, got {list(scope)!r}")
             game.scope = [int(k) for k in scope]
+            game.scope_points = [k * game.rules.scopa_points for k in game.scope]
+        if scope_points is not None:
+            if len(scope_points) != game.num_sides:
+                raise ValueError(f"scope_points needs {game.num_sides} entries (one per side), got {len(scope_points)}")
+            game.scope_points = [int(k) for k in scope_points]
         game.last_capturer = None if last_capturer is None else game._seat(last_capturer, "last_capturer")
         game.current = (game.dealer + 1) % n if current is None else game._seat(current, "current")
         game._cards_in_hands = sum(h.bit_count() for h in game.hands)
@@ -217,6 +234,7 @@ class Game:
         self.stock: list[int] = []
         self.piles = [0] * s
         self.scope = [0] * s
+        self.scope_points = [0] * s
         self.played = [0] * n
         self.history: list[tuple[int, int, int]] = []
         self.last_capturer: int | None = None
@@ -342,6 +360,7 @@ class Game:
             table=self.table,
             piles=tuple(self.piles),
             scope=tuple(self.scope),
+            scope_points=tuple(self.scope_points),
             scores=tuple(self.scores),
             stock_count=len(self.stock),
             hand_counts=tuple(h.bit_count() for h in self.hands),
@@ -356,7 +375,7 @@ class Game:
         """An independent copy (the generator is copied too, so futures match)."""
         g = Game.__new__(Game)
         g.__dict__.update(self.__dict__)
-        for name in ("hands", "stock", "piles", "scope", "played", "history", "scores"):
+        for name in ("hands", "stock", "piles", "scope", "scope_points", "played", "history", "scores"):
             setattr(g, name, list(getattr(self, name)))
         g.rng = np.random.Generator(type(self.rng.bit_generator)())
         g.rng.bit_generator.state = self.rng.bit_generator.state
@@ -419,6 +438,7 @@ class Game:
                 # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa.
                 if not (self._take_all_no_scopa and RANK_OF[card] == ACE and not captured & RANK_MASK[ACE]):
                     self.scope[side] += 1
+                    self.scope_points[side] += self._scopa_worth(card, captured)
         else:
             self.table |= bit
         self.history.append((seat, card, captured))
@@ -432,6 +452,15 @@ class Game:
             else:
                 self._end_hand()
 
+    def _scopa_worth(self, card: int, captured: int) -> int:
+        """Points of one scopa: ``scopa_points``, or a Libyan :attr:`Rules.scopa_value`."""
+        how = self.rules.scopa_value
+        if how == "card":  # wikipedia: "if the 'winning card' is worth 7, the scopa is worth 7"
+            return RANK_OF[card]
+        if how == "cards":  # "if a scopa numbers 5 cards ... 5": the cards taken and the one played
+            return captured.bit_count() + 1
+        return self.rules.scopa_points
+
     def _end_hand(self) -> None:
         leftover = self.table
         leftover_side = None
@@ -439,19 +468,32 @@ class Game:
             leftover_side = self.side_of[self.last_capturer]
             self.piles[leftover_side] |= leftover
             self.table = 0
-        score = score_masks(self.piles, self.scope, self.rules)
+        rules = self.rules
+        libyan = rules.scopa_value != "points"
+        score = score_masks(self.piles, self.scope, rules, self.scope_points if libyan else None)
         for side, row in enumerate(score):
             self.scores[side] += row["total"]
+        events = game_events(self.piles, rules) if rules.needs_events else []
+        for name, side in events:
+            if name == "coins_reset":
+                self.scores = [v if s == side else 0 for s, v in enumerate(self.scores)]
         self.hand_result = HandResult(
             hand_score=score,
             piles=[cards_of(p) for p in self.piles],
             scope=list(self.scope),
             leftover=cards_of(leftover),
             leftover_side=leftover_side,
+            events=tuple(events),
+            scope_points=tuple(self.scope_points),
         )
         self.hand_number += 1
         self.hand_over = True
-        self.winner = self._game_winner()
+        wins = [(name, side) for name, side in events if name in WINS_GAME]
+        if wins:
+            self.win_reason, self.winner = wins[0]
+        else:
+            self.winner = self._game_winner()
+            self.win_reason = None if self.winner is None else "target"
         below = self.rules.double_game_below
         if below:
             self.double_game = self.winner is not None and all(
@@ -525,6 +567,8 @@ class PlayerView:
     table: int
     piles: tuple[int, ...]
     scope: tuple[int, ...]
+    scope_points: tuple[int, ...]
+    """Per side, what the scope are worth (differs from ``scope`` only under Libyan rules)."""
     scores: tuple[int, ...]
     stock_count: int
     hand_counts: tuple[int, ...]
@@ -589,6 +633,7 @@ class PlayerView:
             seed=rng,
             piles=[cards_of(p) for p in self.piles],
             scope=self.scope,
+            scope_points=self.scope_points,
             current=self.current,
             last_capturer=self.last_capturer,
             deciding=self.deciding,

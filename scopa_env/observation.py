@@ -39,6 +39,7 @@ import numpy as np
 
 from scopa_env.cards import NUM_CARDS
 from scopa_env.game import Game
+from scopa_env.rules import Rules
 
 _PLANE_FIELDS = ("hand", "table", "own_pile", "other_piles", "played", "unseen", "select_card", "select_captured")
 
@@ -149,9 +150,14 @@ def write_observation(
     return out
 
 
-def observation_bounds(layout: ObservationLayout) -> tuple[np.ndarray, np.ndarray]:
-    """Low and high bounds of every entry (for the Box space)."""
+def observation_bounds(layout: ObservationLayout, rules: Rules | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Low and high bounds of every entry (for the Box space).
+
+    Game scores can go below 0 only under :attr:`~scopa_env.rules.Rules.piva`.
+    """
     low = np.zeros(layout.size, dtype=np.float32)
+    if rules is not None and rules.piva:
+        low[layout["scores"]] = -np.inf
     high = np.ones(layout.size, dtype=np.float32)
     high[layout["scope"]] = NUM_CARDS
     high[layout["scores"]] = np.inf

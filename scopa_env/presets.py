@@ -256,3 +256,75 @@ register_preset(
         description="Booklet Scopa, Capture More Cards: up to 3 cards at a time, still the fewest.",
     )
 )
+
+# --- issue 4: scoring extras ----------------------------------------------------------
+# The extras are fields (options) that combine with any preset, e.g.
+# "standard,re_bello=true,seven_of_cups=true"; these presets name the combinations the
+# sources describe as games of their own.
+
+NAPOLA = register_preset(
+    Rules(
+        name="napola",
+        napola="pagat_6",
+        target=21,
+        description="Napola: A-2-3 of coins scores 3, +1 per further card in sequence up to 6 (pagat), to 21.",
+    )
+)
+register_preset(
+    NAPOLA.replace(
+        name="napola_9",
+        napola="pagat_9",
+        description="Napola up to 9 (A..Queen); the whole coin suit is a Napoleone that wins the game (pagat).",
+    )
+)
+register_preset(
+    NAPOLA.replace(
+        name="napola_wikipedia",
+        napola="wikipedia",
+        description="Napola (Scopone trentino, wikipedia): 3 for A-2-3 of coins plus 1 per other coin, to 21.",
+    )
+)
+register_preset(
+    SCOPA_D_ASSI.replace(
+        name="scopone_milanese",
+        player_counts=(4,),
+        hand_size=10,
+        table_size=0,
+        napola="pagat_6",
+        target=21,
+        description="Milan area (wikipedia): Scopone scientifico + Scopa d'Assi + Napola, to 21.",
+    )
+)
+SCALETTE = register_preset(
+    Rules(
+        name="scalette",
+        scalette=True,
+        target=21,
+        description="Scopa con le Scalette: scaletta bassa A-2-3 (3+), alta K-Q-J (5+) of coins; a Scala wins (pagat).",
+    )
+)
+register_preset(
+    SCOPA_D_ASSI.replace(
+        name="scalette_d_assi",
+        scalette=True,
+        target=21,
+        description="Scopa con le Scalette played as Scopa d'Assi (pagat).",
+    )
+)
+SBARAZZINA = register_preset(
+    SCOPA_D_ASSI.replace(
+        name="sbarazzina",
+        re_bello=True,
+        target=41,
+        description="Sbarazzina (Emilia, pagat): Ace takes all without a sweep, Re Bello, to 41.",
+    )
+)
+register_preset(
+    SBARAZZINA.replace(
+        name="piva",
+        player_counts=(2,),
+        piva=True,
+        target=21,
+        description="Piva (Riccione, pagat): two-player Sbarazzina where the Two of clubs scores minus 5, to 21.",
+    )
+)

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from scopa_env.cards import (
     ACE,
     COINS,
+    CUPS,
     NUM_CARDS,
     PRIMIERA_BY_RANK,
     RANK_MASK,
@@ -49,6 +50,19 @@ from scopa_env.cards import (
 
 PLAYER_COUNTS = (2, 3, 4, 6)
 PRIME_RULES = ("primiera", "sevens")
+NAPOLA_READINGS = ("", "pagat_6", "pagat_9", "wikipedia")
+"""Values of :attr:`Rules.napola`: off, or the reading of the source it follows."""
+SCOPA_VALUES = ("points", "card", "cards")
+"""Values of :attr:`Rules.scopa_value`: ``scopa_points`` each, or the Libyan readings."""
+
+#: Named primiera scales, usable as ``primiera_values=NAME`` in option strings.
+PRIMIERA_SCALES: dict[str, tuple[float, ...]] = {
+    "standard": tuple(PRIMIERA_BY_RANK[1:]),
+    # pagat "Deciding the Primiera": "some count 2-7 as face value, Aces as 5 1/2 and picture cards as 1/2".
+    "face": (5.5, 2, 3, 4, 5, 6, 7, 0.5, 0.5, 0.5),
+    # wikipedia "Scoring the prime": "count 0 points for each face card".
+    "no_figures": (16, 12, 13, 14, 15, 18, 21, 0, 0, 0),
+}
 
 
 @dataclass(frozen=True)
@@ -152,12 +166,52 @@ class Rules:
 
     prime_rule: str = "primiera"
     """``"primiera"``: the best primiera scores the point; ``"sevens"``: most Sevens,
-    ties broken by most Sixes, else nobody (booklet, Chkobba's barmila). Reported
-    under the ``seven_majority`` key."""
+    ties broken by most Sixes, else nobody (booklet, Chkobba's barmila), reported
+    under the ``seven_majority`` key. See also :attr:`primiera_by_counts`."""
+
+    primiera_by_counts: bool = False
+    """The primiera point goes to the most Sevens, then Sixes, then Aces ... down the
+    order of :attr:`primiera_values` (wikipedia's American variant "disliked by
+    purists"); no four-suit requirement. (A field of its own, not a ``prime_rule``
+    value, so that code knowing only the older values cannot mistake it.)"""
 
     double_game_below: int = 0
     """Hurrikan: the winner wins a double game when every other side has fewer than
     this many points at the end; 0 = off."""
+
+    re_bello: bool = False
+    """A point for the King of the bonus suit (pagat "Re Bello", wikipedia "Additional points")."""
+
+    seven_of_cups: bool = False
+    """A point for the Seven of cups besides the settebello (wikipedia: Calabria)."""
+
+    palle_del_cane: bool = False
+    """A point for all four Sevens (wikipedia: "Le palle del cane", Napoli)."""
+
+    napola: str = ""
+    """Points for a run of the bonus suit from its Ace (at least A-2-3): ``"pagat_6"`` one
+    per card up to A..6; ``"pagat_9"`` up to 9 (A..Queen) and the whole suit a Napoleone
+    that wins the game; ``"wikipedia"`` 3 for A-2-3 plus 1 per other card of the suit;
+    ``""`` off. Key ``napola``."""
+
+    scalette: bool = False
+    """Scopa con le Scalette (pagat): scaletta bassa A-2-3 = 3, +1 per card up to the
+    Queen; scaletta alta K-Q-J = 5, +1 per card down to the Two; all ten a Scala that
+    wins the game. Keys ``scaletta_bassa``, ``scaletta_alta``."""
+
+    all_coins_wins: bool = False
+    """A side taking every card of the bonus suit in a hand wins the game at once."""
+
+    coins_reset: int = 0
+    """Libyan: a side taking at least this many cards of the bonus suit (10: all, "sometimes
+    eight") resets every other side's game score to 0 after the hand; 0 = off."""
+
+    scopa_value: str = "points"
+    """What a scopa is worth: ``"points"`` (:attr:`scopa_points`), ``"card"`` the capture
+    value of the sweeping card, ``"cards"`` the cards involved (taken + played) (Libyan)."""
+
+    piva: bool = False
+    """Piva: the Two of batons/clubs scores minus 5 (key ``piva``); scores may go negative."""
 
     description: str = field(default="Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).", compare=False)
     """One line for listings."""
@@ -201,7 +255,7 @@ class Rules:
         )
         for name in _BOOL_FIELDS:
             _check(isinstance(getattr(self, name), bool), name, "must be a bool", getattr(self, name))
-        for name in ("redeal_same_rank", "capture_sum", "max_capture_cards", "double_game_below"):
+        for name in ("redeal_same_rank", "capture_sum", "max_capture_cards", "double_game_below", "coins_reset"):
             value = getattr(self, name)
             _check(
                 isinstance(value, int) and not isinstance(value, bool) and value >= 0,
@@ -215,6 +269,46 @@ class Rules:
         )
         _check(self.bonus_suit in SUITS, "bonus_suit", f"must be a suit id in {SUITS}", self.bonus_suit)
         _check(self.prime_rule in PRIME_RULES, "prime_rule", f"must be one of {PRIME_RULES}", self.prime_rule)
+        _check(
+            not (self.primiera_by_counts and self.prime_rule == "sevens"),
+            "primiera_by_counts",
+            'scores the primiera, which prime_rule="sevens" replaces; choose one',
+            self.primiera_by_counts,
+        )
+        _check(self.napola in NAPOLA_READINGS, "napola", f"must be one of {NAPOLA_READINGS}", self.napola)
+        _check(self.scopa_value in SCOPA_VALUES, "scopa_value", f"must be one of {SCOPA_VALUES}", self.scopa_value)
+        _check(
+            all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in self.primiera_values),
+            "primiera_values",
+            "must hold numbers",
+            self.primiera_values,
+        )
+        _check(
+            self.coins_reset == 0 or 6 <= self.coins_reset <= 10,
+            "coins_reset",
+            "must be 0 (off) or 6..10 (a majority of the 10 cards of the bonus suit)",
+            self.coins_reset,
+        )
+        _check(
+            not (self.napola and self.scalette),
+            "scalette",
+            "and napola both score the run from the Ace (pagat: a scaletta bassa 'is equivalent to a Napola'); "
+            "choose one",
+            self.scalette,
+        )
+        _check(
+            not (self.seven_of_cups and self.bonus_suit == CUPS),
+            "seven_of_cups",
+            "is already the settebello when bonus_suit is cups",
+            self.seven_of_cups,
+        )
+        _check(not (self.piva and 2 not in self.ranks), "piva", "needs the Twos in the deck (ranks)", self.piva)
+        _check(
+            not (self.palle_del_cane and 7 not in self.ranks),
+            "palle_del_cane",
+            "needs the Sevens in the deck (ranks)",
+            self.palle_del_cane,
+        )
         _check(
             self.capture_equal or self.capture_sum or self.ace_takes_all,
             "capture_equal",
@@ -275,6 +369,11 @@ class Rules:
             and not self.fewest_cards
         )
 
+    @functools.cached_property
+    def needs_events(self) -> bool:
+        """True when a hand can end with a :func:`~scopa_env.scoring.game_events` item."""
+        return bool(self.napola == "pagat_9" or self.scalette or self.all_coins_wins or self.coins_reset)
+
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` if this variant cannot be played by ``num_players``."""
         if num_players not in self.player_counts:
@@ -330,6 +429,13 @@ _BOOL_FIELDS = (
     "ace_takes_all_scopa",
     "ace_takes_itself",
     "fewest_cards",
+    "primiera_by_counts",
+    "re_bello",
+    "seven_of_cups",
+    "palle_del_cane",
+    "scalette",
+    "all_coins_wins",
+    "piva",
 )
 
 
@@ -357,8 +463,9 @@ def get_rules(rules: str | Rules | None = None) -> Rules:
 
     A name may carry options after commas, ``"NAME,field=value,..."``, e.g.
     ``"chkobba,target=31"`` or ``"standard,cappotto=true,player_counts=2/3"``: ints,
-    bools (true/false, on/off, 1/0) and ``/``-separated int tuples. The result is named
-    by the whole string.
+    bools (true/false, on/off, 1/0), strings and ``/``-separated number tuples
+    (``primiera_values`` also takes a scale name from :data:`PRIMIERA_SCALES`, e.g.
+    ``"standard,primiera_values=face"``). The result is named by the whole string.
     """
     if rules is None:
         return STANDARD
@@ -399,11 +506,17 @@ def _with_options(text: str) -> Rules:
                 changes[key] = int(raw)
             elif isinstance(current, str):
                 changes[key] = raw
+            elif key == "primiera_values" and raw in PRIMIERA_SCALES:
+                changes[key] = PRIMIERA_SCALES[raw]
             else:
-                changes[key] = tuple(int(v) for v in raw.split("/"))
+                changes[key] = tuple(_number(v) for v in raw.split("/"))
         except ValueError:
             raise ValueError(f"bad value {raw!r} for rules option {key!r} in {text!r}") from None
     return rules.replace(name=text, **changes)
+
+
+def _number(text: str) -> int | float:
+    return float(text) if "." in text else int(text)
 
 
 _OPTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules)) - {"name", "description", "deal_schedules"}

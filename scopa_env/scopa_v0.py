@@ -35,8 +35,11 @@ Episode                ``episode="game"``: hands until a side reaches the target
                        ``episode="hand"``: one hand.
 Infos                  At each hand end every agent's info holds ``hand_score`` (per-side
                        dicts of :func:`scopa_env.scoring.score_hand`), ``piles`` and
-                       ``scope``; at the game end also ``final_scores`` and ``winner``
-                       (side). An agent's info is kept until that agent acts again.
+                       ``scope`` (rules with game-winning or reset items also ``events``,
+                       see :attr:`scopa_env.game.HandResult.events`); at the game end also
+                       ``final_scores``, ``winner`` (side) and ``win_reason`` ("target" or
+                       the item that won). An agent's info is kept until that agent acts
+                       again.
 =====================  ===================================================================
 
 Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
@@ -126,7 +129,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.layout = ObservationLayout(num_players)
         self._moves = move_enumeration(self.rules) if action_mode == "move" else None
         self.num_actions = len(self._moves) if self._moves is not None else NUM_SELECT_ACTIONS
-        low, high = observation_bounds(self.layout)
+        low, high = observation_bounds(self.layout, self.rules)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(low=low, high=high, dtype=np.float32),
@@ -307,10 +310,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if result is not None:
             totals = [row["total"] for row in result.hand_score]
             info = {"hand_score": result.hand_score, "piles": result.piles, "scope": result.scope}
+            if g.rules.needs_events:
+                info["events"] = list(result.events)
             over = self.episode == "hand" or g.winner is not None
             if over:
                 info["final_scores"] = list(g.scores)
                 info["winner"] = g.winner
+                if g.winner is not None:
+                    info["win_reason"] = g.win_reason
             for i, a in enumerate(self.agents):
                 side = g.side_of[i]
                 self.infos[a] = dict(info)

@@ -14,13 +14,20 @@ booklet's seven-majority point, Chkobba's barmila) scores under the extra key
 ``seven_majority`` (with raw ``num_sevens`` and ``num_sixes``) and leaves
 ``primiera`` at 0. Rules with ``double_game_below`` add ``double_game`` (set by the
 game at its end). The standard game's dicts have exactly the standard keys.
+
+The scoring extras (issue 4) add one point key each, present only when the rules
+score it: ``re_bello``, ``seven_of_cups``, ``palle_del_cane``, ``napola``,
+``scaletta_bassa``, ``scaletta_alta`` and ``piva`` (-5). ``primiera_by_counts``
+scores ``primiera`` by counts (raw ``num_sevens``, ``num_sixes``). Items that are not
+points (a Napoleone or Scala that wins the game, a Libyan reset) come from
+:func:`game_events`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from scopa_env.cards import RANK_MASK, RANK_OF, SUIT_MASK, SUITS, card_id, mask_of
+from scopa_env.cards import BATONS, CUPS, RANK_MASK, RANK_OF, RE, SUIT_MASK, SUITS, card_id, mask_of
 from scopa_env.rules import STANDARD, Rules, get_rules
 
 CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope")
@@ -59,8 +66,97 @@ def primiera_value(pile: int, rules: Rules = STANDARD) -> float:
     return total
 
 
-def score_masks(piles: Sequence[int], scope: Sequence[int], rules: Rules = STANDARD) -> list[dict]:
-    """:func:`score_hand` over bitmask piles (the engine's fast path)."""
+EXTRA_KEYS = ("re_bello", "seven_of_cups", "palle_del_cane", "napola", "scaletta_bassa", "scaletta_alta", "piva")
+"""Point keys of the scoring extras, in the order they are reported (each only under its rules)."""
+
+NAPOLA_MIN = 3
+"""pagat: "a sequence of at least three consecutive coins/diamonds beginning with the Ace"."""
+NAPOLA_CAP = {"pagat_6": 6, "pagat_9": 10}
+"""pagat: "Some play that the maximum Napola is A-2-3-4-5-6 for 6 points. Others allow longer sequences,
+up to 9 points for a sequence of 9" (10, the whole suit, is the Napoleone that wins the game)."""
+SCALETTA_BASSA_CAP = 9
+"""pagat: "extended upwards ... as far as the Horse/Queen (for 9 points)"."""
+SCALETTA_ALTA_BASE = 5
+"""pagat: "a Scaletta alta ... of King-Horse/Queen-Jack ... is worth 5 points", +1 per card down to the Two."""
+PIVA_POINTS = -5
+"""pagat: "the 2 of clubs scores minus 5 points for the player who takes it"."""
+SUIT_SIZE = 10
+
+
+def run_from_ace(pile: int, suit: int) -> int:
+    """Length of the run Ace, 2, 3 ... of ``suit`` in ``pile`` (0 without the Ace)."""
+    bits = pile >> (suit * SUIT_SIZE) & ((1 << SUIT_SIZE) - 1)
+    return (~bits & (bits + 1)).bit_length() - 1
+
+
+def run_from_king(pile: int, suit: int) -> int:
+    """Length of the run King, Queen, Jack ... of ``suit`` in ``pile`` (0 without the King)."""
+    bits = pile >> (suit * SUIT_SIZE) & ((1 << SUIT_SIZE) - 1)
+    reversed_bits = int(f"{bits:010b}"[::-1], 2)
+    return (~reversed_bits & (reversed_bits + 1)).bit_length() - 1
+
+
+def napola_points(pile: int, rules: Rules) -> int:
+    """Napola points of a pile under ``rules.napola`` (0 when off or without A-2-3)."""
+    run = run_from_ace(pile, rules.bonus_suit)
+    if not rules.napola or run < NAPOLA_MIN:
+        return 0
+    if rules.napola == "wikipedia":
+        # "3 points for the Napola, 1 point for each other carta di denari".
+        return (pile & SUIT_MASK[rules.bonus_suit]).bit_count()
+    return min(run, NAPOLA_CAP[rules.napola])
+
+
+def scaletta_points(pile: int, rules: Rules) -> tuple[int, int]:
+    """(scaletta bassa, scaletta alta) points of a pile (pagat "Scopa con le Scalette")."""
+    low = run_from_ace(pile, rules.bonus_suit)
+    high = run_from_king(pile, rules.bonus_suit)
+    bassa = min(low, SCALETTA_BASSA_CAP) if low >= NAPOLA_MIN else 0
+    alta = SCALETTA_ALTA_BASE + min(high, SUIT_SIZE - 1) - NAPOLA_MIN if high >= NAPOLA_MIN else 0
+    return bassa, alta
+
+
+def prime_order(rules: Rules) -> list[list[int]]:
+    """Ranks grouped by primiera value, best first (:attr:`Rules.primiera_by_counts` compares in this order)."""
+    values = sorted({rules.primiera_values[r - 1] for r in rules.ranks}, reverse=True)
+    return [[r for r in rules.ranks if rules.primiera_values[r - 1] == v] for v in values]
+
+
+def game_events(piles: Sequence[int], rules: Rules = STANDARD) -> list[tuple[str, int]]:
+    """Hand-end items that are not points, as ``(name, side)``, in the order they apply.
+
+    ``napoleone`` (``napola="pagat_9"``), ``scala`` (``scalette``) and ``all_coins``
+    (``all_coins_wins``): the side took every card of the bonus suit and wins the game.
+    ``coins_reset`` (Libyan): the side took ``coins_reset`` or more of them and every
+    other side's game score goes back to 0.
+    """
+    out: list[tuple[str, int]] = []
+    suit = SUIT_MASK[rules.bonus_suit] & rules.deck_mask
+    for side, pile in enumerate(piles):
+        took_all = pile & suit == suit
+        if took_all and rules.napola == "pagat_9":
+            out.append(("napoleone", side))
+        elif took_all and rules.scalette:
+            out.append(("scala", side))
+        elif took_all and rules.all_coins_wins:
+            out.append(("all_coins", side))
+        if rules.coins_reset and (pile & suit).bit_count() >= rules.coins_reset:
+            out.append(("coins_reset", side))
+    return out
+
+
+WINS_GAME = ("napoleone", "scala", "all_coins")
+"""Names of :func:`game_events` that win the game outright."""
+
+
+def score_masks(
+    piles: Sequence[int], scope: Sequence[int], rules: Rules = STANDARD, scope_points: Sequence[int] | None = None
+) -> list[dict]:
+    """:func:`score_hand` over bitmask piles (the engine's fast path).
+
+    ``scope_points``: per side, the points of its scope when :attr:`Rules.scopa_value`
+    is not ``"points"`` (the Libyan values depend on each sweep, not only on the count).
+    """
     n = len(piles)
     if len(scope) != n:
         raise ValueError(f"piles has {n} sides but scope has {len(scope)}")
@@ -78,6 +174,11 @@ def score_masks(piles: Sequence[int], scope: Sequence[int], rules: Rules = STAND
         # Most Sevens; among the sides tied for most, most Sixes; else nobody.
         sevens_w = unique_max([(a, b) for a, b in zip(sevens, sixes)])
         prim_w = None
+    elif rules.primiera_by_counts:
+        # Most Sevens, then Sixes, then Aces ... (wikipedia); a full tie scores nobody.
+        order = prime_order(rules)
+        keys = [tuple(sum((p & RANK_MASK[r]).bit_count() for r in group) for group in order) for p in piles]
+        prim_w = unique_max(keys)
     else:
         prim_w = unique_max(prim) if max(prim) > 0 else None
     out = []
@@ -87,26 +188,53 @@ def score_masks(piles: Sequence[int], scope: Sequence[int], rules: Rules = STAND
             "coins": int(coins_w == side),
             "settebello": int(bool(piles[side] >> seven & 1)),
             "primiera": int(prim_w == side),
-            "scope": scope[side] * rules.scopa_points,
+            "scope": scope[side] * rules.scopa_points if scope_points is None else scope_points[side],
             "num_cards": num_cards[side],
             "num_coins": num_coins[side],
             "primiera_value": prim[side],
             "num_scope": scope[side],
         }
         row["total"] = row["cards"] + row["coins"] + row["settebello"] + row["primiera"] + row["scope"]
+        extras = _extras(piles[side], rules)
+        row.update(extras)
+        row["total"] += sum(extras.values())
         if sevens_rule:
             row[SEVEN_MAJORITY] = int(sevens_w == side)
             row["num_sevens"] = sevens[side]
             row["num_sixes"] = sixes[side]
             row["total"] += row[SEVEN_MAJORITY]
+        if rules.primiera_by_counts:
+            row["num_sevens"] = (piles[side] & RANK_MASK[7]).bit_count()
+            row["num_sixes"] = (piles[side] & RANK_MASK[6]).bit_count()
         if rules.double_game_below:
             row["double_game"] = 0
         out.append(row)
     return out
 
 
+def _extras(pile: int, rules: Rules) -> dict[str, int]:
+    """The scoring-extra points of one pile (only the keys the rules score)."""
+    out: dict[str, int] = {}
+    if rules.re_bello:
+        out["re_bello"] = pile >> card_id(rules.bonus_suit, RE) & 1
+    if rules.seven_of_cups:
+        out["seven_of_cups"] = pile >> card_id(CUPS, 7) & 1
+    if rules.palle_del_cane:
+        out["palle_del_cane"] = int(pile & RANK_MASK[7] == RANK_MASK[7])
+    if rules.napola:
+        out["napola"] = napola_points(pile, rules)
+    if rules.scalette:
+        out["scaletta_bassa"], out["scaletta_alta"] = scaletta_points(pile, rules)
+    if rules.piva:
+        out["piva"] = PIVA_POINTS * (pile >> card_id(BATONS, 2) & 1)
+    return out
+
+
 def score_hand(
-    piles: Sequence[Iterable[int] | int], scope: Sequence[int], rules: Rules | str | None = None
+    piles: Sequence[Iterable[int] | int],
+    scope: Sequence[int],
+    rules: Rules | str | None = None,
+    scope_points: Sequence[int] | None = None,
 ) -> list[dict]:
     """Score one hand.
 
@@ -114,6 +242,8 @@ def score_hand(
         piles: per side, the captured card ids (or a bitmask).
         scope: per side, the number of scope (sweeps) made.
         rules: a :class:`~scopa_env.rules.Rules` object or preset name.
+        scope_points: per side, what its scope are worth under the Libyan
+            :attr:`~scopa_env.rules.Rules.scopa_value` readings (default: count * scopa_points).
 
     Returns:
         One dict per side. Points: ``cards``, ``coins``, ``settebello``, ``primiera``,
@@ -128,4 +258,4 @@ def score_hand(
         seen |= m
     if any((not isinstance(k, int)) or k < 0 for k in scope):
         raise ValueError(f"scope must be non-negative ints, got {list(scope)!r}")
-    return score_masks(masks, list(scope), get_rules(rules))
+    return score_masks(masks, list(scope), get_rules(rules), scope_points)

@@ -1,0 +1,520 @@
+"""Rule variants II (issue 4): scoring extras, declarations and the big combination games.
+
+Quotes are from ``shared/rules-sources/``: ``pagat`` is pagat-scopa.txt and
+``wikipedia`` is wikipedia-scopa.txt. Each table row quotes the sentence it checks;
+the random-game suite at the end plays every issue-4 preset and option at every player
+count it allows, in the engine and in both env modes. (tests/test_variants.py also
+plays every registered preset, these included, against its generic invariants.)
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from scopa_env import scopa_v0
+from scopa_env.actions import move_enumeration
+from scopa_env.cards import RANK_MASK, SUIT_MASK, card_id, mask_of, parse_cards
+from scopa_env.game import Game
+from scopa_env.rules import PRIMIERA_SCALES, Rules, get_rules
+from scopa_env.scoring import score_hand
+
+
+def cards(text: str) -> list[int]:
+    return parse_cards(text)
+
+
+def score(rules: str | Rules, pile0: str, pile1: str, scope=(0, 0), scope_points=None) -> list[dict]:
+    p0 = cards(pile0)
+    p1 = [c for c in cards(pile1) if c not in p0]
+    return score_hand([p0, p1], list(scope), rules, scope_points)
+
+
+COINS_ALL = "Ad 2d 3d 4d 5d 6d 7d Jd Qd Kd"
+
+# --- scoring extras, table-driven -------------------------------------------------------------
+
+EXTRA_CASES = [
+    # (rules, pile0, pile1, key, points per side, source quote)
+    (
+        "sbarazzina",
+        "Kd",
+        "Kc",
+        "re_bello",
+        [1, 0],
+        'pagat: "an extra point to the player or team that wins the King of coins"',
+    ),
+    ("standard,re_bello=true", "Kc", "Kd", "re_bello", [0, 1], 'wikipedia: "the King of coins also counts as a point"'),
+    (
+        "standard,seven_of_cups=true",
+        "7c 7d",
+        "7s",
+        "seven_of_cups",
+        [1, 0],
+        'wikipedia: "a point is awarded for the seven of cups in addition to the seven of coins"',
+    ),
+    (
+        "standard,seven_of_cups=true",
+        "7c 7d",
+        "7s",
+        "settebello",
+        [1, 0],
+        'wikipedia: "in addition to the seven of coins" (the settebello still scores)',
+    ),
+    (
+        "standard,palle_del_cane=true",
+        "7d 7c 7s 7b",
+        "Kd",
+        "palle_del_cane",
+        [1, 0],
+        'wikipedia: "if a player gets all four sevens in a hand ... an additional point Le palle del cane"',
+    ),
+    ("standard,palle_del_cane=true", "7d 7c 7s", "7b", "palle_del_cane", [0, 0], "wikipedia: all four sevens"),
+    ("napola", "Ad 2d 3d", "4d", "napola", [3, 0], 'pagat: "the smallest Napola A-2-3 scores 3 points"'),
+    ("napola", "Ad 2d", "3d", "napola", [0, 0], 'pagat: "a sequence of at least three consecutive coins"'),
+    ("napola", "2d 3d 4d 5d", "Ad", "napola", [0, 0], 'pagat: "consecutive coins/diamonds beginning with the Ace"'),
+    (
+        "napola",
+        "Ad 2d 3d 4d 5d 7d",
+        "6d",
+        "napola",
+        [5, 0],
+        'pagat: "One point is scored for each card in the sequence"',
+    ),
+    (
+        "napola",
+        "Ad 2d 3d 4d 5d 6d 7d Jd",
+        "Kd",
+        "napola",
+        [6, 0],
+        'pagat: "Some play that the maximum Napola is A-2-3-4-5-6 for 6 points"',
+    ),
+    (
+        "napola_9",
+        "Ad 2d 3d 4d 5d 6d 7d Jd Qd",
+        "Kd",
+        "napola",
+        [9, 0],
+        'pagat: "up to 9 points for a sequence of 9 up to the Queen/Horse"',
+    ),
+    (
+        "napola_wikipedia",
+        "Ad 2d 3d 4d 5d Jd",
+        "6d",
+        "napola",
+        [6, 0],
+        'wikipedia: "captures the ace, two, three, four, and five, and eight of coins, that team is awarded 6"',
+    ),
+    (
+        "napola_wikipedia",
+        "2d 3d 4d 5d Jd",
+        "Ad",
+        "napola",
+        [0, 0],
+        'wikipedia: "capturing the ace, two, and three of coins"',
+    ),
+    (
+        "scalette",
+        "Ad 2d 3d",
+        "Kd",
+        "scaletta_bassa",
+        [3, 0],
+        'pagat: "A Scaletta bassa ... (A-2-3 of coins/diamonds) and it scores 3 points"',
+    ),
+    (
+        "scalette",
+        "Ad 2d 3d 4d 5d 6d 7d Jd Qd",
+        "Kd",
+        "scaletta_bassa",
+        [9, 0],
+        'pagat: "as far as the Horse/Queen (for 9 points)"',
+    ),
+    (
+        "scalette",
+        "Kd Qd Jd",
+        "Ad",
+        "scaletta_alta",
+        [5, 0],
+        'pagat: "King-Horse/Queen-Jack of coins/diamonds, which is worth 5 points"',
+    ),
+    (
+        "scalette",
+        "Kd Qd Jd 7d 6d",
+        "Ad",
+        "scaletta_alta",
+        [7, 0],
+        'pagat: "scoring an extra point for each additional card"',
+    ),
+    (
+        "scalette",
+        "2d 3d 4d 5d 6d 7d Jd Qd Kd",
+        "Ad",
+        "scaletta_alta",
+        [11, 0],
+        'pagat: "as far as the 2 (for 11 points)"',
+    ),
+    ("scalette", "Kd Qd 7d", "Jd", "scaletta_alta", [0, 0], "pagat: the alta needs King-Horse/Queen-Jack"),
+    ("piva", "2b", "2d", "piva", [-5, 0], 'pagat: "the 2 of clubs scores minus 5 points for the player who takes it"'),
+    # the primiera scales
+    (
+        "standard,primiera_values=face",
+        "Ad Ac As Ab",
+        "7d 2c 2s 2b",
+        "primiera",
+        [1, 0],
+        'pagat: "some count 2-7 as face value, Aces as 5 1/2 and picture cards as 1/2" (22 > 13)',
+    ),
+    (
+        "standard,primiera_values=no_figures",
+        "Kd Kc Ks Kb",
+        "Jd Jc Js 2b",
+        "primiera",
+        [0, 1],
+        'wikipedia: "count 0 points for each face card" (0 < 12)',
+    ),
+    ("standard", "Kd Kc Ks Kb", "Jd Jc Js 2b", "primiera", [0, 1], "pagat: the standard scale gives 40 vs 42"),
+    (
+        "standard,primiera_by_counts=true",
+        "7d 7c 6s",
+        "7s 7b Ad Ac As",
+        "primiera",
+        [1, 0],
+        'wikipedia: "the most sevens, or the person with the most sixes if there is a tie"',
+    ),
+    (
+        "standard,primiera_by_counts=true",
+        "7d 7c 6s Ad",
+        "7s 7b 6d Ac Ab",
+        "primiera",
+        [0, 1],
+        'wikipedia: "down to aces, and so on"',
+    ),
+    (
+        "standard,primiera_by_counts=true",
+        "7d 7c",
+        "7s 7b",
+        "primiera",
+        [0, 0],
+        "wikipedia: a full tie scores nobody (as every tie in Scopa)",
+    ),
+]
+
+
+@pytest.mark.parametrize("rules, pile0, pile1, key, points, quote", EXTRA_CASES)
+def test_scoring_extras(rules, pile0, pile1, key, points, quote):
+    rows = score(rules, pile0, pile1)
+    assert [row[key] for row in rows] == points, f"{rules}: {pile0} vs {pile1} -> {key} ({quote})"
+    for row in rows:
+        points_keys = [k for k in row if not k.startswith("num_") and k not in ("total", "primiera_value")]
+        assert row["total"] == sum(row[k] for k in points_keys), f"total is the sum of the point keys: {row}"
+
+
+def test_extras_only_where_enabled():
+    """The standard game's dicts are unchanged; each extra key appears only under its rules."""
+    assert set(score("standard", "Kd", "Kc")[0]) == {
+        "cards", "coins", "settebello", "primiera", "scope", "total",
+        "num_cards", "num_coins", "primiera_value", "num_scope",
+    }  # fmt: skip
+    assert "re_bello" in score("sbarazzina", "Kd", "Kc")[0] and "napola" not in score("sbarazzina", "Kd", "Kc")[0]
+
+
+def test_face_scale_is_exact():
+    """pagat: "Aces as 5 1/2 and picture cards as 1/2" are kept as written (0.5 steps)."""
+    rows = score("standard,primiera_values=face", "Ad Kc Ks 7b", "2d")
+    assert rows[0]["primiera_value"] == 5.5 + 0.5 + 0.5 + 7
+    assert get_rules("standard,primiera_values=face").primiera_values == PRIMIERA_SCALES["face"]
+    assert get_rules("standard,primiera_values=5.5/2/3/4/5/6/7/0.5/0.5/0.5").primiera_values == PRIMIERA_SCALES["face"]
+
+
+# --- Libyan options ------------------------------------------------------------------------------
+
+
+def two_player_game(rules: str | Rules, mine: str, theirs: str, table: str, **kwargs) -> Game:
+    """A last-deal position: player_0 holds ``mine`` and leads, player_1 holds ``theirs``, the rest is in piles."""
+    rules = get_rules(rules)
+    m, t, tb = cards(mine), cards(theirs), cards(table)
+    rest = [c for c in rules.deck if c not in m + t + tb]
+    piles = kwargs.pop("piles", [rest[: len(rest) // 2], rest[len(rest) // 2 :]])
+    return Game.from_deal([m, t], tb, [], dealer=1, rules=rules, piles=piles, auto_next_hand=False, **kwargs)
+
+
+def play_named(game: Game, text: str):
+    """The legal move printed as ``text``."""
+    by_name = {str(m): m for m in game.legal_moves()}
+    assert text in by_name, f"{text} not in {sorted(by_name)}"
+    return by_name[text]
+
+
+@pytest.mark.parametrize(
+    "value, worth, quote",
+    [
+        ("points", 1, "pagat: a scopa scores 1 point"),
+        ("card", 7, "wikipedia: \"if the 'winning card' is worth 7, the scopa is worth 7\""),
+        ("cards", 3, 'wikipedia: "if a scopa numbers 5 cards ... equals 5; if a scopa is but 2 cards, only 2"'),
+    ],
+)
+def test_libyan_scopa_value(value, worth, quote):
+    game = two_player_game(f"standard,scopa_value={value}", "7d 2b", "Kc Ks", "3c 4s")
+    game.play(play_named(game, "7d takes 3c 4s"))
+    assert game.scope == [1, 0] and game.scope_points == [worth, 0], quote
+    while not game.hand_over:
+        game.play(game.legal_moves()[0])
+    assert game.hand_result.hand_score[0]["scope"] == worth and game.hand_result.hand_score[0]["num_scope"] == 1
+    world = game.view(0)
+    assert world.scope_points == (worth, 0), "the view carries the scope's worth"
+
+
+def test_libyan_view_determinizes_scope_points():
+    game = two_player_game("standard,scopa_value=cards", "7d 2b", "Kc Ks", "3c 4s")
+    game.play(play_named(game, "7d takes 3c 4s"))
+    world = game.view().determinize(np.random.default_rng(0))
+    assert world.scope_points == game.scope_points == [3, 0]
+
+
+@pytest.mark.parametrize(
+    "rules, coins0, reset, quote",
+    [
+        ("standard,coins_reset=10", 10, True, 'wikipedia: "a sweep of Diamonds ... will reset the opponent to zero"'),
+        ("standard,coins_reset=10", 9, False, "wikipedia: a sweep of Diamonds is all of them"),
+        ("standard,coins_reset=8", 8, True, 'wikipedia: "(sometimes eight are enough)"'),
+        ("standard,coins_reset=8", 7, False, "wikipedia: eight are enough, seven are not"),
+    ],
+)
+def test_libyan_coins_reset(rules, coins0, reset, quote):
+    rules = get_rules(rules)
+    coins = [card_id(0, r) for r in range(1, 11)]
+    others = [c for c in rules.deck if c not in coins and c not in cards("Kc Ks")]
+    pile0 = coins[:coins0] + others[:10]
+    pile1 = coins[coins0:] + others[10:]
+    game = Game.from_deal([cards("Kc"), cards("Ks")], [], [], dealer=1, rules=rules, piles=[pile0, pile1],
+                          scores=[3, 9], auto_next_hand=False)  # fmt: skip
+    while not game.hand_over:
+        game.play(game.legal_moves()[0])
+    events = game.hand_result.events
+    gained = [row["total"] for row in game.hand_result.hand_score]
+    if reset:
+        assert ("coins_reset", 0) in events and game.scores == [3 + gained[0], 0], quote
+    else:
+        assert not events and game.scores == [3 + gained[0], 9 + gained[1]], quote
+
+
+# --- game-winning items ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rules, event, quote",
+    [
+        ("napola_9", "napoleone", 'pagat: "a sequence of 10 (the whole suit) is a Napoleone ... which wins the game outright"'),
+        ("scalette", "scala", 'pagat: "A player who takes all the coins/diamonds has a Scala ... and wins the whole game"'),
+        ("napola_wikipedia,all_coins_wins=true", "all_coins", 'wikipedia: "a team that manages to capture all 10 coins ... wins the game immediately"'),
+        ("napola", None, "pagat: the 6-point reading has no Napoleone"),
+    ],
+)  # fmt: skip
+def test_whole_coin_suit_wins(rules, event, quote):
+    rules = get_rules(rules)
+    coins = cards(COINS_ALL)
+    others = [c for c in rules.deck if c not in coins and c not in cards("Kc Ks")]
+    game = Game.from_deal([cards("Kc"), cards("Ks")], [], [], dealer=1, rules=rules,
+                          piles=[coins + others[:5], others[5:]], scores=[0, 20], auto_next_hand=False)  # fmt: skip
+    while not game.hand_over:
+        game.play(game.legal_moves()[0])
+    if event is None:
+        assert game.hand_result.events == () and game.win_reason != "napoleone", quote
+    else:
+        assert game.hand_result.events == ((event, 0),), quote
+        assert game.winner == 0 and game.win_reason == event and game.done, f"{quote}: side 0 wins at {game.scores}"
+
+
+def test_piva_negative_scores():
+    """pagat: "A player's total score can thus be negative"."""
+    rules = get_rules("piva")
+    rest = [c for c in rules.deck if c not in cards("Kc Ks 2b")]
+    game = Game.from_deal([cards("Kc"), cards("Ks")], [], [], dealer=1, rules=rules,
+                          piles=[rest[:20], rest[20:] + cards("2b")], auto_next_hand=False)  # fmt: skip
+    while not game.hand_over:
+        game.play(game.legal_moves()[0])
+    assert game.hand_result.hand_score[1]["piva"] == -5 and game.scores[1] < 0, game.scores
+    env = scopa_v0.raw_env(rules="piva")
+    assert env.observation_space("player_0")["observation"].low[env.layout["scores"]][0] == -np.inf
+
+
+# --- options, impossible combinations ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", [21, 31, 41])
+@pytest.mark.parametrize("preset", ["napola", "scalette", "sbarazzina"])
+def test_targets(preset, target):
+    """pagat: "the target to win the game is usually set at 21, 31 or 41 rather than 11"."""
+    rules = get_rules(f"{preset},target={target}")
+    game = Game(2, rules, seed=target)
+    rnd = random.Random(target)
+    while game.winner is None:
+        pairs = game.legal_pairs()
+        game.play_pair(*pairs[rnd.randrange(len(pairs))])
+    assert game.win_reason != "target" or game.scores[game.winner] >= target, game.scores
+
+
+IMPOSSIBLE = [
+    (lambda: get_rules("napola").replace(scalette=True), "is equivalent to a Napola"),
+    (lambda: get_rules("standard,napola=pagat_7"), "napola must be one of"),
+    (lambda: get_rules("standard,scopa_value=double"), "scopa_value must be one of"),
+    (lambda: get_rules("standard,coins_reset=4"), "coins_reset must be 0"),
+    (lambda: get_rules("hurrikan,seven_of_cups=true"), "already the settebello"),
+    (lambda: get_rules("scopa_corse,piva=true"), "piva needs the Twos"),
+    (lambda: get_rules("booklet,primiera_by_counts=true"), 'prime_rule="sevens" replaces'),
+    (lambda: get_rules("standard,primiera_values=silly"), "bad value"),
+]
+
+
+@pytest.mark.parametrize("make, message", IMPOSSIBLE)
+def test_impossible_combinations(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+# --- move-mode sizes, the compiled core ----------------------------------------------------------
+
+DOCUMENTED_N = {
+    "napola": 16_200,
+    "napola_9": 16_200,
+    "napola_wikipedia": 16_200,
+    "scopone_milanese": 16_204,
+    "scalette": 16_200,
+    "scalette_d_assi": 16_204,
+    "sbarazzina": 16_204,
+    "piva": 16_204,
+}
+
+
+@pytest.mark.parametrize("preset, n", sorted(DOCUMENTED_N.items()))
+def test_move_mode_size(preset, n):
+    """docs/rules.md: N per preset."""
+    assert len(move_enumeration(get_rules(preset))) == n, f"{preset}: documented N = {n}"
+
+
+OPTION_STRINGS = [
+    "standard,re_bello=true",
+    "standard,seven_of_cups=true",
+    "standard,palle_del_cane=true",
+    "standard,primiera_values=face",
+    "standard,primiera_by_counts=true",
+    "standard,coins_reset=8",
+    "standard,scopa_value=card",
+    "standard,scopa_value=cards",
+    "standard,all_coins_wins=true",
+]
+
+
+@pytest.mark.parametrize("rules", OPTION_STRINGS + sorted(DOCUMENTED_N))
+def test_fast_core_refuses(rules):
+    """scopa_env.fast implements a whitelist of fields: every new field raises instead of playing other rules."""
+    from scopa_env.fast import check_supported
+
+    rules = get_rules(rules)
+    if rules.name == "standard,primiera_values=face":
+        check_supported(rules)  # primiera_values is a supported field (floats included)
+        return
+    with pytest.raises(NotImplementedError):
+        check_supported(rules)
+
+
+# --- random games: invariants in every issue-4 preset and option ------------------------------------
+
+SUITE = sorted(DOCUMENTED_N) + OPTION_STRINGS + ["standard,scopa_value=card,coins_reset=6,piva=true"]
+SUITE_COUNTS = [(name, n) for name in SUITE for n in get_rules(name).player_counts]
+
+
+def check_cards_accounted(game: Game) -> None:
+    parts = list(game.hands) + [game.table, mask_of(game.stock)] + list(game.piles)
+    union = 0
+    for p in parts:
+        union |= p
+    assert sum(p.bit_count() for p in parts) == len(game.rules.deck) and union == game.rules.deck_mask, repr(game)
+
+
+def check_hand_end(game: Game, before: list[int]) -> None:
+    rules = game.rules
+    result = game.hand_result
+    piles = [mask_of(p) for p in result.piles]
+    assert sum(p.bit_count() for p in piles) == len(rules.deck), "every card in a pile at the hand end"
+    for row in result.hand_score:
+        keys = [k for k in row if not k.startswith("num_") and k not in ("total", "primiera_value", "double_game")]
+        assert row["total"] == sum(row[k] for k in keys), row
+    libyan = rules.scopa_value != "points"
+    again = score_hand(result.piles, result.scope, rules, result.scope_points if libyan else None)
+    assert again == result.hand_score, "the hand score is a function of the piles and scope"
+    after = [b + row["total"] for b, row in zip(before, result.hand_score)]
+    for name, side in result.events:
+        if name == "coins_reset":
+            after = [v if s == side else 0 for s, v in enumerate(after)]
+        else:
+            assert game.winner == side and game.win_reason == name, "a game-winning item ends the game"
+    assert after == game.scores, f"{after} != {game.scores}"
+    coins = [(p & SUIT_MASK[rules.bonus_suit]).bit_count() for p in piles]
+    if rules.napola and result.events == ():
+        for row, p in zip(result.hand_score, piles):
+            has = p & 0b111 == 0b111
+            assert (row["napola"] > 0) == has, f"napola iff A-2-3 of coins: {row}"
+    assert sum(coins) == 10
+
+
+def play_checked(game: Game, rnd: random.Random, hands: int) -> None:
+    rng = np.random.default_rng(0)
+    step = 0
+    while game.winner is None and game.hand_number < hands:
+        check_cards_accounted(game)
+        before = list(game.scores)
+        pairs = game.legal_pairs()
+        step += 1
+        if step % 5 == 0:
+            world = game.view().determinize(rng)
+            assert world.legal_pairs() == pairs, "a determinized world has the same legal moves"
+        game.play_pair(*pairs[rnd.randrange(len(pairs))])
+        if game.hand_result is not None:
+            check_hand_end(game, before)
+
+
+@pytest.mark.parametrize("preset, n", SUITE_COUNTS)
+def test_random_games_engine(preset, n):
+    game = Game(n, preset, seed=n)
+    play_checked(game, random.Random(n), hands=3)
+    assert game.hand_number >= 1
+
+
+@pytest.mark.parametrize("preset", SUITE)
+def test_random_games_env(preset):
+    """Both env modes: the mask is exactly the legal moves; every hand-end info carries the extras by name."""
+    rules = get_rules(preset)
+    n = rules.player_counts[0]
+    for mode in ("move", "select"):
+        env = scopa_v0.raw_env(num_players=n, rules=preset, action_mode=mode, episode="hand")
+        env.reset(seed=5)
+        rng = np.random.default_rng(5)
+        info = {}
+        for _agent in env.agent_iter(max_iter=3000):
+            obs, _, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            assert env.observation_space(_agent)["observation"].contains(obs["observation"]), "obs in its space"
+            ids = np.flatnonzero(obs["action_mask"])
+            if mode == "move" and env._pending_card is None:
+                decoded = {(m.card, m.mask) for m in (env.decode_action(i) for i in ids)}
+                assert decoded == set(env.game.legal_pairs()), f"{preset}/{mode}: mask != legal moves"
+            env.step(int(rng.choice(ids)))
+        assert "hand_score" in info and ("events" in info) == rules.needs_events, f"{preset}/{mode}: hand-end info"
+        row = info["hand_score"][0]
+        for field, key in (("re_bello", "re_bello"), ("seven_of_cups", "seven_of_cups"), ("piva", "piva")):
+            assert (key in row) == bool(getattr(rules, field)), f"{key} reported by name under {preset}"
+
+
+def test_standard_observation_unchanged():
+    env = scopa_v0.raw_env(rules="sbarazzina")
+    assert env.layout.size == 376 and env.num_actions == 16_204
+    assert scopa_v0.raw_env().num_actions == 16_200
+
+
+def test_seven_cups_card_is_16():
+    assert card_id(1, 7) == 16 and RANK_MASK[7] >> 16 & 1
