@@ -48,6 +48,10 @@ SEVENS = RANK_MASK[7]
 SIXES_AND_ACES = RANK_MASK[6] | RANK_MASK[1]
 ROLLOUT_SCOPA = 10
 """Rollout policy: a sweep outweighs any capture without one."""
+WORLD_TRIES = 200
+"""Draws per sampled world before giving up. Variants with declarations constrain the hidden
+hands (a seat queued to declare must hold something to declare); a draw the engine rejects
+is drawn again, which samples uniformly among the consistent worlds."""
 EXACT_ENDGAME_CARDS = 6
 """Solve the last round exactly only with this many cards left in hands or fewer (3 each in the
 standard 2-player game); variants dealing bigger hands fall back to rollouts, as the tree grows
@@ -57,18 +61,17 @@ factorially."""
 def fast_clone(game: Game) -> Game:
     """A copy of ``game`` for a rollout that ends with the hand (the generator is shared, not copied).
 
-    Only valid with ``auto_next_hand=False``: the copy never deals a new hand, so it never
-    draws from the shared generator.
+    Every list attribute is copied (hands, stock, piles, declarations, ... whatever the
+    engine keeps), the rest is shared: like :meth:`Game.clone` without copying the
+    generator, which is only valid with ``auto_next_hand=False``: the copy never deals a
+    new hand, so it never draws from the shared generator.
     """
     g = Game.__new__(Game)
-    g.__dict__.update(game.__dict__)
-    g.hands = game.hands[:]
-    g.stock = game.stock[:]
-    g.piles = game.piles[:]
-    g.scope = game.scope[:]
-    g.played = game.played[:]
-    g.history = game.history[:]
-    g.scores = game.scores[:]
+    state = g.__dict__
+    state.update(game.__dict__)
+    for name, value in state.items():
+        if type(value) is list:
+            state[name] = value[:]
     return g
 
 
@@ -192,15 +195,13 @@ class SearchAgent(Agent):
             and view.stock_count == 0
             and sum(view.hand_counts) <= EXACT_ENDGAME_CARDS
         ):
-            world = view.determinize(self.rng)
-            world.auto_next_hand = False
+            world = self.sample_world(view)
             return [self._solve_after(world, c, m, view.seat) for c, m in pairs]
         start = time.perf_counter()
         totals = [0.0] * len(pairs)
         worlds = self.worlds_for(view, len(pairs))
         for _ in range(worlds):
-            world = view.determinize(self.rng)
-            world.auto_next_hand = False
+            world = self.sample_world(view)
             for i, (c, m) in enumerate(pairs):
                 g = fast_clone(world)
                 g.play_pair(c, m)
@@ -208,6 +209,19 @@ class SearchAgent(Agent):
             if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
                 break
         return totals
+
+    def sample_world(self, view: PlayerView) -> Game:
+        """A full game consistent with ``view`` (rejection sampling over :meth:`PlayerView.determinize`)."""
+        for attempt in range(WORLD_TRIES):
+            try:
+                world = view.determinize(self.rng)
+            except ValueError:
+                if attempt == WORLD_TRIES - 1:
+                    raise
+                continue
+            world.auto_next_hand = False
+            return world
+        raise AssertionError("unreachable")
 
     def _solve_after(self, world: Game, card: int, captured: int, seat: int) -> float:
         g = fast_clone(world)
