@@ -39,10 +39,8 @@ def read_evaluations(run_dir: str | Path) -> dict[str, dict[str, list[float]]]:
 
 def plot_curves(run_dir: str | Path) -> list[str]:
     """Write the three PNGs; returns their file names."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    # Figure objects, not pyplot: no global backend switch, so notebooks keep their inline plots.
+    from matplotlib.figure import Figure
 
     run_dir = Path(run_dir)
     data = read_evaluations(run_dir)
@@ -53,7 +51,8 @@ def plot_curves(run_dir: str | Path) -> list[str]:
         ("margin", "hand-point margin per hand (95% CI)", "margin.png"),
         ("win_rate", "game win rate (95% CI)", "win_rate.png"),
     ):
-        fig, ax = plt.subplots(figsize=(7, 4))
+        fig = Figure(figsize=(7, 4))
+        ax = fig.subplots()
         for opp, cols in data.items():
             (line,) = ax.plot(cols["timestep"], cols[key], marker="o", markersize=3, label=f"vs {opp}")
             ax.fill_between(cols["timestep"], cols[f"{key}_lo"], cols[f"{key}_hi"], alpha=0.2, color=line.get_color())
@@ -65,9 +64,9 @@ def plot_curves(run_dir: str | Path) -> list[str]:
         ax.grid(alpha=0.3)
         fig.tight_layout()
         fig.savefig(run_dir / fname, dpi=110)
-        plt.close(fig)
         files.append(fname)
-    fig, axes = plt.subplots(1, len(CATEGORIES), figsize=(16, 3.5), sharex=True)
+    fig = Figure(figsize=(16, 3.5))
+    axes = fig.subplots(1, len(CATEGORIES), sharex=True)
     for ax, cat in zip(axes, CATEGORIES):
         for opp, cols in data.items():
             (line,) = ax.plot(cols["timestep"], cols[f"learner_{cat}"], label=f"learner vs {opp}")
@@ -79,7 +78,6 @@ def plot_curves(run_dir: str | Path) -> list[str]:
     fig.suptitle(f"{run_dir.name}: learner (solid) vs opponent (dashed)")
     fig.tight_layout()
     fig.savefig(run_dir / "categories.png", dpi=110)
-    plt.close(fig)
     files.append("categories.png")
     return files
 
