@@ -170,7 +170,7 @@ def run_differential(rules_name, n, mode, episode, reward, games, seed, use_gree
                 card, mask = choices[i]
                 best = greedy_best(envs[i].game, greedy_agent)
                 assert (card, mask) in best, f"compiled greedy picked {(card, mask)}, Python greedy's best: {best}"
-                actions[i] = batch.moves.index[(card, mask)]
+                actions[i] = batch.moves.ids([(card, mask)], envs[i].game.table)[0]  # take-alls: compact id
             else:
                 actions[i] = legal[rng.integers(len(legal))]
         batch.step(actions)

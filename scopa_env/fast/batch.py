@@ -93,10 +93,12 @@ SUPPORTED_FIELDS = (
     "bonus_suit",
     "prime_rule",
     "double_game_below",
+    "ace_takes_all",
+    "ace_takes_all_scopa",
+    "ace_takes_itself",
 )
 """Rules fields the compiled core implements for every value. Any other field must keep
-its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``
-(``ace_takes_all_scopa`` only matters, and so only counts, with ``ace_takes_all``)."""
+its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
 
 # Greedy opponent weights (agents.greedy.CaptureWeights defaults).
 GREEDY_CARD, GREEDY_COIN, GREEDY_SETTEBELLO, GREEDY_PRIMIERA, GREEDY_SCOPA = 1.0, 1.0, 5.0, 0.25, 10.0
@@ -108,7 +110,7 @@ def check_supported(rules: Rules) -> None:
     """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``."""
     default = Rules()
     for f in dataclasses.fields(rules):
-        if f.name in SUPPORTED_FIELDS or (f.name == "ace_takes_all_scopa" and not rules.ace_takes_all):
+        if f.name in SUPPORTED_FIELDS:
             continue
         value = getattr(rules, f.name)
         if value != getattr(default, f.name):
@@ -192,6 +194,9 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_SEVENS] = rules.prime_rule == "sevens"
     P[core.P_DOUBLE_BELOW] = rules.double_game_below
     P[core.P_FIRST_DEAL] = schedule[0]
+    P[core.P_TAKE_ALL] = rules.ace_takes_all
+    P[core.P_TAKE_ALL_SCOPA] = rules.ace_takes_all_scopa
+    P[core.P_ACE_ITSELF] = rules.ace_takes_itself
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)

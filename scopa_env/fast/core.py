@@ -57,6 +57,7 @@ CAPPOTTO_LEAD = 7
 SETTEBELLO = 6  # rank index of the Seven within a suit
 MAX_RANK = 10
 NO_SEAT = -1
+TAKE_ALL_ID = -1  # captured mask of an Ace's compact take-all id (scopa_env.actions.TAKE_ALL)
 
 # --- state columns --------------------------------------------------------------
 COL_HAND = 0
@@ -113,7 +114,10 @@ P_BONUS_SUIT = 31  # suit of "most coins" and of the settebello
 P_SEVENS = 32  # prime_rule "sevens": most Sevens (then Sixes) instead of the primiera
 P_DOUBLE_BELOW = 33  # Hurrikan double game; 0: off
 P_FIRST_DEAL = 34  # cards per player in the first deal of a hand
-NUM_PARAMS = 35
+P_TAKE_ALL = 35  # ace_takes_all
+P_TAKE_ALL_SCOPA = 36  # ace_takes_all_scopa
+P_ACE_ITSELF = 37  # ace_takes_itself: an Ace played to the empty table goes to the pile, move (ace, 1 << ace)
+NUM_PARAMS = 38
 
 OPPONENT_NONE = -1
 OPPONENT_RANDOM = 0
@@ -318,13 +322,16 @@ def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
 @njit(cache=True)
 def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
     """:func:`legal_pairs` for the capture fields (rules._variant_pairs): the union of
-    equal-value captures and ``capture_sum`` captures, then ``max_capture_cards`` and
-    ``fewest_cards`` filters. One ascending subset list serves every condition, so the
-    union comes out sorted and without duplicates."""
+    equal-value captures, ``capture_sum`` captures and the Ace's take-all, then the
+    ``max_capture_cards`` and ``fewest_cards`` filters. One ascending subset list serves
+    every condition, so the union comes out sorted and without duplicates (the take-all,
+    the whole table, is the largest mask of all: it goes last)."""
     equal = P[P_CAPTURE_EQUAL]
     total = P[P_CAPTURE_SUM]
     most = P[P_MAX_CAPTURE]
     optional = P[P_OPTIONAL]
+    fewest_rule = P[P_FEWEST]
+    passes = 2 if fewest_rule else 1  # the first pass finds the fewest cards a capture takes
     count = 0
     nsub = -1
     h = hand
@@ -332,53 +339,73 @@ def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
         b = h & -h
         h ^= b
         card = trailing_zeros(b)
+        rank = card % RANK_SPAN + 1
         if table == 0:
             out_card[count] = card
-            out_mask[count] = 0
+            out_mask[count] = b if (P[P_ACE_ITSELF] and rank == 1) else 0
             count += 1
             continue
         if nsub < 0:
             nsub = _subsets(table, P[P_MAX_SUM], sub_mask, sub_sum)
-        rank = card % RANK_SPAN + 1
         singles_only = P[P_PRIORITY] and (table & (ONE_OF_EACH_SUIT << (rank - 1))) != 0
         need = total - rank if total else -1
+        take_all = P[P_TAKE_ALL] and rank == 1 and (table & ONE_OF_EACH_SUIT) == 0
         fewest = 64
-        for pass_ in range(2 if P[P_FEWEST] else 1):
+        for pass_ in range(passes):
+            emit = pass_ == passes - 1
             start = count
-            if pass_ == 1 or not P[P_FEWEST]:
-                if optional:
-                    out_card[count] = card
-                    out_mask[count] = 0
-                    count += 1
-            for k in range(1, nsub):
-                m = sub_mask[k]
-                v = sub_sum[k]
-                size = popcount(m)
-                ok = (equal and v == rank and (size == 1 or not singles_only)) or (need > 0 and v == need)
+            if emit and optional:
+                out_card[count] = card
+                out_mask[count] = 0
+                count += 1
+            table_listed = False
+            for k in range(nsub + 1):
+                if k == 0:
+                    continue
+                if k < nsub:
+                    m = sub_mask[k]
+                    v = sub_sum[k]
+                    size = popcount(m)
+                    ok = (equal and v == rank and (size == 1 or not singles_only)) or (need > 0 and v == need)
+                    ok = ok or (take_all and m == table)
+                    if ok and m == table:
+                        table_listed = True
+                else:  # after the list: the take-all, unless the list held the whole table already
+                    m = table
+                    size = popcount(m)
+                    ok = take_all and not table_listed
                 if not ok or (most and size > most):
                     continue
-                if P[P_FEWEST] and pass_ == 0:
+                if not emit:
                     if size < fewest:
                         fewest = size
                     continue
-                if P[P_FEWEST] and size != fewest:
+                if fewest_rule and size != fewest:
                     continue
                 out_card[count] = card
                 out_mask[count] = m
                 count += 1
-            if pass_ == 1 or not P[P_FEWEST]:
-                if count == start:
-                    out_card[count] = card
-                    out_mask[count] = 0
-                    count += 1
+            if emit and count == start:
+                out_card[count] = card
+                out_mask[count] = 0
+                count += 1
     return count
 
 
 @njit(cache=True, inline="always")
-def _move_id(PAIRS, TBL, card, mask):
-    """Id of ``(card, mask)`` in the "move" enumeration (binary search in the card's block)."""
+def _move_id(PAIRS, TBL, P, table, card, mask):
+    """Id of ``(card, mask)`` in the "move" enumeration (binary search in the card's block).
+
+    Under ``ace_takes_all`` an Ace's block ends with its compact take-all id (mask -1),
+    which every Ace capture of the whole table maps to when no Ace lies there
+    (MoveEnumeration.is_take_all); the search skips it.
+    """
     lo = TBL[TBL_CARD_START + card]
     hi = TBL[TBL_CARD_START + card + 1] - 1
+    if P[P_TAKE_ALL] and card % RANK_SPAN == 0:
+        if mask == table and mask != 0 and (table & ONE_OF_EACH_SUIT) == 0:
+            return hi
+        hi -= 1
     while lo < hi:
         mid = (lo + hi) >> 1
         if PAIRS[mid, 1] < mask:
@@ -596,13 +623,19 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     S[i, COL_IN_HANDS] -= 1
     stock_empty = S[i, COL_STOCK_POS] == P[P_DECK_SIZE]
     last_play = S[i, COL_IN_HANDS] == 0 and stock_empty
-    if captured != 0:
+    if captured == bit:  # an Ace takes itself from the empty table: no scopa
+        S[i, COL_PILE + _side(seat, n)] |= bit
+        S[i, COL_LASTCAP] = seat
+    elif captured != 0:
         S[i, COL_TABLE] ^= captured
         side = _side(seat, n)
         S[i, COL_PILE + side] |= captured | bit
         S[i, COL_LASTCAP] = seat
         if S[i, COL_TABLE] == 0 and (not last_play or P[P_LAST_SCOPA]):
-            S[i, COL_SCOPE + side] += 1
+            # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa.
+            took_all = P[P_TAKE_ALL] and card % RANK_SPAN == 0 and (captured & ONE_OF_EACH_SUIT) == 0
+            if not (took_all and not P[P_TAKE_ALL_SCOPA]):
+                S[i, COL_SCOPE + side] += 1
     else:
         S[i, COL_TABLE] |= bit
     S[i, COL_CURRENT] = (seat + 1) % n
@@ -817,7 +850,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
     info[i, INFO_LEGAL_COUNT] = count
     width = P[P_LEGAL_WIDTH]
     for k in range(min(count, width)):
-        legal_ids[i, k] = _move_id(PAIRS, TBL, lc[k], lm[k])
+        legal_ids[i, k] = _move_id(PAIRS, TBL, P, S[i, COL_TABLE], lc[k], lm[k])
     for k in range(count, width):
         legal_ids[i, k] = -1
     return STATUS_LEGAL_OVERFLOW if count > width else STATUS_OK
@@ -932,6 +965,8 @@ def _step_one(S, i, rng, P, F, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards
     if not P[P_SELECT]:
         card = PAIRS[a, 0]
         captured = PAIRS[a, 1]
+        if captured == TAKE_ALL_ID:
+            captured = S[i, COL_TABLE]
     elif S[i, COL_PENDING] == NO_SEAT:
         hand = S[i, COL_HAND + S[i, COL_CURRENT]]
         count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
