@@ -11,7 +11,8 @@ sets in ascending bitmask order. For the standard rules N = 16,200:
 
 Variants (see ``docs/rules.md`` for N per preset) add the sets that make
 ``capture_sum`` with the played card, the self-mask move ``(card, 1 << card)`` (keep
-Chkobba's drawn first card; an Ace taking itself) and drop sets above
+Chkobba's drawn first card; declare, under ``bazzica_points``, with the hand's highest
+card; an Ace taking itself) and drop sets above
 ``max_capture_cards``. Under ``ace_takes_all`` an Ace could take any of 2**36 sets,
 so each Ace gets one compact *take-all* id (:data:`TAKE_ALL`), last in its block,
 whose move is "this Ace takes the whole table": decode it with the table in view
@@ -24,7 +25,8 @@ to play, then the table cards to capture, one at a time in ascending id order), 
 :data:`CONFIRM` (40) ends a choice that is complete but could be extended, or
 trails where trailing is optional. A self-mask move is chosen by naming the card a
 second time: Chkobba's first-card decision is "name the drawn card, then name it again
-(keep) or CONFIRM (put it on the table)".
+(keep) or CONFIRM (put it on the table)"; a declaration is "name the hand's highest
+card, then name it again (declare) or CONFIRM (pass)".
 """
 
 from __future__ import annotations
@@ -115,8 +117,8 @@ def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules) -> list[i
     """Every set the card could capture in some position under ``rules``.
 
     Standard: same-rank singles and sets of 2+ summing to the rank. Variants add the
-    ``capture_sum`` sets, the self mask (Chkobba's kept first card, an Ace taking
-    itself) and drop sets larger than ``max_capture_cards``; ``fewest_cards`` only
+    ``capture_sum`` sets, the self mask (Chkobba's kept first card, a declaration under
+    ``bazzica_points``, an Ace taking itself) and drop sets larger than ``max_capture_cards``; ``fewest_cards`` only
     removes options in some positions, so it leaves the enumeration as it is.
     """
     rank = RANK_OF[card]
@@ -130,7 +132,7 @@ def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules) -> list[i
         out += [m for m in _sets_summing_to(others, rules.capture_sum - rank) if m not in found]
     if rules.max_capture_cards:
         out = [m for m in out if m.bit_count() <= rules.max_capture_cards]
-    if rules.first_card_choice or (rules.ace_takes_itself and rank == ACE):
+    if rules.first_card_choice or rules.bazzica_points or (rules.ace_takes_itself and rank == ACE):
         out.append(1 << card)
     return out
 

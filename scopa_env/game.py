@@ -21,7 +21,7 @@ import numpy as np
 
 from scopa_env.cards import ACE, RANK_MASK, RANK_OF, RANKS, RE, cards_of, format_card, format_cards, mask_of
 from scopa_env.rules import Move, Rules, get_rules, legal_pairs, move_of
-from scopa_env.scoring import WINS_GAME, game_events, score_masks
+from scopa_env.scoring import DECLARATION_NAMES, WINS_GAME, best_declaration, declaration, game_events, score_masks
 
 KINGS_FOR_REDEAL = 3
 """pagat-scopa.txt: "If the four face up cards include three or four Kings" the cards are dealt again."""
@@ -52,6 +52,11 @@ class HandResult(NamedTuple):
     """Hand-end items that are not points, ``(name, side)``: ``napoleone``, ``scala`` or
     ``all_coins`` (the side wins the game), ``coins_reset`` (the other sides go back to 0);
     see :func:`scopa_env.scoring.game_events`."""
+    declared: tuple[dict, ...] = ()
+    """Per side, the declaration points this hand scored by name (``bazzica``,
+    ``bazzicotto``), under rules with declarations (empty otherwise). They were added
+    to the game score when the deal's declarations closed, so they are not in
+    ``hand_score``'s ``total``."""
     scope_points: tuple[int, ...] = ()
     """Per side, what its scope were worth (differs from ``scope`` only under the Libyan
     :attr:`~scopa_env.rules.Rules.scopa_value` readings)."""
@@ -79,6 +84,12 @@ class Game:
         history: this hand's plays as ``(seat, card, captured_mask)``.
         last_capturer: seat that captured last this hand, or ``None``.
         hand_result: the :class:`HandResult` of the hand ended by the last play, else ``None``.
+        deciding: a decision, not a card play, is pending: Chkobba's first card or, under
+            :attr:`Rules.bazzica_points`, whether the player to move declares.
+        declare_queue: seats still to decide on a declaration after this deal (the first
+            is ``current``); pending: ``(seat, hand)`` declared in this deal, not yet scored.
+        revealed: per seat, the declared cards still in that hand (every seat sees them).
+        declarations: this hand's declarations as dicts (seat, side, name, cards, points).
         winner: the winning side once the game is over, else ``None``.
     """
 
@@ -138,6 +149,9 @@ class Game:
         last_capturer: int | None = None,
         auto_next_hand: bool = True,
         deciding: bool = False,
+        revealed: Sequence[int] | None = None,
+        declare_queue: Sequence[int] = (),
+        pending: Sequence[tuple[int, int]] = (),
     ) -> Game:
         """A game from an explicit position, for scenarios and puzzles.
 
@@ -148,7 +162,10 @@ class Game:
         ``deciding=True`` (rules with ``first_card_choice``) is the first-card decision:
         the player after the dealer holds the one drawn card, the table is empty.
         ``scope_points`` (Libyan :attr:`Rules.scopa_value`) defaults to ``scope`` times
-        :attr:`Rules.scopa_points`.
+        :attr:`Rules.scopa_points`. Under :attr:`Rules.bazzica_points`, ``declare_queue``
+        (seats still to decide after a three-card deal, ``current`` first), ``pending``
+        (``(seat, hand_mask)`` declared in this deal) and ``revealed`` (per seat, bitmask
+        of shown cards still in hand) set up a declaration moment.
         """
         game = cls.__new__(cls)
         game._setup(len(hands), rules, seed, auto_next_hand)
@@ -185,6 +202,12 @@ class Game:
         if deciding:
             game._check_deciding()
             return game
+        if revealed is not None:
+            if len(revealed) != n or any(int(r) & ~game.hands[s] for s, r in enumerate(revealed)):
+                raise ValueError(f"revealed needs {n} bitmasks, each within that seat's hand")
+            game.revealed = [int(r) for r in revealed]
+        if declare_queue or pending:
+            game._check_declaring(list(declare_queue), list(pending))
         per_deal = n * game.rules.hand_size
         if game._uniform_deals:
             if len(game.stock) % per_deal:
@@ -199,7 +222,7 @@ class Game:
         # The round runs dealer+1 .. dealer; seats already past hold one card fewer.
         order = [(game.dealer + 1 + i) % n for i in range(n)]
         k = game.hands[game.current].bit_count()
-        pos = order.index(game.current)
+        pos = 0 if game.declare_queue else order.index(game.current)  # declaring: nobody has played yet
         expected = [k - 1 if i < pos else k for i in range(n)]
         actual = [game.hands[s].bit_count() for s in order]
         if k == 0 or actual != expected:
@@ -208,6 +231,23 @@ class Game:
                 f"with dealer {game.dealer} and seat {game.current} to play"
             )
         return game
+
+    def _check_declaring(self, queue: list[int], pending: list[tuple[int, int]]) -> None:
+        rules = self.rules
+        if not rules.bazzica_points:
+            raise ValueError(f"rules {rules.name!r} have no declarations (bazzica_points is empty)")
+        queue = [self._seat(s, "declare_queue seat") for s in queue]
+        if not queue or queue[0] != self.current:
+            raise ValueError(f"declare_queue {queue} must be non-empty and start with current seat {self.current}")
+        for s in queue:
+            if declaration(self.hands[s], rules) is None:
+                raise ValueError(f"seat {s} in declare_queue holds {format_cards(self.hands[s])}, nothing to declare")
+        for s, hand in pending:
+            if hand != self.hands[s] or declaration(hand, rules) is None:
+                raise ValueError(f"pending declaration of seat {s} must be its whole (declarable) hand")
+        self.declare_queue = queue
+        self.pending = [(int(s), int(h)) for s, h in pending]
+        self.deciding = True
 
     def _check_deciding(self) -> None:
         rules = self.rules
@@ -243,6 +283,10 @@ class Game:
         self._legal: list[tuple[int, int]] | None = None
         self.hand_over = False
         self.deciding = False
+        self.declare_queue: list[int] = []
+        self.pending: list[tuple[int, int]] = []
+        self.revealed = [0] * n
+        self.declarations: list[dict] = []
 
     def _deal_shuffled(self) -> None:
         """Shuffle and deal a hand; deal again (same dealer) when the table calls for it.
@@ -270,6 +314,7 @@ class Game:
                 self.hands = [0] * self.num_players
                 self._cards_in_hands = 0
                 continue
+            self._open_declarations()
             return
 
     def needs_redeal(self, table: int) -> bool:
@@ -311,6 +356,42 @@ class Game:
             self.hands = [0] * n
             self.table = 0
             self._deal_shuffled()
+
+    def _open_declarations(self) -> None:
+        """After a three-card deal, queue the seats whose hands can declare (in turn order)."""
+        rules = self.rules
+        if not rules.bazzica_points:
+            return
+        n = self.num_players
+        order = [(self.dealer + 1 + i) % n for i in range(n)]
+        queue = [s for s in order if declaration(self.hands[s], rules) is not None]
+        self.pending = []
+        self.declare_queue = queue
+        if queue:
+            self.deciding = True
+            self.current = queue[0]
+
+    def _declare(self, declare: bool) -> None:
+        """The player to move declares (showing the hand) or passes."""
+        seat = self.declare_queue.pop(0)
+        if declare:
+            self.pending.append((seat, self.hands[seat]))
+            self.revealed[seat] = self.hands[seat]
+        if self.declare_queue:
+            self.current = self.declare_queue[0]
+            return
+        # Everyone has decided: only the best declaration of the deal scores, at once.
+        best = best_declaration(self.pending, self.rules)
+        for i, (s, hand) in enumerate(self.pending):
+            found = declaration(hand, self.rules)
+            points = found.points if i == best else 0
+            self.scores[self.side_of[s]] += points
+            self.declarations.append(
+                {"seat": s, "side": self.side_of[s], "name": found.name, "cards": hand, "points": points}
+            )
+        self.pending = []
+        self.deciding = False
+        self.current = (self.dealer + 1) % self.num_players
 
     def _deal_round(self, cards: list[int]) -> None:
         """Deal ``cards`` one at a time starting with the player after the dealer."""
@@ -369,6 +450,9 @@ class Game:
             last_capturer=self.last_capturer,
             hand_number=self.hand_number,
             deciding=self.deciding,
+            revealed=tuple(self.revealed),
+            declare_queue=tuple(self.declare_queue),
+            pending=tuple(self.pending),
         )
 
     def clone(self) -> Game:
@@ -376,6 +460,8 @@ class Game:
         g = Game.__new__(Game)
         g.__dict__.update(self.__dict__)
         for name in ("hands", "stock", "piles", "scope", "scope_points", "played", "history", "scores"):
+            setattr(g, name, list(getattr(self, name)))
+        for name in ("declare_queue", "pending", "revealed", "declarations"):
             setattr(g, name, list(getattr(self, name)))
         g.rng = np.random.Generator(type(self.rng.bit_generator)())
         g.rng.bit_generator.state = self.rng.bit_generator.state
@@ -419,9 +505,13 @@ class Game:
         if self.deciding:
             self._legal = None
             self.hand_result = None
-            self._decide(card, keep=captured == bit)
+            if self.declare_queue:
+                self._declare(captured == bit)
+            else:
+                self._decide(card, keep=captured == bit)
             return
         self.hands[seat] ^= bit
+        self.revealed[seat] &= ~bit
         self.played[seat] |= bit
         self._cards_in_hands -= 1
         self.hand_result = None
@@ -449,8 +539,17 @@ class Game:
                 per_deal = self.num_players * self._next_deal.get(len(self.stock), self.rules.hand_size)
                 self._deal_round(self.stock[:per_deal])
                 del self.stock[:per_deal]
+                self._open_declarations()
             else:
                 self._end_hand()
+
+    def _declared_by_side(self) -> tuple[dict, ...]:
+        if not self.rules.bazzica_points:
+            return ()
+        out = [dict.fromkeys(DECLARATION_NAMES, 0) for _ in range(self.num_sides)]
+        for d in self.declarations:
+            out[d["side"]][d["name"]] += d["points"]
+        return tuple(out)
 
     def _scopa_worth(self, card: int, captured: int) -> int:
         """Points of one scopa: ``scopa_points``, or a Libyan :attr:`Rules.scopa_value`."""
@@ -484,6 +583,7 @@ class Game:
             leftover=cards_of(leftover),
             leftover_side=leftover_side,
             events=tuple(events),
+            declared=self._declared_by_side(),
             scope_points=tuple(self.scope_points),
         )
         self.hand_number += 1
@@ -577,7 +677,20 @@ class PlayerView:
     last_capturer: int | None
     hand_number: int
     deciding: bool = False
-    """Chkobba's first-card decision is pending (see :attr:`Rules.first_card_choice`)."""
+    """A decision is pending: Chkobba's first card (:attr:`Rules.first_card_choice`) or,
+    when :attr:`declare_queue` is not empty, a declaration (:attr:`Rules.bazzica_points`)."""
+    revealed: tuple[int, ...] = ()
+    """Per seat, declared cards still in that hand (shown to everyone)."""
+    declare_queue: tuple[int, ...] = ()
+    """Seats still to decide on a declaration after this deal (the first is ``current``)."""
+    pending: tuple[tuple[int, int], ...] = ()
+    """``(seat, hand)`` declared (and shown) in this deal, scored when the queue empties."""
+
+    @property
+    def declaring(self) -> bool:
+        """The player to move decides whether to declare: ``(card, 1 << card)`` declares,
+        ``(card, 0)`` passes (``card`` is the highest card of the hand)."""
+        return bool(self.declare_queue)
 
     @property
     def side(self) -> int:
@@ -589,10 +702,12 @@ class PlayerView:
 
     @property
     def unseen(self) -> int:
-        """Bitmask of the cards this seat cannot see: other hands and the stock."""
+        """Bitmask of the cards this seat cannot see: other hands (less their revealed cards) and the stock."""
         seen = self.hand | self.table
         for p in self.piles:
             seen |= p
+        for r in self.revealed:
+            seen |= r
         return self.rules.deck_mask & ~seen
 
     def legal_pairs(self) -> list[tuple[int, int]]:
@@ -620,8 +735,9 @@ class PlayerView:
             if s == self.seat:
                 hands.append(cards_of(self.hand))
             else:
-                k = self.hand_counts[s]
-                hands.append(order[pos : pos + k])
+                shown = cards_of(self.revealed[s]) if self.revealed else []
+                k = self.hand_counts[s] - len(shown)
+                hands.append(shown + order[pos : pos + k])
                 pos += k
         game = Game.from_deal(
             hands=hands,
@@ -636,7 +752,10 @@ class PlayerView:
             scope_points=self.scope_points,
             current=self.current,
             last_capturer=self.last_capturer,
-            deciding=self.deciding,
+            deciding=self.deciding and not self.declare_queue,
+            revealed=self.revealed or None,
+            declare_queue=self.declare_queue,
+            pending=self.pending,
         )
         game.played = list(self.played)
         game.history = list(self.history)

@@ -28,6 +28,18 @@ name                 width              content
 
 With 2 players the vector has 9 planes and is 360 + 16 = 376 wide.
 Nothing in it depends on another player's hand or on the stock order.
+
+Rules with declarations (:attr:`~scopa_env.rules.Rules.bazzica_points`) add, and only
+they (``ObservationLayout(n, declarations=True)``):
+
+===================  =================  ==================================================
+``revealed``         40 * (n - 1)       declared cards still in the hand of seat +1, +2, ...
+                                        (placed after ``select_captured``)
+``declaring``        1                  1 while the player to move decides on a declaration
+                                        (last entry)
+===================  =================  ==================================================
+
+and ``unseen`` then leaves out the revealed cards. With 2 players that is 376 + 41 = 417.
 """
 
 from __future__ import annotations
@@ -41,7 +53,17 @@ from scopa_env.cards import NUM_CARDS
 from scopa_env.game import Game
 from scopa_env.rules import Rules
 
-_PLANE_FIELDS = ("hand", "table", "own_pile", "other_piles", "played", "unseen", "select_card", "select_captured")
+_PLANE_FIELDS = (
+    "hand",
+    "table",
+    "own_pile",
+    "other_piles",
+    "played",
+    "unseen",
+    "select_card",
+    "select_captured",
+    "revealed",
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +71,8 @@ class ObservationLayout:
     """Named slices of the observation vector for ``num_players`` players."""
 
     num_players: int
+    declarations: bool = False
+    """Add the ``revealed`` planes and the ``declaring`` flag (rules with declarations)."""
 
     @property
     def num_sides(self) -> int:
@@ -57,7 +81,7 @@ class ObservationLayout:
     @functools.cached_property
     def widths(self) -> dict[str, int]:
         n, s = self.num_players, self.num_sides
-        return {
+        widths = {
             "hand": NUM_CARDS,
             "table": NUM_CARDS,
             "own_pile": NUM_CARDS,
@@ -66,6 +90,10 @@ class ObservationLayout:
             "unseen": NUM_CARDS,
             "select_card": NUM_CARDS,
             "select_captured": NUM_CARDS,
+        }
+        if self.declarations:
+            widths["revealed"] = NUM_CARDS * (n - 1)
+        widths |= {
             "scope": s,
             "scores": s,
             "hand_counts": n,
@@ -75,6 +103,9 @@ class ObservationLayout:
             "last_capturer": n + 1,
             "phase": 2,
         }
+        if self.declarations:
+            widths["declaring"] = 1
+        return widths
 
     @functools.cached_property
     def slices(self) -> dict[str, slice]:
@@ -90,7 +121,7 @@ class ObservationLayout:
 
     @property
     def num_planes(self) -> int:
-        return sum(self.widths[f] for f in _PLANE_FIELDS) // NUM_CARDS
+        return sum(self.widths.get(f, 0) for f in _PLANE_FIELDS) // NUM_CARDS
 
     def __getitem__(self, name: str) -> slice:
         return self.slices[name]
@@ -113,10 +144,15 @@ def write_observation(
     seen = hands[seat] | game.table
     for p in piles:
         seen |= p
+    if layout.declarations:
+        for r in game.revealed:
+            seen |= r
     planes = [hands[seat], game.table, piles[side]]
     planes += [piles[(side + k) % s] for k in range(1, s)]
     planes += [game.played[(seat + k) % n] for k in range(n)]
     planes += [game.rules.deck_mask & ~seen, 0 if select_card is None else 1 << select_card, select_captured]
+    if layout.declarations:
+        planes += [game.revealed[(seat + k) % n] for k in range(1, n)]
     # All planes as one integer, unpacked to bits in one numpy call.
     packed, shift = 0, 0
     for m in planes:
@@ -146,6 +182,8 @@ def write_observation(
     tail[o + (n if lc is None else (lc - seat) % n)] = 1.0
     o += n + 1
     tail[o + (0 if select_card is None else 1)] = 1.0
+    if layout.declarations:
+        tail[-1] = float(bool(game.declare_queue))
     out[k:] = tail
     return out
 

@@ -311,12 +311,23 @@ register_preset(
         description="Scopa con le Scalette played as Scopa d'Assi (pagat).",
     )
 )
+SCOPA_BAZZICA = register_preset(
+    Rules(
+        name="scopa_bazzica",
+        player_counts=(2,),
+        bazzica_points=(3, 3, 10),
+        target=21,
+        description="Scopa Bazzica (pagat): declare a bazzica (3) or a bazzicotto (10) after each deal, to 21.",
+    )
+)
 SBARAZZINA = register_preset(
     SCOPA_D_ASSI.replace(
         name="sbarazzina",
         re_bello=True,
+        bazzica_points=(2, 3, 7),
         target=41,
-        description="Sbarazzina (Emilia, pagat): Ace takes all without a sweep, Re Bello, to 41.",
+        description="Sbarazzina (Emilia, pagat): Ace takes all without a sweep, Re Bello, bazzica 2/3, three of a "
+        "kind 7, to 41.",
     )
 )
 register_preset(

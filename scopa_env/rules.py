@@ -213,6 +213,14 @@ class Rules:
     piva: bool = False
     """Piva: the Two of batons/clubs scores minus 5 (key ``piva``); scores may go negative."""
 
+    bazzica_points: tuple[int, ...] = ()
+    """Scopa Bazzica declarations, points for (a bazzica of three different ranks, a
+    bazzica with a pair, a bazzicotto = three of a kind): ``(3, 3, 10)`` in Scopa
+    Bazzica, ``(2, 3, 7)`` in Sbarazzina; ``()`` = no declarations. After every
+    three-card deal each player whose hand qualifies decides, in turn order, whether
+    to declare (showing the hand); only the best declaration of the deal scores, at
+    once (see ``docs/rules.md``)."""
+
     description: str = field(default="Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).", compare=False)
     """One line for listings."""
 
@@ -343,6 +351,23 @@ class Rules:
             "must map player counts to non-empty tuples of positive ints (cards per player per deal)",
             self.deal_schedules,
         )
+        _check(
+            self.bazzica_points == ()
+            or (
+                isinstance(self.bazzica_points, tuple)
+                and len(self.bazzica_points) == 3
+                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in self.bazzica_points)
+            ),
+            "bazzica_points",
+            "must be () or 3 ints >= 0 (bazzica of different ranks, bazzica with a pair, bazzicotto)",
+            self.bazzica_points,
+        )
+        _check(
+            not (self.bazzica_points and self.first_card_choice),
+            "bazzica_points",
+            "cannot be combined with first_card_choice (two kinds of decision at the deal)",
+            self.bazzica_points,
+        )
         for n in self.player_counts:
             self.check_players(n)
 
@@ -374,6 +399,11 @@ class Rules:
         """True when a hand can end with a :func:`~scopa_env.scoring.game_events` item."""
         return bool(self.napola == "pagat_9" or self.scalette or self.all_coins_wins or self.coins_reset)
 
+    @property
+    def declarations(self) -> bool:
+        """True when players may declare hands (:attr:`bazzica_points`)."""
+        return bool(self.bazzica_points)
+
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` if this variant cannot be played by ``num_players``."""
         if num_players not in self.player_counts:
@@ -392,6 +422,11 @@ class Rules:
                 f"rules {self.name!r}: deal_schedules gives {num_players} players {'+'.join(map(str, schedule))} = "
                 f"{sum(schedule)} cards each, {num_players * sum(schedule)} in all, but the {len(self.deck)}-card "
                 f"deck minus table_size={self.table_size} leaves {dealt}"
+            )
+        if self.bazzica_points and DECLARATION_CARDS not in (schedule or (self.hand_size,)):
+            raise ValueError(
+                f"rules {self.name!r}: bazzica_points needs three-card deals (pagat: 'declared immediately after a "
+                f"three-card deal'), but {num_players} players get {schedule or (self.hand_size,)} cards per deal"
             )
 
     def schedule(self, num_players: int) -> tuple[int, ...]:
@@ -415,6 +450,9 @@ class Rules:
             raise ValueError(f"unknown Rules field(s) {unknown}; valid fields: {sorted(names)}")
         return dataclasses.replace(self, **changes)
 
+
+DECLARATION_CARDS = 3
+"""pagat, Scopa Bazzica: declarations are made "immediately after a three-card deal"."""
 
 _BOOL_FIELDS = (
     "kings_redeal",

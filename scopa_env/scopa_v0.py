@@ -36,11 +36,22 @@ Episode                ``episode="game"``: hands until a side reaches the target
 Infos                  At each hand end every agent's info holds ``hand_score`` (per-side
                        dicts of :func:`scopa_env.scoring.score_hand`), ``piles`` and
                        ``scope`` (rules with game-winning or reset items also ``events``,
-                       see :attr:`scopa_env.game.HandResult.events`); at the game end also
+                       see :attr:`scopa_env.game.HandResult.events`; rules with
+                       declarations also ``declared``, per side the bazzica/bazzicotto
+                       points of the hand, which the "points" reward includes); at the game end also
                        ``final_scores``, ``winner`` (side) and ``win_reason`` ("target" or
                        the item that won). An agent's info is kept until that agent acts
                        again.
 =====================  ===================================================================
+
+Declarations (``bazzica_points`` rules: ``scopa_bazzica``, ``sbarazzina``, ``piva``): while
+``PlayerView.declaring``, the player to move decides, before any card of the deal is
+played, whether to declare: the self-mask move of the hand's highest card declares (and
+shows the hand), its plain move passes; in "move" mode those are the ids of
+``Move(card, itself=True)`` and ``Move(card)``, in "select" mode "name the card, then
+name it again (declare) or CONFIRM (pass)". The mask offers them only at that moment.
+The observation then has ``revealed`` planes and a ``declaring`` flag (see
+:mod:`scopa_env.observation`).
 
 Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
 :class:`~scopa_env.rules.Rules`), ``episode`` ("game" | "hand"), ``reward`` ("game" |
@@ -126,7 +137,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = []
-        self.layout = ObservationLayout(num_players)
+        self.layout = ObservationLayout(num_players, declarations=self.rules.declarations)
         self._moves = move_enumeration(self.rules) if action_mode == "move" else None
         self.num_actions = len(self._moves) if self._moves is not None else NUM_SELECT_ACTIONS
         low, high = observation_bounds(self.layout, self.rules)
@@ -312,6 +323,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             info = {"hand_score": result.hand_score, "piles": result.piles, "scope": result.scope}
             if g.rules.needs_events:
                 info["events"] = list(result.events)
+            if g.rules.declarations:
+                info["declared"] = list(result.declared)
+                # Declarations scored at once, outside hand_score's total: count them in the hand margin.
+                totals = [t + sum(d.values()) for t, d in zip(totals, result.declared)]
             over = self.episode == "hand" or g.winner is not None
             if over:
                 info["final_scores"] = list(g.scores)

@@ -26,6 +26,7 @@ points (a Napoleone or Scala that wins the game, a Libyan reset) come from
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from scopa_env.cards import BATONS, CUPS, RANK_MASK, RANK_OF, RE, SUIT_MASK, SUITS, card_id, mask_of
 from scopa_env.rules import STANDARD, Rules, get_rules
@@ -227,6 +228,67 @@ def _extras(pile: int, rules: Rules) -> dict[str, int]:
         out["scaletta_bassa"], out["scaletta_alta"] = scaletta_points(pile, rules)
     if rules.piva:
         out["piva"] = PIVA_POINTS * (pile >> card_id(BATONS, 2) & 1)
+    return out
+
+
+BAZZICA_MAX = 9
+"""pagat: "Bazzica: any three cards which add up to 9 or less"."""
+BAZZICA_VALUES = (0, 1, 2, 3, 4, 5, 6, 7, 10, 10, 10)
+"""By rank: "counting 2 to 7 as face value, Ace as 1 and pictures as 10"."""
+DECLARATION_NAMES = ("bazzica", "bazzicotto")
+"""Keys of the declaration points (``HandResult.declared``)."""
+
+
+class Declaration(NamedTuple):
+    """What a three-card hand can declare (:attr:`Rules.bazzica_points`)."""
+
+    name: str
+    """``"bazzicotto"`` (three of a kind) or ``"bazzica"`` (three cards totalling 9 or less)."""
+    points: int
+    """What it scores when it is the best declaration of the deal."""
+    strength: tuple[int, int]
+    """Lower is better: any bazzicotto beats any bazzica, then lower ranks / lower totals."""
+
+
+def declaration(hand: int, rules: Rules) -> Declaration | None:
+    """The best declaration a three-card hand (bitmask) qualifies for, or ``None``.
+
+    pagat: "Bazzicotto: three cards of the same rank"; "Bazzica: any three cards which
+    add up to 9 or less"; "Any bazzicotto beats any bazzica"; "the one with the lower
+    total card value is better"; "the one with the lower cards is better (A+A+A is best,
+    K+K+K is worst)". Sbarazzina: "2 points if the three cards are all of different
+    ranks, or 3 points if they include a pair. Three of a kind of any rank scores 7".
+    """
+    if not rules.bazzica_points or hand.bit_count() != 3:
+        return None
+    ranks = sorted(RANK_OF[c] for c in _cards(hand))
+    distinct = len(set(ranks))
+    if distinct == 1:
+        return Declaration("bazzicotto", rules.bazzica_points[2], (0, ranks[0]))
+    total = sum(BAZZICA_VALUES[r] for r in ranks)
+    if total <= BAZZICA_MAX:
+        return Declaration("bazzica", rules.bazzica_points[0 if distinct == 3 else 1], (1, total))
+    return None
+
+
+def best_declaration(hands: Sequence[tuple[int, int]], rules: Rules) -> int | None:
+    """Index into ``hands`` (``(seat, hand)`` pairs declared in one deal) of the one that scores.
+
+    "only the better one scores"; "If they are equal in value ... then neither player scores".
+    """
+    strengths = [declaration(h, rules).strength for _, h in hands]
+    if not strengths:
+        return None
+    best = min(strengths)
+    return strengths.index(best) if strengths.count(best) == 1 else None
+
+
+def _cards(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
     return out
 
 

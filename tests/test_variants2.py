@@ -18,8 +18,9 @@ from scopa_env import scopa_v0
 from scopa_env.actions import move_enumeration
 from scopa_env.cards import RANK_MASK, SUIT_MASK, card_id, mask_of, parse_cards
 from scopa_env.game import Game
-from scopa_env.rules import PRIMIERA_SCALES, Rules, get_rules
-from scopa_env.scoring import score_hand
+from scopa_env.observation import ObservationLayout
+from scopa_env.rules import PRIMIERA_SCALES, Move, Rules, get_rules
+from scopa_env.scoring import best_declaration, declaration, score_hand
 
 
 def cards(text: str) -> list[int]:
@@ -340,6 +341,139 @@ def test_piva_negative_scores():
     assert env.observation_space("player_0")["observation"].low[env.layout["scores"]][0] == -np.inf
 
 
+# --- Scopa Bazzica declarations -------------------------------------------------------------------
+
+DECLARATION_CASES = [
+    # (rules, hand, expected (name, points) or None, source quote)
+    ("scopa_bazzica", "Ad Ac 2s", ("bazzica", 3), 'pagat: "Bazzica: any three cards which add up to 9 or less ... Scores 3 points"'),
+    ("scopa_bazzica", "Ad 2c 6s", ("bazzica", 3), 'pagat: "A+2+6" is a bazzica (total 9)'),
+    ("scopa_bazzica", "Ad 2c 7s", None, 'pagat: "add up to 9 or less" (10 is too much)'),
+    ("scopa_bazzica", "Ad 2c Js", None, 'pagat: "pictures as 10"'),
+    ("scopa_bazzica", "Kd Kc Ks", ("bazzicotto", 10), 'pagat: "Bazzicotto: three cards of the same rank. Scores 10 points"'),
+    ("scopa_bazzica", "Ad Ac As", ("bazzicotto", 10), 'pagat: "A+A+A is best" (a bazzicotto, not a bazzica)'),
+    ("sbarazzina", "Ad 2c 3s", ("bazzica", 2), 'pagat: "A bazzica scores 2 points if the three cards are all of different ranks"'),
+    ("sbarazzina", "Ad Ac 3s", ("bazzica", 3), 'pagat: "or 3 points if they include a pair"'),
+    ("sbarazzina", "5d 5c 5s", ("bazzicotto", 7), 'pagat: "Three of a kind of any rank scores 7 points"'),
+    ("standard", "Ad Ac As", None, "pagat: only Scopa Bazzica and Sbarazzina declare"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("rules, hand, expected, quote", DECLARATION_CASES)
+def test_declarations(rules, hand, expected, quote):
+    found = declaration(mask_of(cards(hand)), get_rules(rules))
+    assert (None if found is None else (found.name, found.points)) == expected, f"{rules}: {hand} ({quote})"
+
+
+@pytest.mark.parametrize(
+    "hand0, hand1, winner, quote",
+    [
+        ("Kd Kc Ks", "Ad Ac 2s", 0, 'pagat: "Any bazzicotto beats any bazzica"'),
+        ("Ad 2c 6s", "2d Ac As", 1, 'pagat: "the one with the lower total card value is better. The best is 2+A+A"'),
+        ("Ad 2c 6s", "2d 3c 4s", None, 'pagat: "equal in value (for example A+2+6 against 2+3+4) then neither player scores"'),
+        ("Kd Kc Ks", "Ad Ac As", 1, 'pagat: "the one with the lower cards is better (A+A+A is best, K+K+K is worst)"'),
+        ("Kd Kc Ks", None, 0, "pagat: a lone declaration scores"),
+    ],
+)  # fmt: skip
+def test_only_the_better_declaration_scores(hand0, hand1, winner, quote):
+    hands = [(0, mask_of(cards(hand0)))] + ([(1, mask_of(cards(hand1)))] if hand1 else [])
+    assert best_declaration(hands, get_rules("scopa_bazzica")) == winner, quote
+
+
+def bazzica_deal(hand0: str, hand1: str, rules: str = "scopa_bazzica", **kwargs) -> Game:
+    """A fresh hand (dealer 1, 4 on the table) with ``hand0``/``hand1`` dealt and their declarations open."""
+    rules = get_rules(rules)
+    h0, h1 = cards(hand0), cards(hand1)
+    rest = [c for c in rules.deck if c not in h0 + h1 and c not in cards("Kb")]
+    table = rest[-3:] + cards("Kb")
+    stock = rest[:-3]
+    queue = [s for s, h in ((0, h0), (1, h1)) if declaration(mask_of(h), rules) is not None]
+    queue = kwargs.pop("declare_queue_override", queue)
+    return Game.from_deal(
+        [h0, h1], table, stock, dealer=1, rules=rules, declare_queue=queue, auto_next_hand=False, **kwargs
+    )
+
+
+def test_declaring_is_a_move_before_the_first_card():
+    """pagat: "must be declared immediately after a three-card deal, before the next card is played, and the
+    cards must be shown"."""
+    game = bazzica_deal("Ad Ac 2s", "Kd Kc Ks", scores=[4, 5])
+    hi0 = cards("2s")[0]
+    assert game.deciding and game.current == 0 and game.legal_moves() == [Move(hi0), Move(hi0, itself=True)]
+    game.play(Move(hi0, itself=True))  # player_0 declares a bazzica
+    assert game.revealed[0] == mask_of(cards("Ad Ac 2s")) and game.current == 1 and game.deciding
+    assert game.view(1).revealed[0] == game.revealed[0], "the shown hand is in every view"
+    assert not game.view(1).unseen & game.revealed[0], "shown cards are no longer unseen"
+    hi1 = cards("Ks")[0]
+    game.play(Move(hi1, itself=True))  # player_1 declares a bazzicotto, which beats it
+    assert not game.deciding and game.current == 0 and game.scores == [4, 15], "the bazzicotto scores 10 at once"
+    assert [d["points"] for d in game.declarations] == [0, 10]
+    game.play(game.legal_moves()[0])
+    assert game.revealed[0].bit_count() == 2, "a played card is no longer in the revealed hand"
+
+
+def test_passing_and_non_qualifying_hands():
+    game = bazzica_deal("Ad Ac 2s", "Kd 5c Ks", scores=[0, 0])
+    assert game.declare_queue == [0], "only a qualifying hand decides"
+    game.play(Move(cards("2s")[0]))  # pass
+    assert not game.deciding and game.scores == [0, 0] and game.revealed == [0, 0] and game.declarations == []
+
+
+def test_declared_points_in_hand_result():
+    game = bazzica_deal("Ad Ac 2s", "Kd 5c Ks", scores=[0, 0])
+    game.play(Move(cards("2s")[0], itself=True))
+    rnd = random.Random(0)
+    while not game.hand_over:
+        pairs = game.legal_pairs()
+        game.play_pair(*pairs[rnd.randrange(len(pairs))])
+    declared = game.hand_result.declared
+    assert declared[0]["bazzica"] == 3, declared
+    assert game.scores == [r["total"] + sum(d.values()) for r, d in zip(game.hand_result.hand_score, declared)]
+
+
+def test_determinize_keeps_revealed_cards():
+    game = bazzica_deal("Ad Ac 2s", "Kd Kc Ks")
+    game.play(Move(cards("2s")[0], itself=True))
+    view = game.view(1)
+    for seed in range(5):
+        world = view.determinize(np.random.default_rng(seed))
+        assert world.hands[0] == game.hands[0], "the shown hand stays with its owner"
+        assert (
+            world.legal_pairs() == game.legal_pairs() and world.declare_queue == [1] and world.pending == game.pending
+        )
+
+
+@pytest.mark.parametrize("mode", ["move", "select"])
+def test_declaration_actions_and_observation(mode):
+    env = scopa_v0.raw_env(rules="scopa_bazzica", action_mode=mode)
+    h0, h1 = cards("Ad Ac 2s"), cards("Kd Kc Ks")
+    rules = env.rules
+    rest = [c for c in rules.deck if c not in h0 + h1]
+    env.reset(options={"deal": {"hands": [h0, h1], "table": rest[-4:], "stock": rest[:-4], "dealer": 1,
+                                "declare_queue": [0, 1]}})  # fmt: skip
+    assert env.layout.size == 376 + 41 and env.layout["revealed"].stop - env.layout["revealed"].start == 40
+    obs = env.observe("player_0")
+    assert obs["observation"][env.layout["declaring"]][0] == 1.0
+    ids = list(np.flatnonzero(obs["action_mask"]))
+    hi = cards("2s")[0]
+    if mode == "move":
+        assert ids == sorted([env.encode_action(Move(hi)), env.encode_action(Move(hi, itself=True))])
+        env.step(env.encode_action(Move(hi, itself=True)))
+    else:
+        assert ids == [hi]
+        env.step(hi)
+        assert list(np.flatnonzero(env.observe("player_0")["action_mask"])) == [hi, 40], "again (declare) or CONFIRM"
+        env.step(hi)
+    seen_by_1 = env.observe("player_1")["observation"]
+    assert set(np.flatnonzero(seen_by_1[env.layout["revealed"]])) == set(h0), "player_1 sees player_0's hand"
+    assert not set(np.flatnonzero(seen_by_1[env.layout["unseen"]])) & set(h0)
+    assert not np.flatnonzero(env.observe("player_0")["observation"][env.layout["revealed"]]).size, "nothing shown yet"
+
+
+def test_standard_layouts_unchanged():
+    assert scopa_v0.raw_env().layout.size == 376 and scopa_v0.raw_env(rules="napola").layout.size == 376
+    assert scopa_v0.raw_env(num_players=4, rules="sbarazzina").layout.size == ObservationLayout(4).size + 3 * 40 + 1
+
+
 # --- options, impossible combinations ------------------------------------------------------------
 
 
@@ -365,6 +499,13 @@ IMPOSSIBLE = [
     (lambda: get_rules("scopa_corse,piva=true"), "piva needs the Twos"),
     (lambda: get_rules("booklet,primiera_by_counts=true"), 'prime_rule="sevens" replaces'),
     (lambda: get_rules("standard,primiera_values=silly"), "bad value"),
+    (lambda: get_rules("chkobba").replace(bazzica_points=(3, 3, 10)), "first_card_choice"),
+    (lambda: get_rules("hurrikan").replace(bazzica_points=(3, 3, 10)), "three-card deals"),
+    (lambda: get_rules("standard,bazzica_points=3/10"), "bazzica_points must be"),
+    (
+        lambda: bazzica_deal("Ad 5c Ks", "2d 3c 4s", declare_queue_override=[0, 1]),
+        "nothing to declare",
+    ),  # fmt: skip
 ]
 
 
@@ -383,8 +524,9 @@ DOCUMENTED_N = {
     "scopone_milanese": 16_204,
     "scalette": 16_200,
     "scalette_d_assi": 16_204,
-    "sbarazzina": 16_204,
-    "piva": 16_204,
+    "sbarazzina": 16_244,
+    "piva": 16_244,
+    "scopa_bazzica": 16_240,
 }
 
 
@@ -471,7 +613,16 @@ def play_checked(game: Game, rnd: random.Random, hands: int) -> None:
         if step % 5 == 0:
             world = game.view().determinize(rng)
             assert world.legal_pairs() == pairs, "a determinized world has the same legal moves"
+        closing = game.deciding and len(game.declare_queue) == 1
+        made = len(game.declarations)
         game.play_pair(*pairs[rnd.randrange(len(pairs))])
+        if closing:
+            new = game.declarations[made:]
+            assert sum(d["points"] > 0 for d in new) <= 1, "only the best declaration scores"
+            gained = [0] * game.num_sides
+            for d in new:
+                gained[d["side"]] += d["points"]
+            assert game.scores == [b + g for b, g in zip(before, gained)], "declarations score at once"
         if game.hand_result is not None:
             check_hand_end(game, before)
 
@@ -511,7 +662,7 @@ def test_random_games_env(preset):
 
 
 def test_standard_observation_unchanged():
-    env = scopa_v0.raw_env(rules="sbarazzina")
+    env = scopa_v0.raw_env(rules="scalette_d_assi")
     assert env.layout.size == 376 and env.num_actions == 16_204
     assert scopa_v0.raw_env().num_actions == 16_200
 
