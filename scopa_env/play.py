@@ -136,6 +136,8 @@ def explain_move(view: PlayerView, card: int, captured: Sequence[int] | int) -> 
     if not view.hand >> card & 1:
         return f"{format_card(card)} is not in your hand (your hand: {format_cards(view.hand)})"
     name = format_card(card)
+    if view.declaring:
+        return "you may declare your hand (it will be shown) or pass: m2 declares, m1 passes"
     if view.deciding:
         return f"you drew {name} as the first card: keep it or put it on the table (nothing can be taken yet)"
     if mask == 1 << card:
@@ -315,6 +317,12 @@ class TerminalGame:
                 side = game.side_of[seat]
                 scope_before = game.scope[side]
                 decision = game.deciding
+                if game.declare_queue:  # a declaration shows the hand; a pass says nothing
+                    shown = self._cards(format_cards(game.hands[seat]))
+                    who = seat_label(seat, self.specs)
+                    game.play(move)
+                    self.output_fn(f"  {who} declares {shown}" if move.is_self else f"  {who} passes")
+                    continue
                 game.play(move)
                 self.output_fn(self._describe(seat, move, scopa=game.scope[side] > scope_before, decision=decision))
         except (Quit, KeyboardInterrupt, EOFError):
@@ -383,6 +391,8 @@ class TerminalGame:
         return move_of(card, mask_of(captured)), None
 
     def _choose_capture(self, view: PlayerView, card: int) -> tuple[Move | None, str | None]:
+        if view.declaring:  # any hand card leads to the declare/pass choice (made with the highest card)
+            card = view.legal_pairs()[0][0]
         options = [move_of(c, m) for c, m in view.legal_pairs() if c == card]
         if len(options) == 1:
             return options[0], None
@@ -424,6 +434,8 @@ class TerminalGame:
 
     def _move_text(self, move: Move) -> str:
         card = self._cards(format_card(move.card))
+        if self.game.declare_queue:
+            return "declare your hand (it is shown)" if move.is_self else "pass (do not declare)"
         if self.game.deciding:
             return f"keep {card}" if move.is_self else f"put {card} on the table"
         if move.is_trail:
@@ -500,7 +512,16 @@ class TerminalGame:
         lines.append(f" {self._bold('Table')}:      {table}")
         hand = "  ".join(f"{i}) {self._cards(format_card(c))}" for i, c in enumerate(cards_of(view.hand), 1))
         lines.append(f" {self._bold('Your hand')}:  {hand}")
-        if view.deciding and view.current == HUMAN_SEAT:
+        shown = [
+            f"{seat_label(s, self.specs)} shows {self._cards(format_cards(r))}"
+            for s, r in enumerate(view.revealed)
+            if r and s != HUMAN_SEAT
+        ]
+        if shown:
+            lines.append("   declared: " + "; ".join(shown))
+        if view.declaring and view.current == HUMAN_SEAT:
+            lines.append("   Your hand can be declared: type m1 to pass or m2 to declare it (it will be shown).")
+        elif view.deciding and view.current == HUMAN_SEAT:
             lines.append("   You drew the first card: type 1, then choose to keep it or to put it on the table.")
         lines.append(rule)
         return "\n".join(lines)

@@ -669,3 +669,51 @@ def test_standard_observation_unchanged():
 
 def test_seven_cups_card_is_16():
     assert card_id(1, 7) == 16 and RANK_MASK[7] >> 16 & 1
+
+
+# --- the terminal and web UIs show declarations ----------------------------------------------------
+
+
+def test_declaration_in_the_terminal():
+    from agents.random_agent import RandomAgent
+    from scopa_env.play import TerminalGame
+
+    game = bazzica_deal("Ad Ac 2s", "Kd 5c Ks")
+    answers = iter(["1", "2", "q"])
+    out: list[str] = []
+    TerminalGame(
+        game, {1: RandomAgent(seed=0)}, {1: "random"}, input_fn=lambda _: next(answers), output_fn=out.append
+    ).run()
+    text = "\n".join(out)
+    assert "Your hand can be declared" in text and "1) pass (do not declare)  2) declare your hand" in text, text
+    assert "You declares" in text or "declares" in text, text
+    assert game.declarations and game.declarations[0]["points"] == 3 and game.scores[0] == 3
+
+
+def test_declaration_in_the_web_ui():
+    pytest.importorskip("fastapi", reason="the web extra is not installed")
+    pytest.importorskip("httpx", reason="the web extra is not installed")
+    from fastapi.testclient import TestClient
+
+    from scopa_env.web.server import SESSION_COOKIE, create_app, run_agents
+
+    app = create_app(default_opponent="random")
+    with TestClient(app) as client:
+        client.get("/")
+        gid = client.post("/api/games", json={"opponent": "random", "rules": "scopa_bazzica", "seed": 1}).json()[
+            "game_id"
+        ]
+        wg = app.state.store.get(client.cookies.get(SESSION_COOKIE), gid)
+        wg.game = bazzica_deal("Ad Ac 2s", "Kd Kc Ks")
+        state = client.get(f"/api/games/{gid}").json()
+        hi = cards("2s")[0]
+        assert state["declaring"] and state["legal"] == [{"card": hi, "captured": []}, {"card": hi, "captured": [hi]}]
+        r = client.post(f"/api/games/{gid}/move", json={"card": hi, "captured": [hi]})
+        assert r.status_code == 200, r.text
+        run_agents(wg)
+        state = client.get(f"/api/games/{gid}").json()
+        decisions = [e for e in wg.events if e.get("decision") in ("declare", "pass")]
+        assert decisions[0]["decision"] == "declare" and decisions[0]["shown"] == sorted(cards("Ad Ac 2s")), decisions
+        assert not state["declaring"]
+        if wg.game.revealed[1]:
+            assert state["revealed"]["1"] == sorted(cards("Kd Kc Ks")), "an agent's declared hand is shown"

@@ -176,6 +176,20 @@ def _decision_event(seat: int, card: int, keep: bool, specs: dict[int, str]) -> 
     }
 
 
+def _declaration_event(seat: int, declare: bool, hand: int, specs: dict[int, str]) -> dict:
+    """A declaration (bazzica rules): a declared hand is shown to everyone, a pass shows nothing."""
+    return {
+        "seat": seat,
+        "player": "You" if seat == HUMAN_SEAT else f"player_{seat}",
+        "agent": specs.get(seat),
+        "decision": "declare" if declare else "pass",
+        "card": None,
+        "shown": cards_of(hand) if declare else [],
+        "captured": [],
+        "scopa": False,
+    }
+
+
 def state_of(web_game: WebGame) -> dict:
     """Everything the human's seat may see, as JSON-ready data (from its PlayerView only)."""
     game = web_game.game
@@ -242,6 +256,9 @@ def state_of(web_game: WebGame) -> dict:
         "legal": [{"card": c, "captured": cards_of(m)} for c, m in view.legal_pairs()] if your_turn else [],
         # Chkobba's first card: legal are [card, []] (put it on the table) and [card, [card]] (keep it).
         "deciding": view.deciding,
+        # Declarations (bazzica rules): legal are [card, []] (pass) and [card, [card]] (declare the hand).
+        "declaring": view.declaring and your_turn,
+        "revealed": {str(s): cards_of(r) for s, r in enumerate(view.revealed) if r},
         "events": list(web_game.events),
         "last_hand": last_hand,
         "scores": list(view.scores),
@@ -255,6 +272,11 @@ def state_of(web_game: WebGame) -> dict:
 def _play(web_game: WebGame, card: int, captured: int) -> None:
     game = web_game.game
     seat = game.current
+    if game.declare_queue:
+        hand = game.hands[seat]
+        game.play_pair(card, captured)
+        web_game.events.append(_declaration_event(seat, captured == 1 << card, hand, web_game.specs))
+        return
     if game.deciding:
         game.play_pair(card, captured)
         web_game.events.append(_decision_event(seat, card, captured == 1 << card, web_game.specs))

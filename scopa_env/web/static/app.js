@@ -66,7 +66,7 @@
 
   function accept(state) {
     ui.state = state;
-    ui.selected = state.deciding && state.your_turn ? state.hand[0] : null;
+    ui.selected = state.deciding && state.your_turn ? (state.declaring ? state.legal[0].card : state.hand[0]) : null;
     ui.picked.clear();
     sessionStorage.setItem(GAME_KEY, state.game_id);
     for (const ev of state.events) ui.log.unshift(ev);
@@ -154,7 +154,9 @@
     if (!s) return;
     if (s.phase === "game_over") say(s.you_won ? "You won the game!" : `${s.winner_label} won the game.`, "good");
     else if (s.phase === "hand_over") say(`Hand ${s.hand_number} is over.`);
-    else if (s.your_turn && s.deciding) {
+    else if (s.your_turn && s.declaring) {
+      say("Your hand can be declared (it will be shown to everyone): declare it, or pass.", "turn");
+    } else if (s.your_turn && s.deciding) {
       say(`You drew the first card, ${nameOf(s.hand[0])}: keep it, or put it on the table.`, "turn");
     } else if (s.your_turn) {
       const sweeps = s.events.filter((e) => e.scopa).map((e) => (e.seat === s.seat ? "you" : seatName(e.seat)));
@@ -384,7 +386,10 @@
     const card = ui.selected;
     if (!s.your_turn || card === null) return;
     const opts = optionsFor(card);
-    if (s.deciding) {
+    if (s.declaring) {
+      box.append(actionButton("declare-hand", "Declare your hand", () => sendMove(card, [card])));
+      box.append(actionButton("pass-declaration", "Pass", () => sendMove(card, [])));
+    } else if (s.deciding) {
       box.append(actionButton("keep-card", `Keep the ${nameOf(card)}`, () => sendMove(card, [card])));
       box.append(actionButton("table-card", "Put it on the table", () => sendMove(card, [])));
     } else if (opts.some(isSelf)) {
@@ -468,6 +473,8 @@
     const you = ev.seat === ui.state.seat;
     if (ev.decision === "keep") return you ? " kept the first card " : " kept the first card";
     if (ev.decision === "table") return " put the first card on the table ";
+    if (ev.decision === "declare") return ` declared ${ev.shown.map((c) => Cards.shortName(c, ui.style)).join(" ")} `;
+    if (ev.decision === "pass") return " did not declare ";
     if (ev.captured.length === 1 && ev.captured[0] === ev.card) return " played (it takes itself) ";
     return ev.captured.length ? " played " : " trailed ";
   }
