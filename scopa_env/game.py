@@ -21,7 +21,16 @@ import numpy as np
 
 from scopa_env.cards import ACE, RANK_MASK, RANK_OF, RANKS, RE, cards_of, format_card, format_cards, mask_of
 from scopa_env.rules import Move, Rules, get_rules, legal_pairs, move_of
-from scopa_env.scoring import DECLARATION_NAMES, WINS_GAME, best_declaration, declaration, game_events, score_masks
+from scopa_env.scoring import (
+    DECLARATION_NAMES,
+    HAND_BONUS_NAMES,
+    WINS_GAME,
+    best_declaration,
+    declaration,
+    game_events,
+    score_masks,
+    table_bonus_scope,
+)
 
 KINGS_FOR_REDEAL = 3
 """pagat-scopa.txt: "If the four face up cards include three or four Kings" the cards are dealt again."""
@@ -57,6 +66,9 @@ class HandResult(NamedTuple):
     ``bazzicotto``), under rules with declarations (empty otherwise). They were added
     to the game score when the deal's declarations closed, so they are not in
     ``hand_score``'s ``total``."""
+    table_bonus: tuple[int, ...] = ()
+    """Per side, the scope the dealer's table bonus marked (Cirulla, :attr:`Rules.table_bonus`;
+    already counted in ``scope``); empty under other rules."""
     scope_points: tuple[int, ...] = ()
     """Per side, what its scope were worth (differs from ``scope`` only under the Libyan
     :attr:`~scopa_env.rules.Rules.scopa_value` readings)."""
@@ -234,8 +246,8 @@ class Game:
 
     def _check_declaring(self, queue: list[int], pending: list[tuple[int, int]]) -> None:
         rules = self.rules
-        if not rules.bazzica_points:
-            raise ValueError(f"rules {rules.name!r} have no declarations (bazzica_points is empty)")
+        if not rules.declarations:
+            raise ValueError(f"rules {rules.name!r} have no declarations (bazzica_points, hand_bonus_points)")
         queue = [self._seat(s, "declare_queue seat") for s in queue]
         if not queue or queue[0] != self.current:
             raise ValueError(f"declare_queue {queue} must be non-empty and start with current seat {self.current}")
@@ -287,6 +299,7 @@ class Game:
         self.pending: list[tuple[int, int]] = []
         self.revealed = [0] * n
         self.declarations: list[dict] = []
+        self.table_bonus = [0] * s
 
     def _deal_shuffled(self) -> None:
         """Shuffle and deal a hand; deal again (same dealer) when the table calls for it.
@@ -313,7 +326,11 @@ class Game:
                 self.redeals += 1
                 self.hands = [0] * self.num_players
                 self._cards_in_hands = 0
+                if rules.redeal_next_dealer:  # Cirulla: "dealt again by the next dealer"
+                    self.dealer = (self.dealer + 1) % self.num_players
+                    self.current = (self.dealer + 1) % self.num_players
                 continue
+            self._table_bonus()
             self._open_declarations()
             return
 
@@ -323,6 +340,8 @@ class Game:
         if rules.kings_redeal and (table & RANK_MASK[RE]).bit_count() >= KINGS_FOR_REDEAL:
             return True
         if rules.aces_redeal and table & RANK_MASK[ACE]:
+            return True
+        if rules.redeal_aces and (table & RANK_MASK[ACE]).bit_count() >= rules.redeal_aces:
             return True
         if rules.redeal_same_rank:
             return any((table & RANK_MASK[r]).bit_count() >= rules.redeal_same_rank for r in RANKS)
@@ -357,10 +376,22 @@ class Game:
             self.table = 0
             self._deal_shuffled()
 
+    def _table_bonus(self) -> None:
+        """Cirulla: an initial table of 15 (30) goes to the dealer with one (two) scope."""
+        scope = table_bonus_scope(self.table, self.rules)
+        if scope:
+            side = self.side_of[self.dealer]
+            self.piles[side] |= self.table
+            self.table = 0
+            self.scope[side] += scope
+            self.scope_points[side] += scope * self.rules.scopa_points
+            self.table_bonus[side] += scope
+            self.last_capturer = self.dealer
+
     def _open_declarations(self) -> None:
         """After a three-card deal, queue the seats whose hands can declare (in turn order)."""
         rules = self.rules
-        if not rules.bazzica_points:
+        if not rules.declarations:
             return
         n = self.num_players
         order = [(self.dealer + 1 + i) % n for i in range(n)]
@@ -380,11 +411,11 @@ class Game:
         if self.declare_queue:
             self.current = self.declare_queue[0]
             return
-        # Everyone has decided: only the best declaration of the deal scores, at once.
-        best = best_declaration(self.pending, self.rules)
+        # Everyone has decided: the declarations score at once (bazzica: only the best one).
+        best = best_declaration(self.pending, self.rules) if self.rules.bazzica_points else None
         for i, (s, hand) in enumerate(self.pending):
             found = declaration(hand, self.rules)
-            points = found.points if i == best else 0
+            points = found.points if i == best or self.rules.hand_bonus_points else 0
             self.scores[self.side_of[s]] += points
             self.declarations.append(
                 {"seat": s, "side": self.side_of[s], "name": found.name, "cards": hand, "points": points}
@@ -461,7 +492,7 @@ class Game:
         g.__dict__.update(self.__dict__)
         for name in ("hands", "stock", "piles", "scope", "scope_points", "played", "history", "scores"):
             setattr(g, name, list(getattr(self, name)))
-        for name in ("declare_queue", "pending", "revealed", "declarations"):
+        for name in ("declare_queue", "pending", "revealed", "declarations", "table_bonus"):
             setattr(g, name, list(getattr(self, name)))
         g.rng = np.random.Generator(type(self.rng.bit_generator)())
         g.rng.bit_generator.state = self.rng.bit_generator.state
@@ -544,9 +575,10 @@ class Game:
                 self._end_hand()
 
     def _declared_by_side(self) -> tuple[dict, ...]:
-        if not self.rules.bazzica_points:
+        if not self.rules.declarations:
             return ()
-        out = [dict.fromkeys(DECLARATION_NAMES, 0) for _ in range(self.num_sides)]
+        names = HAND_BONUS_NAMES if self.rules.hand_bonus_points else DECLARATION_NAMES
+        out = [dict.fromkeys(names, 0) for _ in range(self.num_sides)]
         for d in self.declarations:
             out[d["side"]][d["name"]] += d["points"]
         return tuple(out)
@@ -584,6 +616,7 @@ class Game:
             leftover_side=leftover_side,
             events=tuple(events),
             declared=self._declared_by_side(),
+            table_bonus=tuple(self.table_bonus) if self.rules.table_bonus else (),
             scope_points=tuple(self.scope_points),
         )
         self.hand_number += 1

@@ -339,3 +339,27 @@ register_preset(
         description="Piva (Riccione, pagat): two-player Sbarazzina where the Two of clubs scores minus 5, to 21.",
     )
 )
+
+# --- Cirulla ------------------------------------------------------------------------------
+
+CIRULLA = register_preset(
+    Rules(
+        name="cirulla",
+        player_counts=(2, 3, 4),
+        capture_sum=15,
+        single_card_priority=False,
+        ace_takes_all=True,
+        ace_takes_all_scopa=True,
+        kings_redeal=False,
+        redeal_aces=2,
+        redeal_next_dealer=True,
+        hand_bonus_points=(3, 10),
+        table_bonus=True,
+        bonus_wildcard=True,
+        piccola_grande=True,
+        all_coins_wins=True,
+        target=51,
+        description="Cirulla (Liguria, wikipedia): free choice of captures, fifteens, the Ace takes all; hand and "
+        "dealer bonuses with the Seven of hearts as wildcard; la piccola and la grande; to 51.",
+    )
+)

@@ -221,6 +221,30 @@ class Rules:
     to declare (showing the hand); only the best declaration of the deal scores, at
     once (see ``docs/rules.md``)."""
 
+    hand_bonus_points: tuple[int, ...] = ()
+    """Cirulla's hand bonuses, points for (three cards totalling less than 10, three of a
+    kind): ``(3, 10)``; ``()`` = off. Declared like :attr:`bazzica_points` after every
+    three-card deal, but every declaration scores (a hand that is both scores only the
+    three of a kind)."""
+
+    table_bonus: bool = False
+    """Cirulla's dealer bonuses: an initial table totalling 15 goes to the dealer with one
+    scopa, totalling 30 with two scope."""
+
+    bonus_wildcard: bool = False
+    """Cirulla: the Seven of cups/hearts (card 16) stands for any card when that makes a
+    hand bonus or a dealer bonus (for the bonuses only: it captures as a Seven)."""
+
+    piccola_grande: bool = False
+    """Cirulla: la piccola, A-2-3 of the bonus suit for 3, one more per card in sequence up
+    to 6 (key ``piccola``); la grande, J-Q-K of the bonus suit for 5 (key ``grande``)."""
+
+    redeal_aces: int = 0
+    """Deal again when the initial table holds at least this many Aces (Cirulla: 2); 0 = off."""
+
+    redeal_next_dealer: bool = False
+    """A thrown-in deal is dealt again by the next dealer (Cirulla) instead of the same one."""
+
     description: str = field(default="Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).", compare=False)
     """One line for listings."""
 
@@ -263,7 +287,14 @@ class Rules:
         )
         for name in _BOOL_FIELDS:
             _check(isinstance(getattr(self, name), bool), name, "must be a bool", getattr(self, name))
-        for name in ("redeal_same_rank", "capture_sum", "max_capture_cards", "double_game_below", "coins_reset"):
+        for name in (
+            "redeal_same_rank",
+            "capture_sum",
+            "max_capture_cards",
+            "double_game_below",
+            "coins_reset",
+            "redeal_aces",
+        ):
             value = getattr(self, name)
             _check(
                 isinstance(value, int) and not isinstance(value, bool) and value >= 0,
@@ -363,6 +394,62 @@ class Rules:
             self.bazzica_points,
         )
         _check(
+            self.hand_bonus_points == ()
+            or (
+                isinstance(self.hand_bonus_points, tuple)
+                and len(self.hand_bonus_points) == 2
+                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in self.hand_bonus_points)
+            ),
+            "hand_bonus_points",
+            "must be () or 2 ints >= 0 (total under 10, three of a kind)",
+            self.hand_bonus_points,
+        )
+        _check(
+            not (self.hand_bonus_points and self.bazzica_points),
+            "hand_bonus_points",
+            "and bazzica_points are two declaration systems; choose one",
+            self.hand_bonus_points,
+        )
+        _check(
+            not (self.hand_bonus_points and self.first_card_choice),
+            "hand_bonus_points",
+            "cannot be combined with first_card_choice (two kinds of decision at the deal)",
+            self.hand_bonus_points,
+        )
+        _check(
+            not (self.bonus_wildcard and not (self.hand_bonus_points or self.table_bonus)),
+            "bonus_wildcard",
+            "is a wildcard for the hand and dealer bonuses only: set hand_bonus_points or table_bonus",
+            self.bonus_wildcard,
+        )
+        _check(
+            not (self.bonus_wildcard and 7 not in self.ranks),
+            "bonus_wildcard",
+            "needs the Seven of cups in the deck",
+            self.bonus_wildcard,
+        )
+        _check(
+            not (self.table_bonus and self.first_card_choice),
+            "table_bonus",
+            "cannot be combined with first_card_choice",
+            self.table_bonus,
+        )
+        _check(
+            not (self.table_bonus and self.table_size == 0),
+            "table_bonus",
+            "needs cards dealt to the table (table_size >= 1)",
+            self.table_bonus,
+        )
+        _check(
+            not (self.piccola_grande and (self.napola or self.scalette)),
+            "piccola_grande",
+            "scores the run from the Ace like napola/scalette; choose one",
+            self.piccola_grande,
+        )
+        _check(
+            not (self.redeal_aces and ACE not in self.ranks), "redeal_aces", "needs Aces in the deck", self.redeal_aces
+        )
+        _check(
             not (self.bazzica_points and self.first_card_choice),
             "bazzica_points",
             "cannot be combined with first_card_choice (two kinds of decision at the deal)",
@@ -401,8 +488,8 @@ class Rules:
 
     @property
     def declarations(self) -> bool:
-        """True when players may declare hands (:attr:`bazzica_points`)."""
-        return bool(self.bazzica_points)
+        """True when players may declare hands (:attr:`bazzica_points`, :attr:`hand_bonus_points`)."""
+        return bool(self.bazzica_points or self.hand_bonus_points)
 
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` if this variant cannot be played by ``num_players``."""
@@ -423,9 +510,9 @@ class Rules:
                 f"{sum(schedule)} cards each, {num_players * sum(schedule)} in all, but the {len(self.deck)}-card "
                 f"deck minus table_size={self.table_size} leaves {dealt}"
             )
-        if self.bazzica_points and DECLARATION_CARDS not in (schedule or (self.hand_size,)):
+        if (self.bazzica_points or self.hand_bonus_points) and DECLARATION_CARDS not in (schedule or (self.hand_size,)):
             raise ValueError(
-                f"rules {self.name!r}: bazzica_points needs three-card deals (pagat: 'declared immediately after a "
+                f"rules {self.name!r}: declarations need three-card deals (pagat: 'declared immediately after a "
                 f"three-card deal'), but {num_players} players get {schedule or (self.hand_size,)} cards per deal"
             )
 
@@ -474,6 +561,10 @@ _BOOL_FIELDS = (
     "scalette",
     "all_coins_wins",
     "piva",
+    "table_bonus",
+    "bonus_wildcard",
+    "piccola_grande",
+    "redeal_next_dealer",
 )
 
 

@@ -67,7 +67,17 @@ def primiera_value(pile: int, rules: Rules = STANDARD) -> float:
     return total
 
 
-EXTRA_KEYS = ("re_bello", "seven_of_cups", "palle_del_cane", "napola", "scaletta_bassa", "scaletta_alta", "piva")
+EXTRA_KEYS = (
+    "re_bello",
+    "seven_of_cups",
+    "palle_del_cane",
+    "napola",
+    "scaletta_bassa",
+    "scaletta_alta",
+    "piccola",
+    "grande",
+    "piva",
+)
 """Point keys of the scoring extras, in the order they are reported (each only under its rules)."""
 
 NAPOLA_MIN = 3
@@ -226,6 +236,12 @@ def _extras(pile: int, rules: Rules) -> dict[str, int]:
         out["napola"] = napola_points(pile, rules)
     if rules.scalette:
         out["scaletta_bassa"], out["scaletta_alta"] = scaletta_points(pile, rules)
+    if rules.piccola_grande:
+        # wikipedia, Cirulla: "Three points ... la piccola ... all the way up to ... six points";
+        # "Five points are awarded for capturing ... la grande" (J-Q-K).
+        run = run_from_ace(pile, rules.bonus_suit)
+        out["piccola"] = min(run, NAPOLA_CAP["pagat_6"]) if run >= NAPOLA_MIN else 0
+        out["grande"] = SCALETTA_ALTA_BASE if run_from_king(pile, rules.bonus_suit) >= NAPOLA_MIN else 0
     if rules.piva:
         out["piva"] = PIVA_POINTS * (pile >> card_id(BATONS, 2) & 1)
     return out
@@ -259,7 +275,11 @@ def declaration(hand: int, rules: Rules) -> Declaration | None:
     K+K+K is worst)". Sbarazzina: "2 points if the three cards are all of different
     ranks, or 3 points if they include a pair. Three of a kind of any rank scores 7".
     """
-    if not rules.bazzica_points or hand.bit_count() != 3:
+    if hand.bit_count() != 3:
+        return None
+    if rules.hand_bonus_points:
+        return _hand_bonus(hand, rules)
+    if not rules.bazzica_points:
         return None
     ranks = sorted(RANK_OF[c] for c in _cards(hand))
     distinct = len(set(ranks))
@@ -269,6 +289,51 @@ def declaration(hand: int, rules: Rules) -> Declaration | None:
     if total <= BAZZICA_MAX:
         return Declaration("bazzica", rules.bazzica_points[0 if distinct == 3 else 1], (1, total))
     return None
+
+
+WILDCARD = card_id(CUPS, 7)
+"""Cirulla's wildcard for the bonuses, the Seven of cups/hearts (card 16)."""
+HAND_BONUS_BELOW = 10
+"""wikipedia, Cirulla: "three cards whose values add up to strictly less than 10"."""
+TABLE_BONUS_TOTALS = (30, 15)
+"""wikipedia, Cirulla: the initial table adding up to 15 (one scopa) or 30 (two scope)."""
+HAND_BONUS_NAMES = ("bonus_3", "bonus_10")
+"""Keys of Cirulla's hand bonuses in ``HandResult.declared``."""
+
+
+def _hand_bonus(hand: int, rules: Rules) -> Declaration | None:
+    """Cirulla's hand bonus of a three-card hand: three of a kind, else a total under 10.
+
+    With :attr:`Rules.bonus_wildcard` the Seven of cups may stand for any card when that
+    makes a bonus (as another of the pair's rank, or as an Ace for the total).
+    """
+    ranks = [RANK_OF[c] for c in _cards(hand)]
+    wild = rules.bonus_wildcard and hand >> WILDCARD & 1
+    others = [RANK_OF[c] for c in _cards(hand) if c != WILDCARD] if wild else ranks
+    if len(set(ranks)) == 1 or (wild and len(set(others)) == 1):
+        return Declaration("bonus_10", rules.hand_bonus_points[1], (0, 0))
+    total = sum(others) + (1 if wild else 0)
+    if total < HAND_BONUS_BELOW:
+        return Declaration("bonus_3", rules.hand_bonus_points[0], (1, 0))
+    return None
+
+
+def table_bonus_scope(table: int, rules: Rules) -> int:
+    """Scope the dealer marks for an initial table totalling 30 (2) or 15 (1), else 0.
+
+    With :attr:`Rules.bonus_wildcard` the Seven of cups on the table may count 1..10.
+    """
+    if not rules.table_bonus or not table:
+        return 0
+    if rules.bonus_wildcard and table >> WILDCARD & 1:
+        rest = sum(RANK_OF[c] for c in _cards(table) if c != WILDCARD)
+        totals = {rest + v for v in range(1, 11)}
+    else:
+        totals = {sum(RANK_OF[c] for c in _cards(table))}
+    for scope, total in zip((2, 1), TABLE_BONUS_TOTALS):
+        if total in totals:
+            return scope
+    return 0
 
 
 def best_declaration(hands: Sequence[tuple[int, int]], rules: Rules) -> int | None:

@@ -19,8 +19,8 @@ from scopa_env.actions import move_enumeration
 from scopa_env.cards import RANK_MASK, SUIT_MASK, card_id, mask_of, parse_cards
 from scopa_env.game import Game
 from scopa_env.observation import ObservationLayout
-from scopa_env.rules import PRIMIERA_SCALES, Move, Rules, get_rules
-from scopa_env.scoring import best_declaration, declaration, score_hand
+from scopa_env.rules import PRIMIERA_SCALES, Move, Rules, get_rules, legal_moves
+from scopa_env.scoring import best_declaration, declaration, score_hand, table_bonus_scope
 
 
 def cards(text: str) -> list[int]:
@@ -474,6 +474,159 @@ def test_standard_layouts_unchanged():
     assert scopa_v0.raw_env(num_players=4, rules="sbarazzina").layout.size == ObservationLayout(4).size + 3 * 40 + 1
 
 
+# --- Cirulla ---------------------------------------------------------------------------------------
+
+
+def capture_sets(hand: str, table: str, rules: str) -> set[frozenset[int]]:
+    """The sets the (single) hand card may capture (frozenset of card ids; empty = trail)."""
+    return {frozenset(m.captured) for m in legal_moves(cards(hand), cards(table), rules)}
+
+
+def sets(*texts: str) -> set[frozenset[int]]:
+    return {frozenset(cards(t)) for t in texts}
+
+
+@pytest.mark.parametrize(
+    "hand, table, expected, exact, quote",
+    [
+        ("Jd", "Jc 5s 3b", sets("Jc", "5s 3b"), True, 'wikipedia: "with \'J 5 3\' on the table, a player holding a \'J\' would be free to either capture the \'J\', or the \'5\' and \'3\'"'),
+        ("Jd", "Ac 6s 7b", sets("7b", "Ac 6s"), False, 'wikipedia: "with \'A 6 7\' on the table, a player holding a \'J\' could choose to either capture the \'7\' ... or the \'A\' and the \'6\'"'),
+        ("Ad", "5c 7s Kb", sets("5c 7s Kb"), True, 'wikipedia: "Playing an ace allows a player to capture all cards on the table"'),
+        ("Ad", "Ac 4s Kb", sets("Ac", "4s Kb"), True, 'wikipedia: "playing the ace can only capture the ace already on the table (or be used to perform a \'fifteen-capture\')"'),
+    ],
+)  # fmt: skip
+def test_cirulla_captures(hand, table, expected, exact, quote):
+    got = capture_sets(hand, table, "cirulla")
+    assert (got == expected) if exact else expected <= got, f"{hand} on {table}: {got} ({quote})"
+
+
+def test_cirulla_ace_capture_is_a_scopa():
+    """wikipedia: "Playing an ace allows a player to capture all cards on the table, and counts as a scopa"."""
+    game = two_player_game("cirulla", "Ad 2b", "Kc Ks", "5c 7s Jb")
+    game.play(play_named(game, "Ad takes 5c 7s Jb"))
+    assert game.table == 0 and game.scope == [1, 0]
+
+
+@pytest.mark.parametrize(
+    "table, redeal, quote",
+    [
+        ("Ad Ac 5s 7b", True, 'wikipedia: "If two or more aces are dealt to the table, the cards are collected, re-shuffled"'),
+        ("Ad 4c 5s 7b", False, "wikipedia: two or more aces"),
+        ("Kd Kc Ks 7b", False, "wikipedia: Cirulla names no Kings redeal"),
+    ],
+)  # fmt: skip
+def test_cirulla_redeal(table, redeal, quote):
+    assert Game(2, "cirulla", seed=0).needs_redeal(mask_of(cards(table))) is redeal, quote
+
+
+def test_cirulla_redeal_by_the_next_dealer():
+    """wikipedia: "... re-shuffled, and dealt again by the next dealer"."""
+    seen = 0
+    for seed in range(60):
+        game = Game(2, "cirulla", seed=seed, dealer=1)
+        assert game.dealer == (1 + game.redeals) % 2, f"seed {seed}: {game.redeals} redeals, dealer {game.dealer}"
+        seen += game.redeals
+    assert seen, "some deal was thrown in"
+
+
+@pytest.mark.parametrize(
+    "hand, expected, quote",
+    [
+        ("7d Ac As", "bonus_3", 'wikipedia: "three cards whose values add up to strictly less than 10 (e.g. \'7 A A\', \'A 3 4\', etc.)"'),
+        ("Ad 3c 4s", "bonus_3", 'wikipedia: "\'A 3 4\'"'),
+        ("Ad 4c 5s", None, 'wikipedia: "strictly less than 10"'),
+        ("Kd Kc Ks", "bonus_10", 'wikipedia: "A \'ten-point bonus\' ... three cards of the same rank"'),
+        ("3d 3c 3s", "bonus_10", 'wikipedia: "for a hand that qualifies for both bonuses (e.g. ... three threes), only the ten-point bonus"'),
+        ("7c Qd Qs", "bonus_10", 'wikipedia: "a player holding [7 of hearts, Q, Q] may declare that the [7] is a queen"'),
+        ("7c 5d 3s", "bonus_3", "wikipedia: the wildcard may play any card that scores a bonus (an Ace: 1 + 5 + 3 = 9)"),
+        ("7c 5d 4s", None, 'wikipedia: "not allowed to take advantage of the [7] as a wildcard since ... this will not allow the player to score a bonus"'),
+        ("7d Qd Qs", None, "wikipedia: only the seven of hearts is the wildcard"),
+    ],
+)  # fmt: skip
+def test_cirulla_hand_bonuses(hand, expected, quote):
+    found = declaration(mask_of(cards(hand)), get_rules("cirulla"))
+    assert (None if found is None else found.name) == expected, f"{hand}: {found} ({quote})"
+    if found is not None:
+        assert found.points == {"bonus_3": 3, "bonus_10": 10}[found.name]
+
+
+@pytest.mark.parametrize(
+    "table, scope, quote",
+    [
+        ("5c 4s 3b 3d", 1, 'wikipedia: "If the four cards dealt by the dealer to the table ... add up to 15, the dealer captures them and marks a scopa"'),
+        ("Kc Ks Qb Ad", 2, 'wikipedia: "If the four cards dealt to the table at the start add up to 30, the dealer captures them and scores two scope"'),
+        ("Kc 2s 2b 7c", 1, "wikipedia: the seven of hearts counts as a wildcard for the dealer bonuses (as an Ace: 15)"),
+        ("Kc Ks 2b 7c", 2, "wikipedia: the wildcard as a Jack makes 30"),
+        ("Kc Ks 2b 7d", 0, "wikipedia: 29 is no bonus"),
+    ],
+)  # fmt: skip
+def test_cirulla_dealer_bonus(table, scope, quote):
+    assert table_bonus_scope(mask_of(cards(table)), get_rules("cirulla")) == scope, quote
+
+
+def test_cirulla_dealer_bonus_in_play():
+    """The dealer takes the table and marks the scope before anyone plays."""
+    found = 0
+    for seed in range(400):
+        game = Game(2, "cirulla", seed=seed, auto_next_hand=False)
+        side = game.side_of[game.dealer]
+        if game.table_bonus[side]:
+            found += 1
+            assert game.table == 0 and game.scope[side] == game.table_bonus[side] and game.piles[side].bit_count() == 4
+            assert game.last_capturer == game.dealer
+    assert found, "some initial table made a dealer bonus"
+
+
+def test_cirulla_every_declaration_scores():
+    """wikipedia: hand bonuses are "awarded to players who hold" them (no comparison between players)."""
+    game = bazzica_deal("Ad Ac 2s", "Kd Kc Ks", rules="cirulla", scores=[0, 0])
+    game.play(Move(cards("2s")[0], itself=True))
+    game.play(Move(cards("Ks")[0], itself=True))
+    assert game.scores == [3, 10] and game.revealed == [mask_of(cards("Ad Ac 2s")), mask_of(cards("Kd Kc Ks"))]
+
+
+@pytest.mark.parametrize(
+    "pile0, key, points, quote",
+    [
+        ("Ad 2d 3d", "piccola", 3, 'wikipedia: "Three points are awarded for capturing [A 2 3 of diamonds] ... la piccola"'),
+        ("Ad 2d 3d 4d 5d 6d 7d", "piccola", 6, 'wikipedia: "all the way up to [A-6] which is worth six points"'),
+        ("Jd Qd Kd", "grande", 5, 'wikipedia: "Five points are awarded for capturing [J Q K of diamonds] ... la grande"'),
+        ("Qd Kd", "grande", 0, "wikipedia: la grande is J-Q-K"),
+    ],
+)  # fmt: skip
+def test_cirulla_piccola_grande(pile0, key, points, quote):
+    assert score("cirulla", pile0, "5c")[0][key] == points, quote
+
+
+def test_cirulla_all_diamonds_wins():
+    """wikipedia: "if a player or team manages to capture all diamonds in one round, they win the game immediately"."""
+    rules = get_rules("cirulla")
+    coins = cards(COINS_ALL)
+    others = [c for c in rules.deck if c not in coins and c not in cards("Kc Ks")]
+    game = Game.from_deal([cards("Kc"), cards("Ks")], [], [], dealer=1, rules=rules,
+                          piles=[coins + others[:5], others[5:]], scores=[0, 40], auto_next_hand=False)  # fmt: skip
+    while not game.hand_over:
+        game.play(game.legal_moves()[0])
+    assert game.winner == 0 and game.win_reason == "all_coins"
+
+
+def test_cirulla_env_select_mode():
+    """Cirulla's fifteens make "move" mode too large (as Scopa di Quindici): "select" mode with declarations."""
+    with pytest.raises(ValueError, match="action_mode='select'"):
+        scopa_v0.raw_env(rules="cirulla", action_mode="move")
+    env = scopa_v0.raw_env(rules="cirulla", action_mode="select")
+    h0, h1 = cards("Ad Ac 2s"), cards("Kd Kc Ks")
+    rest = [c for c in env.rules.deck if c not in h0 + h1]
+    env.reset(options={"deal": {"hands": [h0, h1], "table": rest[-4:], "stock": rest[:-4], "dealer": 1,
+                                "declare_queue": [0, 1]}})  # fmt: skip
+    hi = cards("2s")[0]
+    assert list(np.flatnonzero(env.observe("player_0")["action_mask"])) == [hi]
+    env.step(hi)
+    env.step(40)  # CONFIRM: pass
+    assert env.game.current == 1 and env.game.revealed[0] == 0
+    assert env.observe("player_1")["observation"][env.layout["declaring"]][0] == 1.0
+
+
 # --- options, impossible combinations ------------------------------------------------------------
 
 
@@ -500,6 +653,10 @@ IMPOSSIBLE = [
     (lambda: get_rules("booklet,primiera_by_counts=true"), 'prime_rule="sevens" replaces'),
     (lambda: get_rules("standard,primiera_values=silly"), "bad value"),
     (lambda: get_rules("chkobba").replace(bazzica_points=(3, 3, 10)), "first_card_choice"),
+    (lambda: get_rules("scopa_bazzica").replace(hand_bonus_points=(3, 10)), "two declaration systems"),
+    (lambda: get_rules("standard,bonus_wildcard=true"), "bonus_wildcard is a wildcard for the hand and dealer"),
+    (lambda: get_rules("cirulla,napola=pagat_6"), "piccola_grande scores the run"),
+    (lambda: get_rules("scopone_scientifico,table_bonus=true"), "table_bonus needs cards dealt to the table"),
     (lambda: get_rules("hurrikan").replace(bazzica_points=(3, 3, 10)), "three-card deals"),
     (lambda: get_rules("standard,bazzica_points=3/10"), "bazzica_points must be"),
     (
@@ -527,13 +684,18 @@ DOCUMENTED_N = {
     "sbarazzina": 16_244,
     "piva": 16_244,
     "scopa_bazzica": 16_240,
+    "cirulla": None,
 }
 
 
 @pytest.mark.parametrize("preset, n", sorted(DOCUMENTED_N.items()))
 def test_move_mode_size(preset, n):
-    """docs/rules.md: N per preset."""
-    assert len(move_enumeration(get_rules(preset))) == n, f"{preset}: documented N = {n}"
+    """docs/rules.md: N per preset (None: above 65,536, "select" mode only)."""
+    if n is None:
+        with pytest.raises(ValueError, match="action_mode='select'"):
+            move_enumeration(get_rules(preset))
+    else:
+        assert len(move_enumeration(get_rules(preset))) == n, f"{preset}: documented N = {n}"
 
 
 OPTION_STRINGS = [
@@ -639,7 +801,7 @@ def test_random_games_env(preset):
     """Both env modes: the mask is exactly the legal moves; every hand-end info carries the extras by name."""
     rules = get_rules(preset)
     n = rules.player_counts[0]
-    for mode in ("move", "select"):
+    for mode in ("move", "select") if DOCUMENTED_N.get(preset, 1) else ("select",):
         env = scopa_v0.raw_env(num_players=n, rules=preset, action_mode=mode, episode="hand")
         env.reset(seed=5)
         rng = np.random.default_rng(5)
