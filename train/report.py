@@ -129,7 +129,7 @@ def write_report(run_dir: str | Path, final_pairs: int = 200, progress: bool = F
         + (f", self-play pool (fraction {cfg['selfplay_fraction']})" if cfg["selfplay"] else ""),
         f"- trained {state['timestep']:,} env steps in {state['wall_seconds'] / 60:.1f} min (seed {cfg['seed']}); "
         f"best checkpoint at step {state['best_timestep']:,} (margin vs `{cfg['best_opponent'] or cfg['eval_opponents'][-1]}`)",
-        f"- reproduce: `scopa train {run_dir.name}.yaml` with the config in `config.yaml`",
+        f"- reproduce: `scopa train {run_dir / 'config.yaml'} name={run_dir.name}_again` (the resolved config)",
         "",
     ]
     if final_pairs > 0 and (run_dir / "best").exists():
@@ -149,3 +149,32 @@ def write_report(run_dir: str | Path, final_pairs: int = 200, progress: bool = F
     path = run_dir / "report.md"
     path.write_text("\n".join(lines))
     return path
+
+
+def results_table(run_dirs: list[str | Path]) -> str:
+    """A markdown table of the final evaluations of several runs (``python -m train.report RUN...``)."""
+    lines = [
+        "| run | algo | mode | steps | opponent | game win rate [95% CI] | hand-point margin [95% CI] | deals |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    import yaml
+
+    for run_dir in map(Path, run_dirs):
+        final = run_dir / "final_eval.json"
+        if not final.exists():
+            continue
+        cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+        state = json.loads((run_dir / "latest" / "state.json").read_text())
+        for m in json.loads(final.read_text()):
+            lines.append(
+                f"| {run_dir.name} | {cfg['algo']} | {cfg['action_mode']} | {state['timestep']:,} "
+                f"(best at {int(m['timestep']):,}) | {m['opponent']} | {_ci(m, 'win_rate', pct=True)} "
+                f"| {_ci(m, 'margin')} | {int(m['games']) // 2} |"
+            )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(results_table(sys.argv[1:]))
