@@ -132,7 +132,7 @@ def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules) -> list[i
         out += [m for m in _sets_summing_to(others, rules.capture_sum - rank) if m not in found]
     if rules.max_capture_cards:
         out = [m for m in out if m.bit_count() <= rules.max_capture_cards]
-    if rules.first_card_choice or rules.declarations or (rules.ace_takes_itself and rank == ACE):
+    if rules.first_card_choice or rules.declarations or rules.claim_out or (rules.ace_takes_itself and rank == ACE):
         out.append(1 << card)
     return out
 

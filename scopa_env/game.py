@@ -29,6 +29,7 @@ from scopa_env.scoring import (
     declaration,
     game_events,
     score_masks,
+    secured_points,
     table_bonus_scope,
 )
 
@@ -454,6 +455,26 @@ class Game:
         """Legal :class:`~scopa_env.rules.Move` objects of the player to move."""
         return [move_of(c, m) for c, m in self.legal_pairs()]
 
+    def claim_pair(self) -> tuple[int, int] | None:
+        """Chiamarsi fuori (:attr:`Rules.claim_out`): the claim move ``(card, 1 << card)`` of the
+        hand's highest card while the player to move may claim (any card-play turn), else ``None``.
+
+        It is kept out of :meth:`legal_pairs` (which card-playing agents and search use) and
+        is part of :meth:`action_pairs` (the env's actions); :meth:`play` accepts it.
+        """
+        if not self.rules.claim_out or self.deciding or self.hand_over or self.winner is not None:
+            return None
+        hand = self.hands[self.current]
+        if not hand:
+            return None
+        card = hand.bit_length() - 1
+        return (card, 1 << card)
+
+    def action_pairs(self) -> list[tuple[int, int]]:
+        """Every legal action of the player to move: :meth:`legal_pairs` plus the claim, if any."""
+        claim = self.claim_pair()
+        return self.legal_pairs() if claim is None else self.legal_pairs() + [claim]
+
     @property
     def stock_count(self) -> int:
         return len(self.stock)
@@ -511,7 +532,7 @@ class Game:
                 move = Move(card, captured)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"not a move: {move!r} ({exc})") from None
-        if (move.card, move.mask) not in self.legal_pairs():
+        if (move.card, move.mask) not in self.legal_pairs() and (move.card, move.mask) != self.claim_pair():
             raise ValueError(self.illegal_message(move))
         self.play_pair(move.card, move.mask)
 
@@ -540,6 +561,9 @@ class Game:
                 self._declare(captured == bit)
             else:
                 self._decide(card, keep=captured == bit)
+            return
+        if captured == bit and self.rules.claim_out:
+            self._claim(seat)
             return
         self.hands[seat] ^= bit
         self.revealed[seat] &= ~bit
@@ -582,6 +606,33 @@ class Game:
         for d in self.declarations:
             out[d["side"]][d["name"]] += d["points"]
         return tuple(out)
+
+    def _claim(self, seat: int) -> None:
+        """Chiamarsi fuori: the game ends; the claimer's side wins if its certain points reach the target."""
+        rules = self.rules
+        side = self.side_of[seat]
+        remaining = rules.deck_mask
+        for p in self.piles:
+            remaining &= ~p
+        rows = secured_points(self.piles, self.scope_points, rules, remaining)
+        for s, row in enumerate(rows):
+            self.scores[s] += row["total"]
+        sound = self.scores[side] >= rules.target
+        self.hand_result = HandResult(
+            hand_score=rows,
+            piles=[cards_of(p) for p in self.piles],
+            scope=list(self.scope),
+            leftover=[],
+            leftover_side=None,
+            events=(("claim" if sound else "false_claim", side),),
+            declared=self._declared_by_side(),
+            table_bonus=tuple(self.table_bonus) if rules.table_bonus else (),
+            scope_points=tuple(self.scope_points),
+        )
+        self.hand_number += 1
+        self.hand_over = True
+        self.winner = side if sound else 1 - side  # two sides (Rules.claim_out)
+        self.win_reason = "claim" if sound else "false_claim"
 
     def _scopa_worth(self, card: int, captured: int) -> int:
         """Points of one scopa: ``scopa_points``, or a Libyan :attr:`Rules.scopa_value`."""
@@ -754,6 +805,21 @@ class PlayerView:
     def legal_moves(self) -> list[Move]:
         """Legal moves when it is this seat's turn (else empty)."""
         return [move_of(c, m) for c, m in self.legal_pairs()]
+
+    def claim_pair(self) -> tuple[int, int] | None:
+        """The chiamarsi fuori claim move when this seat may claim now (see :meth:`Game.claim_pair`)."""
+        if not self.rules.claim_out or self.current != self.seat or self.deciding or not self.hand:
+            return None
+        card = self.hand.bit_length() - 1
+        return (card, 1 << card)
+
+    def claim_is_sound(self) -> bool:
+        """Whether a claim now would win: this side's score plus its certain hand points reach the target."""
+        remaining = self.rules.deck_mask
+        for p in self.piles:
+            remaining &= ~p
+        rows = secured_points(self.piles, self.scope_points, self.rules, remaining)
+        return self.scores[self.side] + rows[self.side]["total"] >= self.rules.target
 
     def determinize(self, rng: np.random.Generator) -> Game:
         """A full game consistent with this view: unseen cards dealt at random.

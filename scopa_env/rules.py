@@ -245,6 +245,12 @@ class Rules:
     redeal_next_dealer: bool = False
     """A thrown-in deal is dealt again by the next dealer (Cirulla) instead of the same one."""
 
+    claim_out: bool = False
+    """Chiamarsi fuori (pagat): on their turn a player may end the game by claiming that
+    their side has reached the target with the points already certain; a wrong claim
+    loses the game. The claim is ``(card, 1 << card)`` of the hand's highest card, in
+    :meth:`~scopa_env.game.Game.claim_pair` (not in ``legal_pairs``). Two sides only."""
+
     description: str = field(default="Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).", compare=False)
     """One line for listings."""
 
@@ -429,6 +435,18 @@ class Rules:
             self.bonus_wildcard,
         )
         _check(
+            not (self.claim_out and 3 in self.player_counts),
+            "claim_out",
+            "needs two sides (a wrong claim loses to the other side): player_counts without 3",
+            self.claim_out,
+        )
+        _check(
+            not (self.claim_out and self.ace_takes_itself),
+            "claim_out",
+            "and ace_takes_itself would share the self-mask move of an Ace",
+            self.claim_out,
+        )
+        _check(
             not (self.table_bonus and self.first_card_choice),
             "table_bonus",
             "cannot be combined with first_card_choice",
@@ -484,7 +502,9 @@ class Rules:
     @functools.cached_property
     def needs_events(self) -> bool:
         """True when a hand can end with a :func:`~scopa_env.scoring.game_events` item."""
-        return bool(self.napola == "pagat_9" or self.scalette or self.all_coins_wins or self.coins_reset)
+        return bool(
+            self.napola == "pagat_9" or self.scalette or self.all_coins_wins or self.coins_reset or self.claim_out
+        )
 
     @property
     def declarations(self) -> bool:
@@ -565,6 +585,7 @@ _BOOL_FIELDS = (
     "bonus_wildcard",
     "piccola_grande",
     "redeal_next_dealer",
+    "claim_out",
 )
 
 

@@ -51,7 +51,13 @@ shows the hand), its plain move passes; in "move" mode those are the ids of
 ``Move(card, itself=True)`` and ``Move(card)``, in "select" mode "name the card, then
 name it again (declare) or CONFIRM (pass)". The mask offers them only at that moment.
 The observation then has ``revealed`` planes and a ``declaring`` flag (see
-:mod:`scopa_env.observation`).
+:mod:`scopa_env.observation`). Cirulla's hand bonuses are declared the same way.
+
+Chiamarsi fuori (``claim_out`` rules): on every card-play turn the mask also offers the
+claim, the self-mask move of the hand's highest card (:meth:`Game.claim_pair`; "select"
+mode: name that card, then name it again); it ends the game, won by the claimer's side
+if its certain points reach the target, else lost (``info["win_reason"]``: ``"claim"``
+or ``"false_claim"``).
 
 Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
 :class:`~scopa_env.rules.Rules`), ``episode`` ("game" | "hand"), ``reward`` ("game" |
@@ -232,7 +238,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return self._legal_ids
 
     def _compute_legal_ids(self) -> list[int]:
-        pairs = self.game.legal_pairs()
+        pairs = self.game.action_pairs()
         if self._moves is not None:
             return self._moves.ids(pairs, self.game.table)
         if self._pending_card is None:
@@ -241,7 +247,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return nxt + [CONFIRM] if can_confirm else nxt
 
     def _outcomes(self, card: int) -> list[int]:
-        return [m for c, m in self.game.legal_pairs() if c == card]
+        return [m for c, m in self.game.action_pairs() if c == card]
 
     def action_mask(self) -> np.ndarray:
         """Mask of the agent to move (the same as in its observation)."""

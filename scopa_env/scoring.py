@@ -386,3 +386,55 @@ def score_hand(
     if any((not isinstance(k, int)) or k < 0 for k in scope):
         raise ValueError(f"scope must be non-negative ints, got {list(scope)!r}")
     return score_masks(masks, list(scope), get_rules(rules), scope_points)
+
+
+def secured_points(piles: Sequence[int], scope_points: Sequence[int], rules: Rules, remaining: int) -> list[dict]:
+    """Per side, the hand points already certain whatever happens to the ``remaining``
+    (not yet captured) cards: the test of a chiamarsi fuori claim.
+
+    pagat: "a player needs 21 cards to claim the point for cards and 6 coins/diamonds to
+    claim the point for that suit. The prime can be claimed if the claimer can
+    demonstrate that they will win the prime even if the opponent takes all the cards
+    that are not yet captured." Generally: a majority is certain when it holds against
+    every other side taking all the remaining cards; the settebello and the extras of
+    cards already captured are certain; scope made are certain; a Piva Two still
+    uncaptured counts against the side (the worst case).
+    """
+    n = len(piles)
+    bonus = SUIT_MASK[rules.bonus_suit]
+    seven = card_id(rules.bonus_suit, 7)
+
+    order = prime_order(rules)
+
+    def counts(p: int) -> tuple[int, ...]:
+        return tuple(sum((p & RANK_MASK[r]).bit_count() for r in group) for group in order)
+
+    def beats(side: int, key) -> int:
+        mine = key(piles[side])
+        return int(all(mine > key(piles[o] | remaining) for o in range(n) if o != side))
+
+    out = []
+    for side in range(n):
+        pile = piles[side]
+        row = {
+            "cards": beats(side, lambda p: p.bit_count()),
+            "coins": beats(side, lambda p: (p & bonus).bit_count()),
+            "settebello": pile >> seven & 1,
+        }
+        if rules.prime_rule == "sevens":
+            row[SEVEN_MAJORITY] = beats(
+                side, lambda p: ((p & RANK_MASK[7]).bit_count(), (p & RANK_MASK[6]).bit_count())
+            )
+            row["primiera"] = 0
+        elif rules.primiera_by_counts:
+            row["primiera"] = beats(side, counts)
+        else:
+            row["primiera"] = int(primiera_value(pile, rules) > 0 and beats(side, lambda p: primiera_value(p, rules)))
+        row["scope"] = scope_points[side]
+        extras = _extras(pile, rules)
+        if rules.piva and remaining >> card_id(BATONS, 2) & 1:
+            extras["piva"] = PIVA_POINTS
+        row.update(extras)
+        row["total"] = sum(row.values())
+        out.append(row)
+    return out

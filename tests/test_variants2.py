@@ -20,7 +20,7 @@ from scopa_env.cards import RANK_MASK, SUIT_MASK, card_id, mask_of, parse_cards
 from scopa_env.game import Game
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import PRIMIERA_SCALES, Move, Rules, get_rules, legal_moves
-from scopa_env.scoring import best_declaration, declaration, score_hand, table_bonus_scope
+from scopa_env.scoring import best_declaration, declaration, score_hand, secured_points, table_bonus_scope
 
 
 def cards(text: str) -> list[int]:
@@ -627,6 +627,101 @@ def test_cirulla_env_select_mode():
     assert env.observe("player_1")["observation"][env.layout["declaring"]][0] == 1.0
 
 
+# --- chiamarsi fuori ------------------------------------------------------------------------------
+
+FUORI = "standard,claim_out=true,player_counts=2/4/6"
+
+
+def secured(pile0: str, pile1: str, rules: str = FUORI, scope_points=(0, 0)) -> list[dict]:
+    rules = get_rules(rules)
+    p0, p1 = mask_of(cards(pile0)), mask_of([c for c in cards(pile1) if c not in cards(pile0)])
+    return secured_points([p0, p1], list(scope_points), rules, rules.deck_mask & ~(p0 | p1))
+
+
+def first(n: int, exclude: str = "") -> str:
+    """``n`` cards of cups, swords and batons (no coins), as text, for padding piles."""
+    from scopa_env.cards import format_cards
+
+    skip = set(cards(exclude))
+    return format_cards([c for c in range(10, 40) if c not in skip][:n])
+
+
+@pytest.mark.parametrize(
+    "pile0, pile1, key, points, quote",
+    [
+        (first(21), "", "cards", 1, 'pagat: "In a two player game a player needs 21 cards to claim the point for cards"'),
+        (first(20), "", "cards", 0, 'pagat: "needs 21 cards"'),
+        ("Ad 2d 3d 4d 5d 6d", "", "coins", 1, 'pagat: "and 6 coins/diamonds to claim the point for that suit"'),
+        ("Ad 2d 3d 4d 5d", "", "coins", 0, 'pagat: "6 coins/diamonds"'),
+        ("7d", "", "settebello", 1, "pagat: the settebello, once taken, is certain"),
+        ("7d 7c 7s 7b", "", "primiera", 1, 'pagat: "they will win the prime even if the opponent takes all the cards that are not yet captured"'),
+        ("7d 7c 6s 6b", "", "primiera", 0, "pagat: the opponent could still take 7s 7b (84 > 78)"),
+        ("7d 7c 6s 6b", "7s 7b", "primiera", 0, "pagat: the opponent already holds a better prime in reach"),
+    ],
+)  # fmt: skip
+def test_claim_certain_points(pile0, pile1, key, points, quote):
+    assert secured(pile0, pile1)[0][key] == points, f"{pile0} vs {pile1}: {key} ({quote})"
+
+
+def test_claim_scope_and_extras_are_certain():
+    rows = secured("Kd", "", "sbarazzina,claim_out=true,player_counts=2/4/6", scope_points=(2, 0))
+    assert rows[0]["scope"] == 2 and rows[0]["re_bello"] == 1 and rows[0]["total"] == 3
+
+
+def claim_game(scores, pile0: str):
+    rules = get_rules(FUORI)
+    mine, theirs = cards("Kc 4s"), cards("Ks 5b")
+    p0 = [c for c in cards(pile0) if c not in mine + theirs]
+    rest = [c for c in rules.deck if c not in mine + theirs + p0]
+    return Game.from_deal([mine, theirs], rest[:2], [], dealer=1, rules=rules, piles=[p0, rest[2:]], scores=scores,
+                          auto_next_hand=False)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "scores, pile0, winner, reason, quote",
+    [
+        ([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d", 0, "claim", 'pagat: "claiming to have enough points to reach the game target of 11"'),
+        ([8, 3], "7d Ad", 1, "false_claim", 'pagat: "If the claimer turns out not to have enough points to win, they automatically lose the game"'),
+    ],
+)  # fmt: skip
+def test_claim_ends_the_game(scores, pile0, winner, reason, quote):
+    game = claim_game(scores, pile0)
+    claim = game.claim_pair()
+    hi = max(cards("Kc 4s"))
+    assert claim == (hi, 1 << hi) and claim not in game.legal_pairs() and claim in game.action_pairs()
+    assert game.view().claim_is_sound() is (reason == "claim")
+    game.play(Move(hi, itself=True))
+    assert game.done and game.winner == winner and game.win_reason == reason, quote
+    assert game.hand_result.events == ((reason, 0),) and game.hand_over
+
+
+@pytest.mark.parametrize("mode", ["move", "select"])
+def test_claim_action_in_the_env(mode):
+    env = scopa_v0.raw_env(rules=FUORI, action_mode=mode)
+    game = claim_game([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d")
+    env.reset()
+    env.game = game
+    env._legal_ids = None
+    hi = max(cards("Kc 4s"))
+    ids = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
+    if mode == "move":
+        claim_id = env.encode_action(Move(hi, itself=True))
+        assert claim_id in ids and len(ids) == len(game.legal_pairs()) + 1
+        env.step(claim_id)
+    else:
+        env.step(hi)
+        assert hi in list(np.flatnonzero(env.observe("player_0")["action_mask"])), "name it again to claim"
+        env.step(hi)
+    assert all(env.terminations.values()) and env.rewards["player_0"] == 1.0 and env.rewards["player_1"] == -1.0
+    assert env.infos["player_0"]["win_reason"] == "claim"
+
+
+def test_claims_only_on_card_turns():
+    game = Game(2, FUORI, seed=0)
+    assert game.claim_pair() is not None and game.view(1).claim_pair() is None, "only the player to move claims"
+    assert Game(2, "standard", seed=0).claim_pair() is None
+
+
 # --- options, impossible combinations ------------------------------------------------------------
 
 
@@ -657,6 +752,8 @@ IMPOSSIBLE = [
     (lambda: get_rules("standard,bonus_wildcard=true"), "bonus_wildcard is a wildcard for the hand and dealer"),
     (lambda: get_rules("cirulla,napola=pagat_6"), "piccola_grande scores the run"),
     (lambda: get_rules("scopone_scientifico,table_bonus=true"), "table_bonus needs cards dealt to the table"),
+    (lambda: get_rules("standard,claim_out=true"), "claim_out needs two sides"),
+    (lambda: get_rules("scopa_d_assi_options,claim_out=true,player_counts=2"), "share the self-mask"),
     (lambda: get_rules("hurrikan").replace(bazzica_points=(3, 3, 10)), "three-card deals"),
     (lambda: get_rules("standard,bazzica_points=3/10"), "bazzica_points must be"),
     (
@@ -708,6 +805,7 @@ OPTION_STRINGS = [
     "standard,scopa_value=card",
     "standard,scopa_value=cards",
     "standard,all_coins_wins=true",
+    FUORI,
 ]
 
 
@@ -815,7 +913,7 @@ def test_random_games_env(preset):
             ids = np.flatnonzero(obs["action_mask"])
             if mode == "move" and env._pending_card is None:
                 decoded = {(m.card, m.mask) for m in (env.decode_action(i) for i in ids)}
-                assert decoded == set(env.game.legal_pairs()), f"{preset}/{mode}: mask != legal moves"
+                assert decoded == set(env.game.action_pairs()), f"{preset}/{mode}: mask != legal moves"
             env.step(int(rng.choice(ids)))
         assert "hand_score" in info and ("events" in info) == rules.needs_events, f"{preset}/{mode}: hand-end info"
         row = info["hand_score"][0]
