@@ -65,5 +65,15 @@ def render_hand_result(result: HandResult) -> str:
         for row in result.hand_score:
             cells.append(f"{row[key]}" + (f" ({row[raw]})" if raw else ""))
         rows.append(f"  {key:<12} " + "".join(f"{c:<10}" for c in cells))
+    # Variant categories (seven_majority, re_bello, napola ...): every other point key.
+    standard = {"cards", "coins", "settebello", "primiera", "scope", "total", "primiera_value"}
+    for key in result.hand_score[0]:
+        if key not in standard and not key.startswith("num_"):
+            rows.append(f"  {key:<12} " + "".join(f"{row.get(key, 0)!s:<10}" for row in result.hand_score))
     rows.append("  " + "total".ljust(12) + " " + "".join(f"{row['total']:<10}" for row in result.hand_score))
+    for declared in result.declared[:1]:  # declarations scored during the hand, outside the total
+        for key in declared:
+            rows.append(f"  {key:<12} " + "".join(f"{d[key]!s:<10}" for d in result.declared) + "(declared)")
+    for name, side in result.events:
+        rows.append(f"  {name} by side {side}")
     return "\n".join(rows)

@@ -977,3 +977,16 @@ def test_declaration_in_the_web_ui():
         assert not state["declaring"]
         if wg.game.revealed[1]:
             assert state["revealed"]["1"] == sorted(cards("Kd Kc Ks")), "an agent's declared hand is shown"
+
+
+def test_render_shows_extras_and_declarations():
+    from scopa_env.render import render_hand_result
+
+    game = bazzica_deal("Ad Ac 2s", "Kd 5c Ks", rules="sbarazzina")
+    game.play(Move(cards("2s")[0], itself=True))
+    rnd = random.Random(0)
+    while not game.hand_over:
+        pairs = game.legal_pairs()
+        game.play_pair(*pairs[rnd.randrange(len(pairs))])
+    text = render_hand_result(game.hand_result)
+    assert "re_bello" in text and "bazzica" in text and "(declared)" in text, text
