@@ -38,7 +38,8 @@ Infos                  At each hand end every agent's info holds ``hand_score`` 
                        ``scope`` (rules with game-winning or reset items also ``events``,
                        see :attr:`scopa_env.game.HandResult.events`; rules with
                        declarations also ``declared``, per side the bazzica/bazzicotto
-                       points of the hand, which the "points" reward includes); at the game end also
+                       points of the hand, which the "points" reward includes; Cirulla
+                       also ``table_bonus``, per side the scope of the dealer's bonus); at the game end also
                        ``final_scores``, ``winner`` (side) and ``win_reason`` ("target" or
                        the item that won). An agent's info is kept until that agent acts
                        again.
@@ -329,6 +330,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             info = {"hand_score": result.hand_score, "piles": result.piles, "scope": result.scope}
             if g.rules.needs_events:
                 info["events"] = list(result.events)
+            if g.rules.table_bonus:
+                info["table_bonus"] = list(result.table_bonus)
             if g.rules.declarations:
                 info["declared"] = list(result.declared)
                 # Declarations scored at once, outside hand_score's total: count them in the hand margin.

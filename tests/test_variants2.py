@@ -916,6 +916,7 @@ def test_random_games_env(preset):
                 assert decoded == set(env.game.action_pairs()), f"{preset}/{mode}: mask != legal moves"
             env.step(int(rng.choice(ids)))
         assert "hand_score" in info and ("events" in info) == rules.needs_events, f"{preset}/{mode}: hand-end info"
+        assert ("declared" in info) == rules.declarations and ("table_bonus" in info) == rules.table_bonus
         row = info["hand_score"][0]
         for field, key in (("re_bello", "re_bello"), ("seven_of_cups", "seven_of_cups"), ("piva", "piva")):
             assert (key in row) == bool(getattr(rules, field)), f"{key} reported by name under {preset}"
