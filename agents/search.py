@@ -79,8 +79,11 @@ def hand_margin(game: Game, seat: int) -> float:
     """Hand points of ``seat``'s side minus the mean of the other sides (the hand must be over)."""
     score = game.hand_result.hand_score
     side = game.side_of[seat]
-    others = [row["total"] for s, row in enumerate(score) if s != side]
-    return score[side]["total"] - sum(others) / len(others)
+    # Declarations (bazzica rules) score during the hand, outside hand_score's total.
+    declared = game.hand_result.declared
+    totals = [row["total"] + (sum(declared[s].values()) if declared else 0) for s, row in enumerate(score)]
+    others = [t for s, t in enumerate(totals) if s != side]
+    return totals[side] - sum(others) / len(others)
 
 
 def greedy_rollout(game: Game, seat: int) -> float:

@@ -991,3 +991,16 @@ def test_render_shows_extras_and_declarations():
         game.play_pair(*pairs[rnd.randrange(len(pairs))])
     text = render_hand_result(game.hand_result)
     assert "re_bello" in text and "bazzica" in text and "(declared)" in text, text
+
+
+@pytest.mark.parametrize("name", ["greedy", "heuristic", "search"])
+def test_baseline_agents_declare_and_never_claim(name):
+    """docs/rules.md: the baseline agents declare a hand that scores and never call chiamarsi fuori."""
+    from agents.registry import make_agent
+
+    for seed in range(3):
+        game = bazzica_deal("Ad Ac 2s", "Kd 5c Ks")
+        assert make_agent(name, seed=seed).act(game.view()).is_self, f"{name} declares its bazzica"
+    game = claim_game([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d")
+    move = make_agent(name, seed=0).act(game.view())
+    assert (move.card, move.mask) in game.legal_pairs(), f"{name} plays a card, it does not claim"
