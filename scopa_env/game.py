@@ -614,7 +614,7 @@ class Game:
         remaining = rules.deck_mask
         for p in self.piles:
             remaining &= ~p
-        rows = secured_points(self.piles, self.scope_points, rules, remaining)
+        rows = secured_points(self.piles, self.scope_points, rules, remaining, self.scope)
         for s, row in enumerate(rows):
             self.scores[s] += row["total"]
         sound = self.scores[side] >= rules.target

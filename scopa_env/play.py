@@ -317,6 +317,11 @@ class TerminalGame:
                 side = game.side_of[seat]
                 scope_before = game.scope[side]
                 decision = game.deciding
+                if (move.card, move.mask) == game.claim_pair() and (move.card, move.mask) not in game.legal_pairs():
+                    game.play(move)
+                    who = seat_label(seat, self.specs)
+                    self.output_fn(f"  {who} calls chiamarsi fuori: {game.win_reason.replace('_', ' ')}")
+                    continue
                 if game.declare_queue:  # a declaration shows the hand; a pass says nothing
                     shown = self._cards(format_cards(game.hands[seat]))
                     who = seat_label(seat, self.specs)
@@ -364,6 +369,11 @@ class TerminalGame:
         legal = view.legal_moves()
         hand = cards_of(view.hand)
         lower = text.lower()
+        if lower in ("claim", "fuori"):  # chiamarsi fuori (claim_out rules): a wrong claim loses the game
+            claim = view.claim_pair()
+            if claim is None:
+                return None, "claiming (chiamarsi fuori) is not allowed under these rules or now"
+            return move_of(*claim), None
         if lower.startswith("m") and lower[1:].isdigit():
             k = int(lower[1:])
             if not 1 <= k <= len(legal):
@@ -555,7 +565,8 @@ HELP = """  How to play: choose a hand card by its number (1, 2, 3) or its name 
   sets of table cards you then choose one. You may also type the whole move: 7d 3c 4s.
   A card equal to a single table card must take one such card; otherwise it may take
   table cards adding up to its value; a card that can take something cannot be trailed.
-  ? lists the legal moves (m2 plays the second), q quits."""
+  ? lists the legal moves (m2 plays the second), q quits. Where the rules allow chiamarsi
+  fuori, "claim" ends the game claiming the target (a wrong claim loses it)."""
 
 
 # --- command line -------------------------------------------------------------------------------

@@ -388,7 +388,13 @@ def score_hand(
     return score_masks(masks, list(scope), get_rules(rules), scope_points)
 
 
-def secured_points(piles: Sequence[int], scope_points: Sequence[int], rules: Rules, remaining: int) -> list[dict]:
+def secured_points(
+    piles: Sequence[int],
+    scope_points: Sequence[int],
+    rules: Rules,
+    remaining: int,
+    scope: Sequence[int] | None = None,
+) -> list[dict]:
     """Per side, the hand points already certain whatever happens to the ``remaining``
     (not yet captured) cards: the test of a chiamarsi fuori claim.
 
@@ -398,7 +404,9 @@ def secured_points(piles: Sequence[int], scope_points: Sequence[int], rules: Rul
     that are not yet captured." Generally: a majority is certain when it holds against
     every other side taking all the remaining cards; the settebello and the extras of
     cards already captured are certain; scope made are certain; a Piva Two still
-    uncaptured counts against the side (the worst case).
+    uncaptured counts against the side (the worst case). Rows have the point keys of
+    :func:`score_hand` and ``total``, then the raw counts so far (``scope``: the
+    number of scope, for ``num_scope``).
     """
     n = len(piles)
     bonus = SUIT_MASK[rules.bonus_suit]
@@ -436,5 +444,10 @@ def secured_points(piles: Sequence[int], scope_points: Sequence[int], rules: Rul
             extras["piva"] = PIVA_POINTS
         row.update(extras)
         row["total"] = sum(row.values())
+        # Raw counts as in score_hand (the cards captured so far), for displays and logs.
+        row["num_cards"] = pile.bit_count()
+        row["num_coins"] = (pile & bonus).bit_count()
+        row["primiera_value"] = primiera_value(pile, rules)
+        row["num_scope"] = scope[side] if scope is not None else 0
         out.append(row)
     return out

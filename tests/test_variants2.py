@@ -1004,3 +1004,17 @@ def test_baseline_agents_declare_and_never_claim(name):
     game = claim_game([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d")
     move = make_agent(name, seed=0).act(game.view())
     assert (move.card, move.mask) in game.legal_pairs(), f"{name} plays a card, it does not claim"
+
+
+def test_claim_in_the_terminal():
+    from agents.random_agent import RandomAgent
+    from scopa_env.play import TerminalGame
+
+    game = claim_game([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d")
+    answers = iter(["claim"])
+    out: list[str] = []
+    code = TerminalGame(
+        game, {1: RandomAgent(seed=0)}, {1: "random"}, input_fn=lambda _: next(answers), output_fn=out.append
+    ).run()
+    text = "\n".join(out)
+    assert code == 0 and "chiamarsi fuori: claim" in text and game.winner == 0, text
