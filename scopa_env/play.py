@@ -131,7 +131,7 @@ def explain_move(view: PlayerView, card: int, captured: Sequence[int] | int) -> 
         return f"it is player_{view.current}'s turn, not yours"
     mask = captured if isinstance(captured, int) else mask_of(captured)
     pairs = view.legal_pairs()
-    if (card, mask) in pairs:
+    if (card, mask) in pairs or (card, mask) == view.claim_pair():
         return None
     if not view.hand >> card & 1:
         return f"{format_card(card)} is not in your hand (your hand: {format_cards(view.hand)})"

@@ -1018,3 +1018,25 @@ def test_claim_in_the_terminal():
     ).run()
     text = "\n".join(out)
     assert code == 0 and "chiamarsi fuori: claim" in text and game.winner == 0, text
+
+
+def test_claim_in_the_web_ui():
+    pytest.importorskip("fastapi", reason="the web extra is not installed")
+    pytest.importorskip("httpx", reason="the web extra is not installed")
+    from fastapi.testclient import TestClient
+
+    from scopa_env.web.server import SESSION_COOKIE, create_app
+
+    app = create_app(default_opponent="random")
+    with TestClient(app) as client:
+        client.get("/")
+        gid = client.post("/api/games", json={"opponent": "random", "rules": FUORI, "seed": 1}).json()["game_id"]
+        wg = app.state.store.get(client.cookies.get(SESSION_COOKIE), gid)
+        wg.game = claim_game([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d")
+        claim = client.get(f"/api/games/{gid}").json()["claim"]
+        hi = max(cards("Kc 4s"))
+        assert claim == {"card": hi, "captured": [hi]}
+        r = client.post(f"/api/games/{gid}/move", json=claim)
+        assert r.status_code == 200, r.text
+        state = r.json()
+        assert state["winner"] == 0 and state["events"][0]["decision"] == "claim" and state["claim"] is None

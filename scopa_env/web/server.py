@@ -259,6 +259,10 @@ def state_of(web_game: WebGame) -> dict:
         # Declarations (bazzica rules): legal are [card, []] (pass) and [card, [card]] (declare the hand).
         "declaring": view.declaring and your_turn,
         "revealed": {str(s): cards_of(r) for s, r in enumerate(view.revealed) if r},
+        # Chiamarsi fuori (claim_out rules): post {"card": c, "captured": [c]} to claim the game.
+        "claim": None
+        if not your_turn or (claim := game.claim_pair()) is None
+        else {"card": claim[0], "captured": [claim[0]]},
         "events": list(web_game.events),
         "last_hand": last_hand,
         "scores": list(view.scores),
@@ -272,6 +276,12 @@ def state_of(web_game: WebGame) -> dict:
 def _play(web_game: WebGame, card: int, captured: int) -> None:
     game = web_game.game
     seat = game.current
+    if (card, captured) == game.claim_pair() and (card, captured) not in game.legal_pairs():
+        game.play_pair(card, captured)
+        event = _declaration_event(seat, False, 0, web_game.specs)
+        event["decision"] = game.win_reason  # "claim" or "false_claim"
+        web_game.events.append(event)
+        return
     if game.declare_queue:
         hand = game.hands[seat]
         game.play_pair(card, captured)
@@ -443,7 +453,8 @@ def create_app(
             why = explain_move(game.view(HUMAN_SEAT), request.card, captured)
             if why is not None:
                 raise HTTPException(400, why[0].upper() + why[1:])
-            if (request.card, captured) not in game.legal_pairs():  # explain_move agrees; checked again here
+            pair = (request.card, captured)
+            if pair not in game.legal_pairs() and pair != game.claim_pair():  # explain_move agrees; checked again
                 raise HTTPException(400, f"{format_card(request.card)} is not a legal move now")
             web_game.events = []
             _play(web_game, request.card, captured)

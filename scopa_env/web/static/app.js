@@ -384,6 +384,9 @@
     const box = $("actions");
     box.replaceChildren();
     const card = ui.selected;
+    if (s.your_turn && s.claim) {
+      box.append(actionButton("claim-game", "Claim the game (chiamarsi fuori)", () => sendMove(s.claim.card, s.claim.captured)));
+    }
     if (!s.your_turn || card === null) return;
     const opts = optionsFor(card);
     if (s.declaring) {
@@ -475,6 +478,8 @@
     if (ev.decision === "table") return " put the first card on the table ";
     if (ev.decision === "declare") return ` declared ${ev.shown.map((c) => Cards.shortName(c, ui.style)).join(" ")} `;
     if (ev.decision === "pass") return " did not declare ";
+    if (ev.decision === "claim") return " claimed the game (chiamarsi fuori) ";
+    if (ev.decision === "false_claim") return " claimed the game wrongly (chiamarsi fuori) and lost ";
     if (ev.captured.length === 1 && ev.captured[0] === ev.card) return " played (it takes itself) ";
     return ev.captured.length ? " played " : " trailed ";
   }
