@@ -98,7 +98,8 @@ class Game:
         last_capturer: seat that captured last this hand, or ``None``.
         hand_result: the :class:`HandResult` of the hand ended by the last play, else ``None``.
         deciding: a decision, not a card play, is pending: Chkobba's first card or, under
-            :attr:`Rules.bazzica_points`, whether the player to move declares.
+            :attr:`Rules.bazzica_points` / :attr:`Rules.hand_bonus_points`, whether the player
+            to move declares.
         declare_queue: seats still to decide on a declaration after this deal (the first
             is ``current``); pending: ``(seat, hand)`` declared in this deal, not yet scored.
         revealed: per seat, the declared cards still in that hand (every seat sees them).
@@ -158,10 +159,10 @@ class Game:
         piles: Sequence[Sequence[int]] | None = None,
         scope: Sequence[int] | None = None,
         current: int | None = None,
-        scope_points: Sequence[int] | None = None,
         last_capturer: int | None = None,
         auto_next_hand: bool = True,
         deciding: bool = False,
+        scope_points: Sequence[int] | None = None,
         revealed: Sequence[int] | None = None,
         declare_queue: Sequence[int] = (),
         pending: Sequence[tuple[int, int]] = (),
@@ -175,7 +176,8 @@ class Game:
         ``deciding=True`` (rules with ``first_card_choice``) is the first-card decision:
         the player after the dealer holds the one drawn card, the table is empty.
         ``scope_points`` (Libyan :attr:`Rules.scopa_value`) defaults to ``scope`` times
-        :attr:`Rules.scopa_points`. Under :attr:`Rules.bazzica_points`, ``declare_queue``
+        :attr:`Rules.scopa_points`. Under declaration rules (:attr:`Rules.bazzica_points`,
+        :attr:`Rules.hand_bonus_points`), ``declare_queue``
         (seats still to decide after a three-card deal, ``current`` first), ``pending``
         (``(seat, hand_mask)`` declared in this deal) and ``revealed`` (per seat, bitmask
         of shown cards still in hand) set up a declaration moment.
