@@ -513,7 +513,7 @@ def test_hurrikan_double_game():
     """pagat: "If the loser has fewer than 8 points the winner wins a double game"."""
     seen = set()
     for seed in range(6):
-        game = two_player_game("hurrikan", "Ad 5s", "3c", scores=[15, 4 * seed])
+        game = two_player_game("hurrikan", "Ad 5s", "3c", scores=[15, 4 * seed], seed=seed)
         rnd = random.Random(seed)
         while not game.hand_over:
             pairs = game.legal_pairs()
