@@ -44,9 +44,7 @@ def test_target_excludes_illegal_next_actions(double):
     online = FixedQ([1000.0, 1.0, 3.0])
     target = FixedQ([1000.0, 2.0, 4.0])
     next_mask = torch.tensor([[False, True, True]])
-    y = td_target(
-        torch.tensor([0.5]), torch.tensor([0.0]), torch.zeros(1, 1), next_mask, online, target, 0.9, double
-    )
+    y = td_target(torch.tensor([0.5]), torch.tensor([0.0]), torch.zeros(1, 1), next_mask, online, target, 0.9, double)
     assert y.item() == pytest.approx(0.5 + 0.9 * 4.0), "max over legal next actions only (action 2)"
 
 

@@ -122,7 +122,9 @@ def test_seat_is_random_each_episode_and_opponents_fill_the_rest():
         for ep in range(200):
             env.reset(seed=ep)
             seats[env.seat] += 1
-            assert env._seats[env.seat] is None and all(a is not None for i, a in enumerate(env._seats) if i != env.seat)
+            assert env._seats[env.seat] is None and all(
+                a is not None for i, a in enumerate(env._seats) if i != env.seat
+            )
         assert set(seats) == set(range(n)), f"every seat must be drawn with {n} players: {seats}"
         assert min(seats.values()) > 200 / n / 2
     env = ScopaGymEnv(learner_seat=1)
@@ -215,9 +217,12 @@ def test_policy_agent_plays_legal_moves_in_both_modes():
         def policy(obs, mask, rng=rng):
             return int(rng.choice(np.flatnonzero(mask)))
 
-        register_agent_factory("testpolicy", lambda arg, seed=None, mode=mode, policy=policy: PolicyAgent(
-            policy, 2, "standard", mode, name="testpolicy"
-        ))
+        register_agent_factory(
+            "testpolicy",
+            lambda arg, seed=None, mode=mode, policy=policy: PolicyAgent(
+                policy, 2, "standard", mode, name="testpolicy"
+            ),
+        )
         report = evaluate(["testpolicy:x", "random"], games=3)
         assert report["forfeits"] == [], f"{mode}: {report['forfeits']}"
     assert isinstance(RandomAgent(), RandomAgent)
