@@ -1,0 +1,133 @@
+"""Every code block in README.md and docs/*.md is run here, so the documentation cannot rot.
+
+* ```` ```python ```` blocks run for real, in order, one namespace per file, in a temporary folder.
+* ```` ```bash ```` blocks: every ``scopa ...`` command is parsed by the real ``scopa`` argument
+  parser, and what it names is checked: presets resolve, agent names build, training configs load
+  and validate (SB3 and RLlib alike). Cheap commands then run for real with a small budget
+  (``play-random``, ``eval`` / ``tournament`` between built-in agents, ``train --help-config``).
+  Install lines (``pip``, ``python3 -m venv``, ``.``/``source``) are what CI itself runs first;
+  ``pytest`` lines are this suite. Commands that need a finished run folder, a checkpoint or a Ray
+  cluster are parsed and validated only.
+* Blocks without a language are synopses and sample output, not code.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from scopa_env.cli import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+NOT_RERUN = ("pip ", "python3 -m venv", ". ", "source ", "pytest", "python -m pytest", "SCOPA_DIFF_GAMES=")
+CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:")
+
+
+def blocks(path: Path, language: str) -> list[str]:
+    return [code for lang, code in BLOCK.findall(path.read_text()) if lang == language]
+
+
+def shell_commands(path: Path) -> list[str]:
+    """The commands of a file's bash blocks: continuations joined, comments and ``&&`` chains split."""
+    out = []
+    for code in blocks(path, "bash"):
+        for line in code.replace("\\\n", " ").splitlines():
+            for part in line.split("&&"):
+                cmd = part.strip()
+                if cmd and not cmd.startswith("#"):
+                    out.append(cmd)
+    return out
+
+
+@pytest.mark.parametrize("path", [p for p in DOCS if blocks(p, "python")], ids=lambda p: p.name)
+def test_python_blocks_run(path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    namespace: dict = {"__name__": "__docs__"}
+    for i, code in enumerate(blocks(path, "python")):
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code, f"{path.name}[python block {i}]", "exec"), namespace)
+
+
+SCOPA_COMMANDS = [(p, c) for p in DOCS for c in shell_commands(p) if c.startswith("scopa ")]
+
+
+def test_docs_have_commands():
+    assert len(SCOPA_COMMANDS) >= 10, "the docs show the scopa commands"
+    other = [c for p in DOCS for c in shell_commands(p) if not c.startswith(("scopa ", "python -m train.rllib"))]
+    for cmd in other:
+        assert cmd.startswith(NOT_RERUN), f"a shell command the docs test does not know how to check: {cmd!r}"
+
+
+@pytest.mark.parametrize("path, command", SCOPA_COMMANDS, ids=[f"{p.name}:{c[:60]}" for p, c in SCOPA_COMMANDS])
+def test_scopa_commands_parse_validate_and_run(path, command, tmp_path, monkeypatch):
+    from scopa_env.cli import main
+
+    argv = shlex.split(command, comments=True)[1:]
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed why
+        pytest.fail(f"{path.name}: {command!r} does not parse (exit {exc.code})")
+    monkeypatch.chdir(ROOT)
+    if args.command == "train":
+        check_train_command(args)
+        if args.help_config:
+            assert main(argv) == 0
+        return
+    specs = [getattr(args, name) for name in ("agents", "opponent") if getattr(args, name, None)]
+    flat = [s for group in specs for s in (group if isinstance(group, list) else [group])]
+    if any(str(s).startswith(CHECKPOINT_PREFIXES) for s in flat):
+        return  # needs a trained run folder: parsed only
+    if args.command in ("play", "web"):
+        return  # interactive / a server: parsed only (tests/test_play.py and tests/test_web.py drive them)
+    monkeypatch.chdir(tmp_path)
+    if args.command == "play-random":
+        argv = [*argv, "--quiet", "--hand"]
+    elif args.command in ("eval", "tournament"):
+        argv = _with_option(argv, "--games", "2")
+        argv = [a for a in argv if not a.startswith("--workers")]
+    elif args.command == "bench":
+        argv = _with_option(argv, "--seconds", "0.2")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(argv) == 0, f"{path.name}: {command!r} failed"
+
+
+def _with_option(argv: list[str], option: str, value: str) -> list[str]:
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == option:
+            skip = True
+            continue
+        if a.startswith(option + "="):
+            continue
+        out.append(a)
+    return [*out, option, value]
+
+
+def check_train_command(args) -> None:
+    """Load and validate the config a ``scopa train`` line names, with its overrides."""
+    from train.config import TrainConfig
+    from train.rllib.cli import load_rllib_config
+    from train.rllib.config import validate_config
+
+    if args.help_config or args.resume or args.report:
+        return  # no config file of its own (resume/report need a run folder)
+    overrides = list(args.overrides)
+    rl = load_rllib_config(args.config, overrides)
+    if rl is not None:
+        validate_config(rl[0], source=args.config)
+    else:
+        TrainConfig.load(args.config, overrides)
+    assert os.path.isfile(args.config)
