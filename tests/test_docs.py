@@ -27,7 +27,22 @@ from scopa_env.cli import build_parser
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
-NOT_RERUN = ("pip ", "python3 -m venv", ". ", "source ", "pytest", "python -m pytest", "SCOPA_DIFF_GAMES=")
+# What CI itself runs (installs, lint, this suite) is not re-run from inside the suite.
+NOT_RERUN = (
+    "pip ",
+    "python3 -m venv",
+    ". ",
+    "source ",
+    "pytest",
+    "python -m pytest",
+    "SCOPA_DIFF_GAMES=",
+    "ruff ",
+    ".venv-rllib/bin/pip",
+    ".venv-rllib/bin/python -m pytest",
+    "tensorboard ",  # a viewer (a server)
+    "python -m train.report",  # needs finished run folders
+    "ray ",  # starts or stops a Ray cluster
+)
 CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:")
 
 
@@ -93,12 +108,12 @@ def test_scopa_commands_parse_validate_and_run(path, command, tmp_path, monkeypa
     if args.command == "play-random":
         argv = [*argv, "--quiet", "--hand"]
     elif args.command in ("eval", "tournament"):
-        argv = _with_option(argv, "--games", "2")
-        argv = [a for a in argv if not a.startswith("--workers")]
+        argv = _with_option(_with_option(argv, "--games", "2"), "--workers", "1")
     elif args.command == "bench":
         argv = _with_option(argv, "--seconds", "0.2")
-    with contextlib.redirect_stdout(io.StringIO()):
-        assert main(argv) == 0, f"{path.name}: {command!r} failed"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        status = main(argv)
+    assert status == 0, f"{path.name}: {command!r} failed (exit {status})"
 
 
 def _with_option(argv: list[str], option: str, value: str) -> list[str]:
@@ -127,7 +142,8 @@ def check_train_command(args) -> None:
     overrides = list(args.overrides)
     rl = load_rllib_config(args.config, overrides)
     if rl is not None:
-        validate_config(rl[0], source=args.config)
+        data, run_dir = rl  # as train.rllib.run does: the run folder fixes name and runs_dir
+        validate_config({**data, "name": run_dir.name, "runs_dir": str(run_dir.parent)}, source=args.config)
     else:
         TrainConfig.load(args.config, overrides)
     assert os.path.isfile(args.config)
