@@ -48,7 +48,7 @@ class PolicyAgent(Agent):
         self.policy = policy
         self.rules = get_rules(rules)
         self.num_players = num_players
-        self.layout = ObservationLayout(num_players)
+        self.layout = ObservationLayout(num_players, declarations=self.rules.declarations)
         self.coder = ActionCoder(self.rules, action_mode)
         self.name = name
 

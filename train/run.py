@@ -224,10 +224,11 @@ class Run:
     def meta(self) -> dict:
         cfg = self.cfg
         from scopa_env.observation import ObservationLayout
+        from scopa_env.rules import get_rules
 
         return {
             **{k: getattr(cfg, k) for k in IDENTITY_KEYS},
-            "observation_size": ObservationLayout(cfg.num_players).size,
+            "observation_size": ObservationLayout(cfg.num_players, get_rules(cfg.rules).declarations).size,
             "timestep": self.state.timestep,
             "run": cfg.name,
         }
