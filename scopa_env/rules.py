@@ -389,23 +389,13 @@ class Rules:
             self.deal_schedules,
         )
         _check(
-            self.bazzica_points == ()
-            or (
-                isinstance(self.bazzica_points, tuple)
-                and len(self.bazzica_points) == 3
-                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in self.bazzica_points)
-            ),
+            _off_or_points(self.bazzica_points, 3),
             "bazzica_points",
             "must be () or 3 ints >= 0 (bazzica of different ranks, bazzica with a pair, bazzicotto)",
             self.bazzica_points,
         )
         _check(
-            self.hand_bonus_points == ()
-            or (
-                isinstance(self.hand_bonus_points, tuple)
-                and len(self.hand_bonus_points) == 2
-                and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in self.hand_bonus_points)
-            ),
+            _off_or_points(self.hand_bonus_points, 2),
             "hand_bonus_points",
             "must be () or 2 ints >= 0 (total under 10, three of a kind)",
             self.hand_bonus_points,
@@ -587,6 +577,15 @@ _BOOL_FIELDS = (
     "redeal_next_dealer",
     "claim_out",
 )
+
+
+def _off_or_points(value, length: int) -> bool:
+    """``()`` (the rule is off) or a tuple of ``length`` non-negative ints (its points)."""
+    return value == () or (
+        isinstance(value, tuple)
+        and len(value) == length
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in value)
+    )
 
 
 def _check(ok: bool, field_name: str, what: str, value) -> None:
