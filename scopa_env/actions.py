@@ -17,6 +17,10 @@ card; an Ace taking itself) and drop sets above
 so each Ace gets one compact *take-all* id (:data:`TAKE_ALL`), last in its block,
 whose move is "this Ace takes the whole table": decode it with the table in view
 (``decode(action, table)``), and encode a take-all move to it (``encode(move, table)``).
+Under Cirulla's ``bonus_wildcard`` the Seven of cups may capture and be captured as
+any rank it can be declared as (see :func:`scopa_env.rules.legal_pairs`), so the
+enumeration is the union over those ranks (and its take-all id, with
+``ace_takes_all``, is for any whole table it takes).
 Where N would exceed :data:`MAX_MOVE_ACTIONS` (65,536) the enumeration raises
 ``ValueError`` pointing to "select" mode.
 
@@ -34,7 +38,7 @@ from __future__ import annotations
 import functools
 
 from scopa_env.cards import ACE, NUM_CARDS, RANK_MASK, RANK_OF
-from scopa_env.rules import Move, Rules, move_of
+from scopa_env.rules import WILDCARD, Move, Rules, capture_ranks, move_of
 
 NUM_SELECT_ACTIONS = NUM_CARDS + 1
 CONFIRM = NUM_CARDS
@@ -51,10 +55,17 @@ class MoveEnumeration:
         pairs: list[tuple[int, int]] = []
         deck = rules.deck
         self.take_all = rules.ace_takes_all
+        self.wildcard = rules.bonus_wildcard and rules.declarations and WILDCARD in deck
+        rank_tables = [RANK_OF]
+        if self.wildcard:  # the Seven of cups as every rank it may be declared as
+            rank_tables += [capture_ranks(r)[0] for r in rules.ranks if r != RANK_OF[WILDCARD]]
         for card in deck:
             pairs.append((card, 0))
-            pairs.extend((card, m) for m in sorted(_possible_captures(card, deck, rules)))
-            if self.take_all and RANK_OF[card] == ACE:
+            masks: set[int] = set()
+            for rank_of in rank_tables:
+                masks.update(_possible_captures(card, deck, rules, rank_of))
+            pairs.extend((card, m) for m in sorted(masks))
+            if self.take_all and (RANK_OF[card] == ACE or (self.wildcard and card == WILDCARD)):
                 pairs.append((card, TAKE_ALL))
         if len(pairs) > MAX_MOVE_ACTIONS:
             raise ValueError(
@@ -68,8 +79,16 @@ class MoveEnumeration:
         return len(self.pairs)
 
     def is_take_all(self, card: int, mask: int, table: int) -> bool:
-        """Whether the legal pair ``(card, mask)`` is an Ace's take-all on ``table``."""
-        return self.take_all and RANK_OF[card] == ACE and mask == table and mask and not table & RANK_MASK[ACE]
+        """Whether the legal pair ``(card, mask)`` is an Ace's take-all on ``table``.
+
+        Under ``bonus_wildcard`` any capture of the whole table by the Seven of cups goes to
+        its take-all id (it may be an Ace by declaration, which the ids do not need to know).
+        """
+        if not (self.take_all and mask == table and mask):
+            return False
+        if self.wildcard and card == WILDCARD:
+            return True
+        return RANK_OF[card] == ACE and not table & RANK_MASK[ACE]
 
     def ids(self, pairs: list[tuple[int, int]], table: int) -> list[int]:
         """Action ids of legal pairs with ``table`` face up (take-alls go to their compact id)."""
@@ -113,7 +132,7 @@ def move_enumeration(rules: Rules) -> MoveEnumeration:
     return MoveEnumeration(rules)
 
 
-def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules) -> list[int]:
+def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules, rank_of: tuple[int, ...] = RANK_OF) -> list[int]:
     """Every set the card could capture in some position under ``rules``.
 
     Standard: same-rank singles and sets of 2+ summing to the rank. Variants add the
@@ -121,15 +140,15 @@ def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules) -> list[i
     ``bazzica_points``, an Ace taking itself) and drop sets larger than ``max_capture_cards``; ``fewest_cards`` only
     removes options in some positions, so it leaves the enumeration as it is.
     """
-    rank = RANK_OF[card]
+    rank = rank_of[card]
     others = [c for c in deck if c != card]
     out: list[int] = []
     if rules.capture_equal:
-        out += [1 << c for c in others if RANK_OF[c] == rank]
-        out += [m for m in _sets_summing_to(others, rank) if m.bit_count() >= 2]
+        out += [1 << c for c in others if rank_of[c] == rank]
+        out += [m for m in _sets_summing_to(others, rank, rank_of) if m.bit_count() >= 2]
     if rules.capture_sum and rules.capture_sum > rank:
         found = set(out)
-        out += [m for m in _sets_summing_to(others, rules.capture_sum - rank) if m not in found]
+        out += [m for m in _sets_summing_to(others, rules.capture_sum - rank, rank_of) if m not in found]
     if rules.max_capture_cards:
         out = [m for m in out if m.bit_count() <= rules.max_capture_cards]
     if rules.first_card_choice or rules.declarations or rules.claim_out or (rules.ace_takes_itself and rank == ACE):
@@ -137,15 +156,15 @@ def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules) -> list[i
     return out
 
 
-def _sets_summing_to(cards: list[int], total: int) -> list[int]:
+def _sets_summing_to(cards: list[int], total: int, rank_of: tuple[int, ...] = RANK_OF) -> list[int]:
     """Bitmasks of the sets of 1+ of ``cards`` whose values add up to ``total``."""
-    usable = [c for c in cards if RANK_OF[c] <= total]
+    usable = [c for c in cards if rank_of[c] <= total]
     out: list[int] = []
 
     def walk(i: int, t: int, mask: int) -> None:
         for j in range(i, len(usable)):
             c = usable[j]
-            v = t + RANK_OF[c]
+            v = t + rank_of[c]
             if v == total:
                 out.append(mask | 1 << c)
             elif v < total:

@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from scopa_env.cards import ACE, RANK_MASK, RANK_OF, RANKS, RE, cards_of, format_card, format_cards, mask_of
-from scopa_env.rules import Move, Rules, get_rules, legal_pairs, move_of
+from scopa_env.cards import ACE, RANK_MASK, RANKS, RE, cards_of, format_card, format_cards, mask_of
+from scopa_env.rules import Move, Rules, capture_rank, check_wild_rank, get_rules, legal_pairs, move_of
 from scopa_env.scoring import (
     DECLARATION_NAMES,
     HAND_BONUS_NAMES,
@@ -104,6 +104,9 @@ class Game:
             is ``current``); pending: ``(seat, hand)`` declared in this deal, not yet scored.
         revealed: per seat, the declared cards still in that hand (every seat sees them).
         declarations: this hand's declarations as dicts (seat, side, name, cards, points).
+        wild_rank: Cirulla (:attr:`Rules.bonus_wildcard`): the rank the Seven of cups was declared
+            as for a hand bonus this hand, which it captures and is captured as until the hand
+            ends (public: the declared hand is shown); 0 = it is a Seven.
         winner: the winning side once the game is over, else ``None``.
     """
 
@@ -166,6 +169,7 @@ class Game:
         revealed: Sequence[int] | None = None,
         declare_queue: Sequence[int] = (),
         pending: Sequence[tuple[int, int]] = (),
+        wild_rank: int = 0,
     ) -> Game:
         """A game from an explicit position, for scenarios and puzzles.
 
@@ -180,7 +184,9 @@ class Game:
         :attr:`Rules.hand_bonus_points`), ``declare_queue``
         (seats still to decide after a three-card deal, ``current`` first), ``pending``
         (``(seat, hand_mask)`` declared in this deal) and ``revealed`` (per seat, bitmask
-        of shown cards still in hand) set up a declaration moment.
+        of shown cards still in hand) set up a declaration moment. ``wild_rank``
+        (:attr:`Rules.bonus_wildcard`) is the rank the Seven of cups was declared as this
+        hand (0: none).
         """
         game = cls.__new__(cls)
         game._setup(len(hands), rules, seed, auto_next_hand)
@@ -214,6 +220,8 @@ class Game:
         game.last_capturer = None if last_capturer is None else game._seat(last_capturer, "last_capturer")
         game.current = (game.dealer + 1) % n if current is None else game._seat(current, "current")
         game._cards_in_hands = sum(h.bit_count() for h in game.hands)
+        check_wild_rank(wild_rank, game.rules)
+        game.wild_rank = int(wild_rank)
         if deciding:
             game._check_deciding()
             return game
@@ -303,6 +311,7 @@ class Game:
         self.revealed = [0] * n
         self.declarations: list[dict] = []
         self.table_bonus = [0] * s
+        self.wild_rank = 0
 
     def _deal_shuffled(self) -> None:
         """Shuffle and deal a hand; deal again (same dealer) when the table calls for it.
@@ -411,6 +420,11 @@ class Game:
         if declare:
             self.pending.append((seat, self.hands[seat]))
             self.revealed[seat] = self.hands[seat]
+            # wikipedia, Cirulla: the wildcard "will then keep its declared rank ... for the
+            # rest of the hand for the purposes of card capturing".
+            wild = declaration(self.hands[seat], self.rules).wild_rank
+            if wild:
+                self.wild_rank = wild
         if self.declare_queue:
             self.current = self.declare_queue[0]
             return
@@ -450,7 +464,7 @@ class Game:
                 card = self.hands[self.current].bit_length() - 1
                 self._legal = [(card, 0), (card, 1 << card)]
             else:
-                self._legal = legal_pairs(self.hands[self.current], self.table, self.rules)
+                self._legal = legal_pairs(self.hands[self.current], self.table, self.rules, self.wild_rank)
         return self._legal
 
     def legal_moves(self) -> list[Move]:
@@ -507,6 +521,7 @@ class Game:
             revealed=tuple(self.revealed),
             declare_queue=tuple(self.declare_queue),
             pending=tuple(self.pending),
+            wild_rank=self.wild_rank,
         )
 
     def clone(self) -> Game:
@@ -583,7 +598,7 @@ class Game:
             self.last_capturer = seat
             if not self.table and (not last_play or self.rules.last_play_scopa):
                 # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa.
-                if not (self._take_all_no_scopa and RANK_OF[card] == ACE and not captured & RANK_MASK[ACE]):
+                if not (self._take_all_no_scopa and self._takes_all(card, captured)):
                     self.scope[side] += 1
                     self.scope_points[side] += self._scopa_worth(card, captured)
         else:
@@ -636,11 +651,16 @@ class Game:
         self.winner = side if sound else 1 - side  # two sides (Rules.claim_out)
         self.win_reason = "claim" if sound else "false_claim"
 
+    def _takes_all(self, card: int, captured: int) -> bool:
+        """Whether a capture is an Ace's take-all: an Ace taking a table that held no Ace."""
+        wild = self.wild_rank
+        return capture_rank(card, wild) == ACE and not any(capture_rank(c, wild) == ACE for c in cards_of(captured))
+
     def _scopa_worth(self, card: int, captured: int) -> int:
         """Points of one scopa: ``scopa_points``, or a Libyan :attr:`Rules.scopa_value`."""
         how = self.rules.scopa_value
         if how == "card":  # wikipedia: "if the 'winning card' is worth 7, the scopa is worth 7"
-            return RANK_OF[card]
+            return capture_rank(card, self.wild_rank)
         if how == "cards":  # "if a scopa numbers 5 cards ... 5": the cards taken and the one played
             return captured.bit_count() + 1
         return self.rules.scopa_points
@@ -771,6 +791,9 @@ class PlayerView:
     """Seats still to decide on a declaration after this deal (the first is ``current``)."""
     pending: tuple[tuple[int, int], ...] = ()
     """``(seat, hand)`` declared (and shown) in this deal, scored when the queue empties."""
+    wild_rank: int = 0
+    """Cirulla: the rank the Seven of cups was declared as this hand (0: a Seven); see
+    :attr:`Game.wild_rank`."""
 
     @property
     def declaring(self) -> bool:
@@ -802,7 +825,7 @@ class PlayerView:
         if self.deciding:
             card = self.hand.bit_length() - 1
             return [(card, 0), (card, 1 << card)]
-        return legal_pairs(self.hand, self.table, self.rules)
+        return legal_pairs(self.hand, self.table, self.rules, self.wild_rank)
 
     def legal_moves(self) -> list[Move]:
         """Legal moves when it is this seat's turn (else empty)."""
@@ -857,6 +880,7 @@ class PlayerView:
             revealed=self.revealed or None,
             declare_queue=self.declare_queue,
             pending=self.pending,
+            wild_rank=self.wild_rank,
         )
         game.played = list(self.played)
         game.history = list(self.history)

@@ -40,6 +40,18 @@ they (``ObservationLayout(n, declarations=True)``):
 ===================  =================  ==================================================
 
 and ``unseen`` then leaves out the revealed cards. With 2 players that is 376 + 41 = 417.
+
+Rules with Cirulla's wildcard (:attr:`~scopa_env.rules.Rules.bonus_wildcard`, so with
+declarations) add one more entry (``ObservationLayout.for_rules(n, rules)``):
+
+===================  =================  ==================================================
+``wild_rank``        10                 one-hot of the rank 1..10 the Seven of cups was
+                                        declared as for a hand bonus this hand (it captures
+                                        and is captured as that rank); all 0: a Seven
+                                        (placed after ``phase``, before ``declaring``)
+===================  =================  ==================================================
+
+The declared rank is public: it is announced with the shown hand.
 """
 
 from __future__ import annotations
@@ -49,7 +61,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_env.cards import NUM_CARDS
+from scopa_env.cards import NUM_CARDS, NUM_RANKS
 from scopa_env.game import Game
 from scopa_env.rules import Rules
 
@@ -73,6 +85,18 @@ class ObservationLayout:
     num_players: int
     declarations: bool = False
     """Add the ``revealed`` planes and the ``declaring`` flag (rules with declarations)."""
+    wildcard: bool = False
+    """Add the ``wild_rank`` entry (Cirulla's :attr:`~scopa_env.rules.Rules.bonus_wildcard`);
+    needs ``declarations``."""
+
+    def __post_init__(self) -> None:
+        if self.wildcard and not self.declarations:
+            raise ValueError("ObservationLayout(wildcard=True) needs declarations=True (the wildcard is declared)")
+
+    @classmethod
+    def for_rules(cls, num_players: int, rules: Rules) -> ObservationLayout:
+        """The layout of ``num_players`` under ``rules`` (declaration and wildcard entries where they apply)."""
+        return cls(num_players, declarations=rules.declarations, wildcard=rules.bonus_wildcard and rules.declarations)
 
     @property
     def num_sides(self) -> int:
@@ -103,6 +127,8 @@ class ObservationLayout:
             "last_capturer": n + 1,
             "phase": 2,
         }
+        if self.wildcard:
+            widths["wild_rank"] = NUM_RANKS
         if self.declarations:
             widths["declaring"] = 1
         return widths
@@ -182,6 +208,9 @@ def write_observation(
     tail[o + (n if lc is None else (lc - seat) % n)] = 1.0
     o += n + 1
     tail[o + (0 if select_card is None else 1)] = 1.0
+    o += 2
+    if layout.wildcard and game.wild_rank:
+        tail[o + game.wild_rank - 1] = 1.0
     if layout.declarations:
         tail[-1] = float(bool(game.declare_queue))
     out[k:] = tail

@@ -763,12 +763,18 @@ def capture_options(rank: int, table: int, rules: Rules = STANDARD) -> list[int]
     return [m for c, m in legal_pairs(1 << card_id(0, rank), table, rules.replace(capture_optional=False)) if m]
 
 
-def legal_pairs(hand: int, table: int, rules: Rules = STANDARD) -> list[tuple[int, int]]:
+def legal_pairs(hand: int, table: int, rules: Rules = STANDARD, wild_rank: int = 0) -> list[tuple[int, int]]:
     """Legal moves as ``(card, captured_mask)`` pairs, ordered by card then mask.
 
     The fast form of :func:`legal_moves` used by the engine: the table's subset
     sums are built once per call and shared by every hand card.
+
+    ``wild_rank`` (Cirulla, :attr:`Rules.bonus_wildcard`): the rank the Seven of cups
+    was declared as for a hand bonus; it captures and is captured as that rank, in hand
+    and on the table, until the end of the hand. 0 = it is a Seven.
     """
+    if wild_rank and wild_rank != WILDCARD_RANK and (hand | table) >> WILDCARD & 1:
+        return _variant_pairs(hand, table, rules, *capture_ranks(wild_rank))
     if not rules.plain_captures:
         return _variant_pairs(hand, table, rules)
     if not table:
@@ -804,39 +810,47 @@ def legal_pairs(hand: int, table: int, rules: Rules = STANDARD) -> list[tuple[in
     return out
 
 
-def _variant_pairs(hand: int, table: int, rules: Rules) -> list[tuple[int, int]]:
+def _variant_pairs(
+    hand: int,
+    table: int,
+    rules: Rules,
+    rank_of: tuple[int, ...] = RANK_OF,
+    rank_mask: tuple[int, ...] = RANK_MASK,
+) -> list[tuple[int, int]]:
     """:func:`legal_pairs` for every capture rule of :class:`Rules` (the slower general path).
 
     The options of a card are the union of: equal-value captures (a single card, or a
     set of 2+ cards, singles first under ``single_card_priority``), ``capture_sum``
     captures (1+ cards adding up to the total with the played card) and the Ace's
     take-all; then ``max_capture_cards`` and ``fewest_cards`` filter them.
+    ``rank_of``/``rank_mask`` are the capture ranks (Cirulla's declared wildcard moves
+    the Seven of cups to another rank, :func:`capture_ranks`).
     """
     out: list[tuple[int, int]] = []
-    aces_on_table = table & RANK_MASK[ACE]
+    aces_on_table = table & rank_mask[ACE]
     combos = None
     h = hand
     while h:
         low = h & -h
         h ^= low
         card = low.bit_length() - 1
-        rank = RANK_OF[card]
+        rank = rank_of[card]
         if not table:
             out.append((card, low) if rank == ACE and rules.ace_takes_itself else (card, 0))
             continue
         if combos is None:
-            combos = _sets_up_to(table, max(10, rules.capture_sum - 1))
+            combos = _sets_up_to(table, max(10, rules.capture_sum - 1), rank_of)
         options: set[int] = set()
         if rules.capture_equal:
-            singles = table & RANK_MASK[rank]
+            singles = table & rank_mask[rank]
             if singles and rules.single_card_priority:
                 options.update(_bits(singles))
             else:
                 options.update(_bits(singles))
-                options.update(_expand([c for c, size in combos[rank] if size >= 2], table))
+                options.update(_expand([c for c, size in combos[rank] if size >= 2], table, rank_mask))
         need = rules.capture_sum - rank
         if rules.capture_sum and 0 < need < len(combos):
-            options.update(_expand([c for c, _ in combos[need]], table))
+            options.update(_expand([c for c, _ in combos[need]], table, rank_mask))
         if rules.ace_takes_all and rank == ACE and not aces_on_table:
             options.add(table)
         if rules.max_capture_cards:
@@ -853,14 +867,16 @@ def _variant_pairs(hand: int, table: int, rules: Rules) -> list[tuple[int, int]]
 _WIDE: dict[tuple[int, int], list[list[tuple[tuple[tuple[int, int], ...], int]]]] = {}
 
 
-def _sets_up_to(table: int, max_total: int) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
+def _sets_up_to(
+    table: int, max_total: int, rank_of: tuple[int, ...] = RANK_OF
+) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
     """Rank combinations of 1+ table cards with their size, grouped by sum (0..max_total)."""
     key = 0
     t = table
     while t:
         low = t & -t
         t ^= low
-        key += _POW5[RANK_OF[low.bit_length() - 1]]
+        key += _POW5[rank_of[low.bit_length() - 1]]
     combos = _WIDE.get((key, max_total))
     if combos is None:
         if len(_WIDE) > _COMBO_CACHE_LIMIT:
@@ -921,13 +937,13 @@ def _rank_combos(counts: list[int]) -> list[list[tuple[tuple[int, int], ...]]]:
     return by_sum
 
 
-def _expand(combos: list[tuple[tuple[int, int], ...]], table: int) -> list[int]:
+def _expand(combos: list[tuple[tuple[int, int], ...]], table: int, rank_mask: tuple[int, ...] = RANK_MASK) -> list[int]:
     """Bitmasks of the table sets matching rank combinations, ascending."""
     out: list[int] = []
     for combo in combos:
         masks = [0]
         for rank, k in combo:
-            avail = table & RANK_MASK[rank]
+            avail = table & rank_mask[rank]
             if k == avail.bit_count():
                 masks = [m | avail for m in masks]
             else:
@@ -941,13 +957,20 @@ def _expand(combos: list[tuple[tuple[int, int], ...]], table: int) -> list[int]:
     return out
 
 
-def legal_moves(hand: Iterable[int] | int, table: Iterable[int] | int, rules: Rules | str | None = None) -> list[Move]:
+def legal_moves(
+    hand: Iterable[int] | int,
+    table: Iterable[int] | int,
+    rules: Rules | str | None = None,
+    wild_rank: int = 0,
+) -> list[Move]:
     """Every legal move for a player holding ``hand`` with ``table`` face up.
 
     Args:
         hand: card ids (or a bitmask) in the player's hand.
         table: card ids (or a bitmask) face up on the table.
         rules: a :class:`Rules` object or preset name; the standard game by default.
+        wild_rank: Cirulla, the rank the Seven of cups was declared as (0: a Seven);
+            see :func:`legal_pairs`.
 
     Returns:
         Moves ordered by played card, then captured set; trails have an empty ``captured``.
@@ -957,7 +980,42 @@ def legal_moves(hand: Iterable[int] | int, table: Iterable[int] | int, rules: Ru
     table_mask = table if isinstance(table, int) else mask_of(table)
     if hand_mask & table_mask:
         raise ValueError(f"cards both in hand and on the table: {format_cards(hand_mask & table_mask)}")
-    return [move_of(c, m) for c, m in legal_pairs(hand_mask, table_mask, r)]
+    check_wild_rank(wild_rank, r)
+    return [move_of(c, m) for c, m in legal_pairs(hand_mask, table_mask, r, wild_rank)]
+
+
+WILDCARD = card_id(CUPS, 7)
+"""Cirulla's wildcard for the bonuses, the Seven of cups/hearts (card 16)."""
+WILDCARD_RANK = 7
+"""The wildcard's own rank, which it captures as unless declared otherwise."""
+
+
+def check_wild_rank(wild_rank: int, rules: Rules) -> None:
+    """Raise ``ValueError`` unless ``wild_rank`` is 0 (none) or a declarable rank under ``rules``."""
+    if wild_rank == 0:
+        return
+    if not rules.bonus_wildcard:
+        raise ValueError(
+            f"wild_rank={wild_rank!r}: rules {rules.name!r} have no wildcard (bonus_wildcard is False); use 0"
+        )
+    if isinstance(wild_rank, bool) or not isinstance(wild_rank, int) or wild_rank not in rules.ranks:
+        raise ValueError(f"wild_rank must be 0 (none) or a rank of the deck {rules.ranks}, got {wild_rank!r}")
+
+
+@functools.lru_cache(maxsize=16)
+def capture_ranks(wild_rank: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(rank_of, rank_mask)`` with the Seven of cups moved to ``wild_rank``."""
+    rank_of = list(RANK_OF)
+    rank_of[WILDCARD] = wild_rank
+    rank_mask = list(RANK_MASK)
+    rank_mask[WILDCARD_RANK] &= ~(1 << WILDCARD)
+    rank_mask[wild_rank] |= 1 << WILDCARD
+    return tuple(rank_of), tuple(rank_mask)
+
+
+def capture_rank(card: int, wild_rank: int = 0) -> int:
+    """The rank ``card`` captures and is captured as: its own, or the wildcard's declared one."""
+    return wild_rank if wild_rank and card == WILDCARD else RANK_OF[card]
 
 
 def _bits(mask: int) -> list[int]:

@@ -144,7 +144,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = []
-        self.layout = ObservationLayout(num_players, declarations=self.rules.declarations)
+        self.layout = ObservationLayout.for_rules(num_players, self.rules)
         self._moves = move_enumeration(self.rules) if action_mode == "move" else None
         self.num_actions = len(self._moves) if self._moves is not None else NUM_SELECT_ACTIONS
         low, high = observation_bounds(self.layout, self.rules)

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from scopa_env.cards import BATONS, CUPS, RANK_MASK, RANK_OF, RE, SUIT_MASK, SUITS, card_id, mask_of
-from scopa_env.rules import STANDARD, Rules, get_rules
+from scopa_env.rules import STANDARD, WILDCARD, Rules, get_rules
 
 CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope")
 """Scoring categories of the standard game, in the order they are reported."""
@@ -264,6 +264,9 @@ class Declaration(NamedTuple):
     """What it scores when it is the best declaration of the deal."""
     strength: tuple[int, int]
     """Lower is better: any bazzicotto beats any bazzica, then lower ranks / lower totals."""
+    wild_rank: int = 0
+    """Cirulla: the rank the wildcard (Seven of cups) is declared as to make this bonus, which
+    it then keeps for capturing until the end of the hand; 0 when the bonus does not need it."""
 
 
 def declaration(hand: int, rules: Rules) -> Declaration | None:
@@ -291,8 +294,6 @@ def declaration(hand: int, rules: Rules) -> Declaration | None:
     return None
 
 
-WILDCARD = card_id(CUPS, 7)
-"""Cirulla's wildcard for the bonuses, the Seven of cups/hearts (card 16)."""
 HAND_BONUS_BELOW = 10
 """wikipedia, Cirulla: "three cards whose values add up to strictly less than 10"."""
 TABLE_BONUS_TOTALS = (30, 15)
@@ -305,17 +306,29 @@ def _hand_bonus(hand: int, rules: Rules) -> Declaration | None:
     """Cirulla's hand bonus of a three-card hand: three of a kind, else a total under 10.
 
     With :attr:`Rules.bonus_wildcard` the Seven of cups may stand for any card when that
-    makes a bonus (as another of the pair's rank, or as an Ace for the total).
+    makes a bonus (wikipedia: "but only as long as doing so allows them to score"): as
+    another card of the pair's rank (three of a kind), or as an Ace (total under 10; the
+    reading of ``docs/rules.md``). The rank it stands for is the declaration's
+    ``wild_rank``, which it keeps for capturing until the end of the hand.
     """
     ranks = [RANK_OF[c] for c in _cards(hand)]
     wild = rules.bonus_wildcard and hand >> WILDCARD & 1
     others = [RANK_OF[c] for c in _cards(hand) if c != WILDCARD] if wild else ranks
-    if len(set(ranks)) == 1 or (wild and len(set(others)) == 1):
+    # The better bonus first ("only the ten-point bonus" for a hand that is both), each
+    # without the wildcard first: a Seven that makes the bonus as itself is no wildcard.
+    if len(set(ranks)) == 1:
         return Declaration("bonus_10", rules.hand_bonus_points[1], (0, 0))
-    total = sum(others) + (1 if wild else 0)
-    if total < HAND_BONUS_BELOW:
+    if wild and len(set(others)) == 1:
+        return Declaration("bonus_10", rules.hand_bonus_points[1], (0, 0), wild_rank=others[0])
+    if sum(ranks) < HAND_BONUS_BELOW:
         return Declaration("bonus_3", rules.hand_bonus_points[0], (1, 0))
+    if wild and sum(others) + WILD_TOTAL_RANK < HAND_BONUS_BELOW:
+        return Declaration("bonus_3", rules.hand_bonus_points[0], (1, 0), wild_rank=WILD_TOTAL_RANK)
     return None
+
+
+WILD_TOTAL_RANK = 1
+"""The rank the wildcard is declared as for the total under 10: an Ace (docs/rules.md)."""
 
 
 def table_bonus_scope(table: int, rules: Rules) -> int:
