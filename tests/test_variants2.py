@@ -34,6 +34,8 @@ def score(rules: str | Rules, pile0: str, pile1: str, scope=(0, 0), scope_points
 
 
 COINS_ALL = "Ad 2d 3d 4d 5d 6d 7d Jd Qd Kd"
+WILD_OPTION = "standard,hand_bonus_points=3/10,bonus_wildcard=true"
+"""Cirulla's hand bonuses and wildcard on the standard captures ("move" mode fits: N = 39,761)."""
 
 # --- scoring extras, table-driven -------------------------------------------------------------
 
@@ -627,6 +629,163 @@ def test_cirulla_env_select_mode():
     assert env.observe("player_1")["observation"][env.layout["declaring"]][0] == 1.0
 
 
+# --- Cirulla's wildcard keeps its declared rank for capturing --------------------------------------
+
+KEEPS_RANK = (
+    'wikipedia: "The [seven of hearts] will then keep its declared rank (in this example a queen, which has a '
+    "value of nine) for the rest of the hand for the purposes of card capturing (and could therefore capture a "
+    "'6' since 9 + 6 = 15)\""
+)
+WILD_QUEEN = 9
+
+WILD_CAPTURE_CASES = [
+    # (hand, table, wild_rank, captures (empty set = trail), quote)
+    ("7c", "6d", WILD_QUEEN, sets("6d"), KEEPS_RANK),
+    ("7c", "6d", 0, {frozenset()}, "wikipedia: undeclared, the seven of hearts is a Seven (7 + 6 = 13)"),
+    ("7c", "Qd 2s", WILD_QUEEN, sets("Qd"), 'wikipedia: it keeps "its declared rank (in this example a queen ...)" (an equal capture)'),
+    ("7c", "Qd 2s", 0, {frozenset()}, "wikipedia: undeclared it is a Seven (no 7 and no 8 to make 15 on the table)"),
+    ("6s", "7c", WILD_QUEEN, sets("7c"), "wikipedia: on the table it is captured as the declared queen (6 + 9 = 15) "
+     '("for the purposes of card capturing")'),
+    ("Qs", "7c Ad", WILD_QUEEN, sets("7c"), 'wikipedia: "for the purposes of card capturing" a Queen takes it as a Queen'),
+    ("Jd", "7c 6s", WILD_QUEEN, {frozenset()}, "wikipedia: as a queen it no longer makes 15 with a Jack (8 + 9 = 17)"),
+    ("Jd", "7c 6s", 0, sets("7c"), "wikipedia: an undeclared Seven makes 15 with a Jack (8 + 7)"),
+    ("7c", "4s 3s Kb", 1, sets("4s 3s Kb", "4s Kb"), 'wikipedia: declared an Ace (three-point bonus), "Playing an ace allows a '
+     'player to capture all cards on the table"'),
+    ("Ad", "7c 4s Kb", 1, sets("7c", "4s Kb"), 'wikipedia: declared an Ace it is an ace on the table: "unless an ace is '
+     'already on the table – in which case playing the ace can only capture the ace already on the table (or ... '
+     "'fifteen-capture')\""),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("hand, table, wild_rank, expected, quote", WILD_CAPTURE_CASES)
+def test_cirulla_wildcard_captures_as_declared(hand, table, wild_rank, expected, quote):
+    got = {frozenset(m.captured) for m in legal_moves(cards(hand), cards(table), "cirulla", wild_rank=wild_rank)}
+    assert got == expected, f"{hand} on {table}, wildcard declared {wild_rank}: {got} ({quote})"
+
+
+@pytest.mark.parametrize(
+    "hand, name, wild_rank, quote",
+    [
+        ("7c Qd Qs", "bonus_10", WILD_QUEEN, 'wikipedia: "a player holding [7 Q Q] may declare that the [7] is a queen"'),
+        ("7c Ad As", "bonus_10", 1, "wikipedia: the wildcard as an Ace makes three of a kind (better than 7+1+1 = 9)"),
+        ("7c 5d 3s", "bonus_3", 1, "docs/rules.md reading: for the total under 10 the wildcard is declared an Ace"),
+        ("7c 7d 7s", "bonus_10", 0, 'wikipedia: a wildcard "only as long as doing so allows them to score": three '
+         "Sevens need none"),
+        ("Qc Qd Qs", "bonus_10", 0, "wikipedia: no wildcard in the hand"),
+    ],
+)  # fmt: skip
+def test_cirulla_declared_rank(hand, name, wild_rank, quote):
+    found = declaration(mask_of(cards(hand)), get_rules("cirulla"))
+    assert (found.name, found.wild_rank) == (name, wild_rank), f"{hand}: {found} ({quote})"
+
+
+def wild_deal(rules: str = "cirulla", table: str = "6d 2b 3b 4b") -> Game:
+    """player_0 holds 7c Qd Qs (a ten-point bonus with the wildcard as a Queen) and decides first."""
+    rules = get_rules(rules)
+    h0, h1 = cards("7c Qd Qs"), cards("Kd 5c 2s")
+    tb = cards(table)
+    stock = [c for c in rules.deck if c not in h0 + h1 + tb]
+    return Game.from_deal([h0, h1], tb, stock, dealer=1, rules=rules, declare_queue=[0], auto_next_hand=False)
+
+
+def test_cirulla_wildcard_rank_in_play():
+    """wikipedia: the wildcard keeps its declared rank "for the rest of the hand ... but will then revert"."""
+    game = wild_deal()
+    hi = cards("Qs")[0]
+    game.play(Move(hi, itself=True))  # declare: the 7 of cups is a Queen
+    seven, six = cards("7c 6d")
+    assert game.wild_rank == WILD_QUEEN and game.view(1).wild_rank == WILD_QUEEN, "the declared rank is public"
+    assert game.scores == [10, 0] and game.declarations[0]["name"] == "bonus_10"
+    assert (seven, 1 << six) in game.legal_pairs(), KEEPS_RANK
+    world = game.view(1).determinize(np.random.default_rng(0))
+    assert world.wild_rank == WILD_QUEEN and world.hands[0] == game.hands[0], "determinize keeps the declared rank"
+    game.play(Move(seven, [six]))
+    assert game.piles[0] == mask_of(cards("7c 6d"))
+    rnd = random.Random(0)
+    while not game.hand_over:
+        pairs = game.legal_pairs()
+        game.play_pair(*pairs[rnd.randrange(len(pairs))])
+    assert game.hand_result.hand_score == score_hand(game.hand_result.piles, game.hand_result.scope, game.rules), (
+        "at the hand end it reverts to the seven of hearts (scored as a Seven)"
+    )
+    game.next_hand()
+    assert game.wild_rank == 0, "a new hand: the wildcard is a Seven again"
+
+
+def test_cirulla_wildcard_on_the_table():
+    """wikipedia: "for the purposes of card capturing" read both ways: on the table the declared wildcard is
+    captured as its declared rank (docs/rules.md)."""
+    game = two_player_game("cirulla", "6s Jd", "Kc Ks", "7c 5b", wild_rank=WILD_QUEEN)
+    moves = {str(m) for m in game.legal_moves()}
+    assert "6s takes 7c" in moves and "Jd takes 7c" not in moves, f"6 + 9 = 15, 8 + 9 = 17: {moves}"
+    assert game.view(1).wild_rank == WILD_QUEEN
+    with pytest.raises(ValueError, match="no wildcard"):
+        two_player_game("standard", "6s Jd", "Kc Ks", "7c 5b", wild_rank=WILD_QUEEN)
+    with pytest.raises(ValueError, match="wild_rank must be 0"):
+        two_player_game("cirulla", "6s Jd", "Kc Ks", "7c 5b", wild_rank=11)
+
+
+def test_cirulla_wildcard_passed_keeps_seven():
+    game = wild_deal()
+    game.play(Move(cards("Qs")[0]))  # pass: no declaration, no wildcard
+    assert game.wild_rank == 0 and (cards("7c")[0], 1 << cards("6d")[0]) not in game.legal_pairs()
+
+
+@pytest.mark.parametrize("mode", ["move", "select"])
+def test_wildcard_rank_in_the_env(mode):
+    """Both action modes offer the wildcard's captures as its declared rank; the observation shows the rank."""
+    rules, target = ("cirulla", "6d") if mode == "select" else (WILD_OPTION, "Qc")  # 9 + 6 = 15, 9 = 9
+    env = scopa_v0.raw_env(rules=rules, action_mode=mode)
+    h0, h1 = cards("7c Qd Qs"), cards("Kd 5c 2s")
+    tb = cards(f"{target} 2b 3b 4b")
+    stock = [c for c in env.rules.deck if c not in h0 + h1 + tb]
+    env.reset(options={"deal": {"hands": [h0, h1], "table": tb, "stock": stock, "dealer": 1, "declare_queue": [0]}})
+    hi, seven, six = cards(f"Qs 7c {target}")
+    if mode == "move":
+        env.step(env.encode_action(Move(hi, itself=True)))
+    else:
+        env.step(hi)
+        env.step(hi)
+    layout = env.layout
+    assert layout["wild_rank"].stop - layout["wild_rank"].start == 10
+    for seat in (0, 1):
+        obs = env.observe(f"player_{seat}")["observation"]
+        assert list(np.flatnonzero(obs[layout["wild_rank"]])) == [WILD_QUEEN - 1], "the declared rank is public"
+    ids = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
+    if mode == "move":
+        assert env.encode_action(Move(seven, [six])) in ids, KEEPS_RANK
+        env.step(env.encode_action(Move(seven, [six])))
+    else:
+        assert seven in ids
+        env.step(seven)
+        env.step(six)  # the 7 has several captures: name the 6 ...
+        if not env.game.history:  # ... and CONFIRM the 6 alone (9 = 6 + 3 is another capture)
+            env.step(40)
+    assert env.game.piles[0] >> seven & 1 and env.game.piles[0] >> six & 1, f"the wildcard took the {target} as a Queen"
+
+
+def test_wildcard_observation_hides_hidden_cards():
+    """Permuting the hidden cards (determinize) leaves every seat's observation with the wildcard unchanged."""
+    from scopa_env.observation import write_observation
+
+    game = wild_deal()
+    game.play(Move(cards("Qs")[0], itself=True))
+    layout = ObservationLayout.for_rules(2, game.rules)
+    for seed in range(5):
+        for seat in (0, 1):
+            world = game.view(seat).determinize(np.random.default_rng(seed))
+            a = write_observation(game, seat, layout, np.empty(layout.size, np.float32))
+            b = write_observation(world, seat, layout, np.empty(layout.size, np.float32))
+            assert np.array_equal(a, b), f"seed {seed}, seat {seat}: the observation depends on hidden cards"
+
+
+def test_standard_and_bazzica_layouts_have_no_wild_rank():
+    assert "wild_rank" not in ObservationLayout.for_rules(2, get_rules("scopa_bazzica")).slices
+    assert ObservationLayout.for_rules(2, get_rules("cirulla")).size == 417 + 10
+    with pytest.raises(ValueError, match="needs declarations=True"):
+        ObservationLayout(2, wildcard=True)
+
+
 # --- chiamarsi fuori ------------------------------------------------------------------------------
 
 FUORI = "standard,claim_out=true,player_counts=2/4/6"
@@ -795,6 +954,12 @@ def test_move_mode_size(preset, n):
         assert len(move_enumeration(get_rules(preset))) == n, f"{preset}: documented N = {n}"
 
 
+def test_move_mode_size_with_the_wildcard():
+    """docs/rules.md: the wildcard may capture and be captured as any rank it is declared as (N = 39,761)."""
+    assert len(move_enumeration(get_rules(WILD_OPTION))) == 39_761
+    assert len(move_enumeration(get_rules("standard,hand_bonus_points=3/10"))) == 16_240
+
+
 OPTION_STRINGS = [
     "standard,re_bello=true",
     "standard,seven_of_cups=true",
@@ -806,6 +971,7 @@ OPTION_STRINGS = [
     "standard,scopa_value=cards",
     "standard,all_coins_wins=true",
     FUORI,
+    WILD_OPTION,
 ]
 
 
