@@ -23,7 +23,7 @@ CHOICES: dict[str, tuple] = {
     "reward": ("points", "game"),
     "action_mode": ("select", "move"),
     "num_players": (2, 3, 4, 6),
-    "vec_env": ("dummy", "subproc"),
+    "vec_env": ("dummy", "subproc", "fast"),
 }
 
 IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch")
@@ -105,7 +105,11 @@ class TrainConfig:
     n_envs: int = 8
     """Parallel envs (each one game)."""
     vec_env: str = "dummy"
-    """"dummy" (one process) or "subproc" (one process per env)."""
+    """"dummy" (one process), "subproc" (one process per env) or "fast" (the compiled core:
+    ``n_envs`` games stepped together, compiled opponents only; see :mod:`train.fast`)."""
+    reward_shaping: bool = False
+    """Potential-based shaping from the captured piles (:class:`train.fast.PileShaping`);
+    the best policy is unchanged, evaluation is unshaped."""
     torch_threads: int = 1
     """``torch.set_num_threads``: 1 keeps runs reproducible and polite on shared CPUs."""
     net_arch: list = field(default_factory=lambda: [256, 256])
@@ -242,6 +246,12 @@ class TrainConfig:
             raise ConfigError(f"{source}: best_opponent {self.best_opponent!r} is not in eval_opponents")
         if self.curriculum and not set(self.curriculum) <= set(self.eval_opponents):
             raise ConfigError(f"{source}: every curriculum stage must be in eval_opponents (to measure the switch)")
+        if self.vec_env == "fast":
+            from train.fast import fast_config_problem
+
+            problem = fast_config_problem(self)
+            if problem:
+                raise ConfigError(f"{source}: vec_env fast: {problem}")
         if not self.name or "/" in self.name:
             raise ConfigError(f"{source}: name must be a non-empty folder name, got {self.name!r}")
 

@@ -332,10 +332,19 @@ def make_env_fn(cfg, rank: int, opponents: Any, illegal_action: str = "raise"):
 
 
 def make_vec_env(cfg, opponents: Any, seed: int):
-    """``cfg.n_envs`` envs in a Dummy- or SubprocVecEnv, env ``i`` seeded with ``seed + i``."""
+    """``cfg.n_envs`` envs, env ``i`` seeded with ``seed + i``: Python envs in a Dummy- or
+    SubprocVecEnv, or games of the compiled core (``vec_env: fast``, see :mod:`train.fast`);
+    wrapped in :class:`train.fast.PileShaping` when ``reward_shaping`` is on."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    fns = [make_env_fn(cfg, i, opponents) for i in range(cfg.n_envs)]
-    venv = SubprocVecEnv(fns, start_method="spawn") if cfg.vec_env == "subproc" else DummyVecEnv(fns)
-    venv.seed(seed)
+    from train.fast import PileShaping, make_fast_vec_env
+
+    if cfg.vec_env == "fast":
+        venv = make_fast_vec_env(cfg, opponents, seed)
+    else:
+        fns = [make_env_fn(cfg, i, opponents) for i in range(cfg.n_envs)]
+        venv = SubprocVecEnv(fns, start_method="spawn") if cfg.vec_env == "subproc" else DummyVecEnv(fns)
+        venv.seed(seed)
+    if cfg.reward_shaping:
+        venv = PileShaping(venv, cfg.num_players, cfg.rules, cfg.gamma)
     return venv

@@ -1,0 +1,120 @@
+"""Training on the compiled core (``vec_env: fast``) and the potential-based reward shaping."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from scopa_env.observation import ObservationLayout  # noqa: E402
+from train.config import ConfigError, TrainConfig  # noqa: E402
+from train.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = [
+    "total_timesteps=512",
+    "n_envs=8",
+    "n_steps=32",
+    "batch_size=64",
+    "n_epochs=1",
+    "net_arch=[32]",
+    "eval_every=256",
+    "eval_pairs=2",
+    "final_eval_pairs=1",
+    "learning_starts=64",
+    "buffer_size=512",
+    "target_update_interval=64",
+    "progress_bar=false",
+    "eval_opponents=[random]",
+]
+
+
+def fast_cfg(tmp_path, *overrides: str) -> TrainConfig:
+    return TrainConfig.load(
+        ROOT / "configs" / "quickstart.yaml",
+        [f"runs_dir={tmp_path}", "vec_env=fast", "opponents=greedy", *TINY, *overrides],
+    )
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("opponents=heuristic_typo", "not compiled"),
+        ("selfplay=true", "selfplay"),
+        ("curriculum=[random,greedy]", "curriculum"),
+        ("rules=chkobba", "chkobba"),
+    ],
+)
+def test_fast_configs_the_core_cannot_play_are_refused_before_training(tmp_path, override, message):
+    with pytest.raises(ConfigError, match=message):
+        fast_cfg(tmp_path, override, "eval_opponents=[random,greedy]")
+
+
+def random_episodes(venv, episodes: int, seed: int, phi=None):
+    """Random legal play: the return of each finished episode, minus ``phi`` of its first observation."""
+    rng = np.random.default_rng(seed)
+    obs = venv.reset()
+    start = phi(obs) if phi else np.zeros(venv.num_envs)
+    sums = np.zeros(venv.num_envs)
+    finished = []
+    while len(finished) < episodes:
+        masks = venv.action_masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, _ = venv.step(actions)
+        sums += rewards
+        for i in np.flatnonzero(dones):
+            finished.append(sums[i] + start[i])
+            sums[i] = 0.0
+        if phi:
+            start = np.where(dones, phi(obs), start)  # after a done, obs starts the next episode
+    return np.array(finished[:episodes])
+
+
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_shaping_leaves_every_episode_return_unchanged(tmp_path, episode):
+    """With gamma = 1 the shaping terms telescope: the shaped return is the game's own minus
+    phi of the episode's first observation (what the opponents took before the learner's first
+    decision), which no action of the learner changes."""
+    cfg = fast_cfg(tmp_path, f"episode={episode}", "reward=points")
+    plain = make_fast_vec_env(cfg, "greedy", seed=7)
+    shaped = PileShaping(make_fast_vec_env(cfg, "greedy", seed=7), cfg.num_players, cfg.rules, gamma=1.0)
+    a = random_episodes(plain, 40, seed=3)
+    b = random_episodes(shaped, 40, seed=3, phi=shaped.potential)
+    assert np.allclose(a, b, atol=1e-4), f"shaped {b} vs plain {a}"
+    assert np.any(a != 0)
+
+
+def test_shaping_pays_a_capture_when_it_is_made():
+    layout = ObservationLayout(2)
+    prim = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
+    empty = np.zeros((1, layout.size), np.float32)
+    assert pile_potential(empty, layout, prim)[0] == 0.0, "phi is 0 on empty piles"
+    took_settebello = empty.copy()
+    took_settebello[0, layout["own_pile"].start + 6] = 1  # the Seven of coins, card 6
+    gain = pile_potential(took_settebello, layout, prim)[0]
+    assert gain > 1.0, "the settebello is a whole point, plus a card, a coin and primiera"
+    lost = empty.copy()
+    lost[0, layout["other_piles"].start + 6] = 1
+    assert pile_potential(lost, layout, prim)[0] == pytest.approx(-gain), "the opponent's capture is my loss"
+    scopa = empty.copy()
+    scopa[0, layout["scope"].start] = 2
+    assert pile_potential(scopa, layout, prim)[0] == 2.0, "each scopa is a point"
+
+
+def test_fast_run_trains_logs_and_is_reproducible(tmp_path):
+    from train.trainer import train
+
+    dirs = [train(fast_cfg(tmp_path, f"name={n}", "reward_shaping=true"), report=False).dir for n in ("a", "b")]
+    rows = [(d / "evaluations.csv").read_text() for d in dirs]
+    assert rows[0] == rows[1], "same seed and config, same evaluation metrics"
+    assert (dirs[0] / "best" / "meta.json").exists() and any((dirs[0] / "tb").iterdir())
+
+
+def test_fast_ppo_run_trains(tmp_path):
+    from train.trainer import train
+
+    cfg = fast_cfg(tmp_path, "name=ppo", "algo=ppo")
+    run = train(cfg, report=False)
+    assert (run.dir / "latest" / "meta.json").exists()
+    assert run.state.timestep >= cfg.total_timesteps
