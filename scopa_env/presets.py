@@ -20,6 +20,8 @@ preset                     source
 ``chkobba``                pagat "Chkobba"
 ``hurrikan``               pagat "Hurrikan"
 ``booklet``                booklet-origins-rules-strategies.txt
+``cirulla``                wikipedia "Cirulla"
+``chiamarsi_fuori``        pagat: "claiming to have enough points to reach the game target of 11"
 =========================  =====================================================
 """
 
@@ -361,5 +363,18 @@ CIRULLA = register_preset(
         target=51,
         description="Cirulla (Liguria, wikipedia): free choice of captures, fifteens, the Ace takes all; hand and "
         "dealer bonuses with the Seven of hearts as wildcard; la piccola and la grande; to 51.",
+    )
+)
+
+# --- Chiamarsi fuori ----------------------------------------------------------------
+
+CHIAMARSI_FUORI = register_preset(
+    Rules(
+        name="chiamarsi_fuori",
+        player_counts=(2, 4, 6),
+        claim_out=True,
+        target=11,
+        description="Standard Scopa where a player may end the game by claiming to have reached the target of 11 "
+        "('chiamarsi fuori', pagat); a wrong claim loses. Two sides: 2, 4 or 6 players.",
     )
 )

@@ -19,7 +19,7 @@ from scopa_env.actions import MAX_MOVE_ACTIONS, TAKE_ALL, move_enumeration
 from scopa_env.cards import RANK_MASK, RANK_OF, SUIT_MASK, card_id, cards_of, format_cards, mask_of, parse_cards
 from scopa_env.cli import main as cli_main
 from scopa_env.game import Game
-from scopa_env.rules import PRESETS, STANDARD, Move, Rules, get_rules, legal_moves
+from scopa_env.rules import PRESETS, STANDARD, Move, Rules, get_rules, legal_moves, move_of
 from scopa_env.scoring import score_hand
 
 VARIANTS = sorted(name for name in PRESETS if name != "standard")
@@ -640,7 +640,16 @@ def test_take_all_compact_action():
 # --- random games: invariants in every preset and player count --------------------------------
 
 
-def table_subsets(tcards: list[int], limit: int) -> list[tuple[int, int, int]]:
+WILDCARD = card_id(1, 7)
+"""Cirulla's wildcard, the Seven of cups (card 16)."""
+
+
+def value_of(card: int, wild_rank: int = 0) -> int:
+    """A card's capture value: Cirulla's declared wildcard keeps its declared rank."""
+    return wild_rank if wild_rank and card == WILDCARD else RANK_OF[card]
+
+
+def table_subsets(tcards: list[int], limit: int, wild_rank: int = 0) -> list[tuple[int, int, int]]:
     """(mask, sum, size) of every non-empty set of table cards whose values add up to at most ``limit``."""
     subsets = []
 
@@ -648,7 +657,7 @@ def table_subsets(tcards: list[int], limit: int) -> list[tuple[int, int, int]]:
         if size:
             subsets.append((mask, total, size))
         for j in range(i, len(tcards)):
-            v = total + RANK_OF[tcards[j]]
+            v = total + value_of(tcards[j], wild_rank)
             if v <= limit:
                 walk(j + 1, v, mask | 1 << tcards[j], size + 1)
 
@@ -656,17 +665,17 @@ def table_subsets(tcards: list[int], limit: int) -> list[tuple[int, int, int]]:
     return subsets
 
 
-def brute_force_pairs(hand: int, table: int, rules: Rules) -> list[tuple[int, int]]:
+def brute_force_pairs(hand: int, table: int, rules: Rules, wild_rank: int = 0) -> list[tuple[int, int]]:
     """The capture rules read straight off the texts, by enumerating table subsets."""
     tcards = cards_of(table)
-    aces_on_table = any(RANK_OF[c] == 1 for c in tcards)
+    aces_on_table = any(value_of(c, wild_rank) == 1 for c in tcards)
     out = []
     for card in cards_of(hand):
-        rank = RANK_OF[card]
+        rank = value_of(card, wild_rank)
         if not tcards:
             out.append((card, 1 << card) if rules.ace_takes_itself and rank == 1 else (card, 0))
             continue
-        subsets = table_subsets(tcards, max(rank, rules.capture_sum - rank))
+        subsets = table_subsets(tcards, max(rank, rules.capture_sum - rank), wild_rank)
         singles = [m for m, t, k in subsets if k == 1 and t == rank] if rules.capture_equal else []
         sets = [m for m, t, k in subsets if k >= 2 and t == rank] if rules.capture_equal else []
         if singles and rules.single_card_priority:
@@ -731,12 +740,16 @@ def play_checked(game: Game, rnd: random.Random, hands: int) -> None:
             world = game.view().determinize(rng)
             check_cards_accounted(world)
             assert world.legal_pairs() == pairs, "a determinized world has the same legal moves"
+        card = game.hands[game.current].bit_length() - 1
         if game.deciding:
-            card = game.hands[game.current].bit_length() - 1
-            assert pairs == [(card, 0), (card, 1 << card)], "the first-card decision"
+            assert pairs == [(card, 0), (card, 1 << card)], "the first-card decision, or declare / pass"
+            assert game.claim_pair() is None, "no claim during a decision"
         else:
-            want = brute_force_pairs(game.hands[game.current], game.table, rules)
+            want = brute_force_pairs(game.hands[game.current], game.table, rules, game.wild_rank)
             assert pairs == want, f"{rules.name}: {pairs} != brute force {want} in {game!r}"
+            claim = game.claim_pair()
+            assert claim == ((card, 1 << card) if rules.claim_out else None), "the claim: the highest card, itself"
+            assert claim not in pairs, "the claim is not a card play (legal_pairs)"
         game.play_pair(*pairs[rnd.randrange(len(pairs))])
         if game.hand_result is not None:
             result = game.hand_result
@@ -786,9 +799,26 @@ def test_random_games_env(preset, n):
                 env.step(None)
                 continue
             ids = np.flatnonzero(obs["action_mask"])
-            if mode == "move" and env._pending_card is None:
-                decoded = {(m.card, m.mask) for m in (env.decode_action(i) for i in ids)}
-                assert decoded == set(env.game.legal_pairs()), f"{preset}/{mode}: mask != legal moves"
+            game = env.game
+            # The env's actions: the card plays, the decisions (Chkobba's first card, declare /
+            # pass) and, under claim_out, the claim of chiamarsi fuori.
+            expected = set(game.legal_pairs())
+            claim = game.claim_pair()
+            if claim is not None:
+                assert claim not in expected and not game.deciding, f"{preset}: the claim is an extra action"
+                expected.add(claim)
+            if game.deciding:
+                card = game.hands[game.current].bit_length() - 1
+                assert expected == {(card, 0), (card, 1 << card)}, f"{preset}: a decision is self-mask or not"
+            assert expected == set(game.action_pairs()), f"{preset}: action_pairs = legal_pairs + claim"
+            if env._pending_card is None:
+                if mode == "move":
+                    decoded = {(m.card, m.mask) for m in (env.decode_action(i) for i in ids)}
+                    assert decoded == expected, f"{preset}/{mode}: mask != legal moves (+ claim)"
+                else:
+                    assert set(ids) == {c for c, _ in expected}, f"{preset}/{mode}: mask != cards of the legal moves"
+            if claim is not None and rng.random() < 0.97:  # claim now and then, not at once
+                ids = [i for i in ids if mode == "select" or env.decode_action(i) != move_of(*claim)]
             env.step(int(rng.choice(ids)))
             steps += 1
         assert env.game.hand_result is not None and steps > 0, f"{preset}/{mode}: the hand ended"

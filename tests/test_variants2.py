@@ -941,6 +941,7 @@ DOCUMENTED_N = {
     "piva": 16_244,
     "scopa_bazzica": 16_240,
     "cirulla": None,
+    "chiamarsi_fuori": 16_240,
 }
 
 
