@@ -37,7 +37,7 @@ import numpy as np
 from agents.base import Agent
 from agents.registry import make_agent
 from scopa_env.cards import format_cards
-from scopa_env.game import Game, sides_for
+from scopa_env.game import Game, HandResult, sides_for
 from scopa_env.rules import Move, Rules, get_rules
 
 Z95 = 1.959963984540054
@@ -111,7 +111,8 @@ def play_game(match: Match, deal: int, rotation: int, agents: Sequence[Agent]) -
     """Play deal ``deal`` in rotation ``rotation``; ``agents[i]`` is the instance for seat ``i``.
 
     Returns a record: ``deal``, ``rotation``, ``lineup`` (agent index per side), ``winner``
-    (side or ``None``), ``hands`` (per hand, the score dict of each side), ``forfeit``
+    (side or ``None``), ``hands`` (per hand, the points of each side, :func:`hand_rows`),
+    ``scores`` (the game score per side at the end), ``forfeit``
     (``None`` or what went wrong), ``moves`` and ``seconds`` (CPU time of this process, so
     other load on the machine does not inflate it).
     """
@@ -132,7 +133,7 @@ def play_game(match: Match, deal: int, rotation: int, agents: Sequence[Agent]) -
             moves += 1
         if forfeit is not None:
             break
-        hands.append([_numeric(row) for row in game.hand_result.hand_score])
+        hands.append(hand_rows(game.hand_result))
         if game.winner is not None:
             break
         game.next_hand()
@@ -145,6 +146,7 @@ def play_game(match: Match, deal: int, rotation: int, agents: Sequence[Agent]) -
         "lineup": list(lineup),
         "winner": winner,
         "hands": hands,
+        "scores": list(game.scores),
         "forfeit": forfeit,
         "moves": moves,
         "seconds": time.process_time() - start,
@@ -176,6 +178,21 @@ def _checked_move(game: Game, agent: Agent, match: Match, lineup: tuple[int, ...
 
 def _numeric(row: dict) -> dict:
     return {k: v for k, v in row.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def hand_rows(result: HandResult) -> list[dict]:
+    """Per side, every scoring item of a finished hand, with ``total`` their sum.
+
+    The numbers of ``result.hand_score`` plus the declarations the side scored during the
+    hand (``result.declared``: bazzica, bazzicotto, Cirulla's hand bonuses), which the game
+    adds to the score when they are made and so are outside ``hand_score``'s ``total``.
+    """
+    rows = [_numeric(row) for row in result.hand_score]
+    for row, declared in zip(rows, result.declared):
+        for name, points in declared.items():
+            row[name] = row.get(name, 0) + points
+            row["total"] += points
+    return rows
 
 
 # --- running many deals --------------------------------------------------------------
