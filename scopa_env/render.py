@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from scopa_env.cards import format_cards
+from scopa_env.cards import RANK_SYMBOLS, format_card, format_cards
 from scopa_env.game import Game, HandResult
+from scopa_env.rules import WILDCARD
 
 _COLORS = {"d": "\x1b[33m", "c": "\x1b[31m", "s": "\x1b[36m", "b": "\x1b[32m"}
 _RESET = "\x1b[0m"
@@ -40,9 +41,16 @@ def render_game(game: Game, seat: int | None = None, color: bool = False) -> str
             f"  side {side}: {game.piles[side].bit_count():2d} cards captured, "
             f"{game.scope[side]} scope, score {game.scores[side]}/{game.rules.target}"
         )
+    if game.wild_rank:
+        lines.append(
+            f"  wildcard: {format_card(WILDCARD)} captures as a {RANK_SYMBOLS[game.wild_rank - 1]} this hand (declared)"
+        )
     if game.history:
         s, card, cap = game.history[-1]
-        what = f"takes {format_cards(cap)}" if cap else "trails"
+        if cap == 1 << card:  # an Ace played to the empty table taking itself (ace_takes_itself)
+            what = "takes itself"
+        else:
+            what = f"takes {format_cards(cap)}" if cap else "trails"
         lines.append(f"  last play: player_{s} {fmt(format_cards([card]))} {what}")
     if game.winner is not None:
         lines.append(f"  game over: side {game.winner} wins {game.scores}")

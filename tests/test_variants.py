@@ -284,6 +284,16 @@ def test_ace_takes_itself_goes_to_the_pile():
     assert game.scope[0] == 0 and game.last_capturer == 0, "taking itself is a capture but no scopa"
 
 
+def test_render_shows_an_ace_taking_itself():
+    """pagat: "if an Ace is played to the empty table it 'takes itself'": the text view says so."""
+    from scopa_env.render import render_game
+
+    game = two_player_game("scopa_d_assi_options", "Ad 3d", "")
+    game.play(Move(cards("Ad")[0], itself=True))
+    text = render_game(game)
+    assert "last play: player_0 Ad takes itself" in text and "Ad takes Ad" not in text, text
+
+
 @pytest.mark.parametrize(
     "preset, table, redeal, quote",
     [

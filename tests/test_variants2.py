@@ -1207,3 +1207,12 @@ def test_claim_in_the_web_ui():
         assert r.status_code == 200, r.text
         state = r.json()
         assert state["winner"] == 0 and state["events"][0]["decision"] == "claim" and state["claim"] is None
+
+
+def test_render_shows_the_declared_wildcard():
+    from scopa_env.render import render_game
+
+    game = wild_deal()
+    game.play(Move(cards("Qs")[0], itself=True))
+    assert "wildcard: 7c captures as a Q this hand (declared)" in render_game(game), render_game(game)
+    assert "wildcard" not in render_game(wild_deal())
