@@ -38,10 +38,14 @@ Episodes: each row plays games (or hands, ``episode="hand"``) back to back; afte
 episode the row deals a new game from its own generator, which :meth:`reset` seeds.
 The first dealer of every game is the last seat, so seat 0 leads (as ``Game`` does).
 
-Opponents: with ``opponent="random"`` or ``"greedy"`` the learner holds one seat per
-game (``learner_seat``: a seat, or ``"random"`` to draw one per game) and every other
-seat, partners included, is played by compiled code inside :meth:`step` until it is
-the learner's turn again.
+Opponents: with ``opponent="random"``, ``"greedy"`` or ``"heuristic"`` (the compiled
+twins of :mod:`agents.random_agent`, :mod:`agents.greedy` and :mod:`agents.heuristic`) the
+learner holds one seat per game (``learner_seat``: a seat, or ``"random"`` to draw one per
+game) and every other seat, partners included, is played by compiled code inside
+:meth:`step` until it is the learner's turn again. A dict such as
+``{"greedy": 0.5, "heuristic": 0.5}`` is a mixture: each game draws its opponents' kind
+at every reset from its own seeded generator (``opponent_kind``, int64 ``(N,)``, indexes
+:data:`OPPONENT_KINDS`; ``final_opponent`` is the kind of a game that just ended).
 
 Bad input (wrong shapes or dtypes, illegal actions, seeds of the wrong length) raises
 ``ValueError`` naming the game; nothing is clipped or coerced.
@@ -66,7 +70,14 @@ from scopa_env.rules import Rules, get_rules
 ACTION_MODES = ("move", "select")
 EPISODES = ("game", "hand")
 REWARDS = ("game", "points")
-OPPONENTS = {None: core.OPPONENT_NONE, "random": core.OPPONENT_RANDOM, "greedy": core.OPPONENT_GREEDY}
+OPPONENTS = {
+    None: core.OPPONENT_NONE,
+    "random": core.OPPONENT_RANDOM,
+    "greedy": core.OPPONENT_GREEDY,
+    "heuristic": core.OPPONENT_HEURISTIC,
+}
+OPPONENT_KINDS = ("random", "greedy", "heuristic")
+"""Compiled player kinds, indexed by their code (``opponent_kind``, ``final_opponent``)."""
 
 SUPPORTED_FIELDS = (
     "name",
@@ -104,6 +115,41 @@ its default (standard) value, or :func:`check_supported` raises ``NotImplemented
 GREEDY_CARD, GREEDY_COIN, GREEDY_SETTEBELLO, GREEDY_PRIMIERA, GREEDY_SCOPA = 1.0, 1.0, 5.0, 0.25, 10.0
 GREEDY_FACE_PRIMIERA = 10
 GREEDY_TIE_TOL = 1e-9
+# Heuristic opponent weights (agents.heuristic.HeuristicWeights defaults; its capture weights are the greedy's).
+HEURISTIC_REPLY, HEURISTIC_BLOCK, HEURISTIC_LEFTOVER, HEURISTIC_TRAIL = 1.0, 1.0, 1.0, 0.3
+
+
+def opponent_weights(opponent: str | dict[str, float] | None) -> np.ndarray | None:
+    """The mixture weights per kind of :data:`OPPONENT_KINDS` (summing to 1), or ``None`` for no opponent.
+
+    ``opponent`` is a kind name or a dict ``{kind: weight}``; unknown names, weights that
+    are negative, not finite or all zero raise ``ValueError``.
+    """
+    if opponent is None:
+        return None
+    if isinstance(opponent, str):
+        if opponent not in OPPONENT_KINDS:
+            raise ValueError(
+                f"opponent must be one of {OPPONENT_KINDS}, a dict of them to weights or None, got {opponent!r}"
+            )
+        opponent = {opponent: 1.0}
+    if not isinstance(opponent, dict) or not opponent:
+        raise ValueError(
+            f"opponent must be one of {OPPONENT_KINDS}, a dict of them to weights or None, got {opponent!r}"
+        )
+    weights = np.zeros(len(OPPONENT_KINDS), np.float64)
+    for name, w in opponent.items():
+        if name not in OPPONENT_KINDS:
+            raise ValueError(f"opponent mixture: unknown opponent {name!r}; known: {', '.join(OPPONENT_KINDS)}")
+        if isinstance(w, bool) or not isinstance(w, (int, float, np.integer, np.floating)):
+            raise ValueError(f"opponent mixture: weight of {name!r} must be a number, got {w!r}")
+        if not math.isfinite(w) or w < 0:
+            raise ValueError(f"opponent mixture: weight of {name!r} must be finite and >= 0, got {w!r}")
+        weights[OPPONENT_KINDS.index(name)] = float(w)
+    total = weights.sum()
+    if total <= 0:
+        raise ValueError(f"opponent mixture: the weights are all zero: {opponent!r}")
+    return weights / total
 
 
 def check_supported(rules: Rules) -> None:
@@ -132,6 +178,25 @@ def greedy_card_values(rules: Rules) -> np.ndarray:
             v += GREEDY_SETTEBELLO
         out[c] = v
     return out
+
+
+def heuristic_weights() -> np.ndarray:
+    """The heuristic player's weights ``H`` (indices ``core.H_*``), read-only."""
+    H = np.zeros(core.NUM_HEURISTIC, np.float64)
+    H[core.H_CARD] = GREEDY_CARD
+    H[core.H_COIN] = GREEDY_COIN
+    H[core.H_SETTEBELLO] = GREEDY_SETTEBELLO
+    H[core.H_PRIMIERA] = GREEDY_PRIMIERA
+    H[core.H_SCOPA] = GREEDY_SCOPA
+    H[core.H_REPLY] = HEURISTIC_REPLY
+    H[core.H_BLOCK] = HEURISTIC_BLOCK
+    H[core.H_LEFTOVER] = HEURISTIC_LEFTOVER
+    H[core.H_TRAIL] = HEURISTIC_TRAIL
+    H.flags.writeable = False
+    return H
+
+
+HEURISTIC_H = heuristic_weights()
 
 
 def _subset_count(rules: Rules, max_sum: int) -> int:
@@ -187,7 +252,8 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_FEWEST] = rules.fewest_cards
     P[core.P_MAX_SUM] = max_sum
     P[core.P_SUB_CAP] = sub_cap
-    P[core.P_SCRATCH] = max(schedule) * sub_cap + 1
+    # a position's legal moves, then the heuristic's model of the next player's replies (one card per rank)
+    P[core.P_SCRATCH] = (max(schedule) + 10) * (sub_cap + 1)
     P[core.P_ACES_REDEAL] = rules.aces_redeal
     P[core.P_REDEAL_SAME_RANK] = rules.redeal_same_rank
     P[core.P_BONUS_SUIT] = rules.bonus_suit
@@ -234,7 +300,10 @@ class BatchedScopa:
             :func:`scopa_env.actions.move_enumeration`, as a padded list).
         episode: ``"game"`` or ``"hand"``, as in :mod:`scopa_env.scopa_v0`.
         reward: ``"game"`` or ``"points"``, as in :mod:`scopa_env.scopa_v0`.
-        opponent: ``None`` (the caller plays every seat), ``"random"`` or ``"greedy"``.
+        opponent: ``None`` (the caller plays every seat), ``"random"``, ``"greedy"``,
+            ``"heuristic"``, or a mixture ``{"greedy": 0.5, "heuristic": 0.5}``: each game
+            draws its opponents' kind at every reset from the row's seeded generator
+            (``opponent_kind`` says which; ``final_opponent`` that of a finished game).
         learner_seat: with an opponent, the learner's seat, or ``"random"`` (one per game).
         legal_width: "move" mode: columns of ``legal_ids``. A position with more legal
             moves raises ``RuntimeError`` (never truncated); raise the width then.
@@ -248,7 +317,7 @@ class BatchedScopa:
         action_mode: str = "select",
         episode: str = "game",
         reward: str = "game",
-        opponent: str | None = None,
+        opponent: str | dict[str, float] | None = None,
         learner_seat: int | str = 0,
         legal_width: int = 64,
     ) -> None:
@@ -260,10 +329,10 @@ class BatchedScopa:
             ("action_mode", action_mode, ACTION_MODES),
             ("episode", episode, EPISODES),
             ("reward", reward, REWARDS),
-            ("opponent", opponent, tuple(OPPONENTS)),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        mixture = opponent_weights(opponent)
         self.rules = get_rules(rules)
         self.num_games = int(num_games)
         self.num_players = int(num_players)
@@ -281,7 +350,7 @@ class BatchedScopa:
         self.action_mode = action_mode
         self.episode = episode
         self.reward_mode = reward
-        self.opponent = opponent
+        self.opponent = dict(opponent) if isinstance(opponent, dict) else opponent
         self.learner_seat = learner_seat
         self.layout = ObservationLayout(self.num_players)
         self.num_sides = self.layout.num_sides
@@ -293,11 +362,24 @@ class BatchedScopa:
         P[core.P_EPISODE_HAND] = episode == "hand"
         P[core.P_REWARD_POINTS] = reward == "points"
         P[core.P_SELECT] = action_mode == "select"
-        P[core.P_OPPONENT] = OPPONENTS[opponent]
+        if mixture is None:
+            P[core.P_OPPONENT] = core.OPPONENT_NONE
+        elif np.count_nonzero(mixture) == 1:
+            P[core.P_OPPONENT] = int(np.flatnonzero(mixture)[0])  # one kind: no draws
+        else:
+            P[core.P_OPPONENT] = core.OPPONENT_MIXED
+            F = self._F.copy()
+            cumulative = np.cumsum(mixture)
+            cumulative[int(np.flatnonzero(mixture)[-1]) :] = np.inf  # no rounding gap at the top
+            F[core.F_OPP_CUMULATIVE : core.F_OPP_CUMULATIVE + len(OPPONENT_KINDS)] = cumulative
+            F.flags.writeable = False
+            self._F = F
         P[core.P_LEARNER_SEAT] = seat_code
         P[core.P_LEGAL_WIDTH] = legal_width
         P.flags.writeable = False
         self._P = P
+        # the heuristic's kernels are compiled (and passed) only where a heuristic opponent may play
+        self._H = HEURISTIC_H if mixture is not None and mixture[core.OPPONENT_HEURISTIC] > 0 else None
         self.legal_width = int(legal_width)
         n = self.num_games
         self._S = np.zeros((n, core.NUM_COLS), np.int64)
@@ -321,6 +403,8 @@ class BatchedScopa:
         self.winner = _readonly(self._info[:, core.INFO_WINNER])
         self.final_scores = _readonly(self._info[:, core.INFO_FINAL_SCORE : core.INFO_FINAL_SCORE + self.num_sides])
         self.final_obs_seat = _readonly(self._info[:, core.INFO_OBS_SEAT])
+        self.opponent_kind = _readonly(self._S[:, core.COL_OPPONENT])
+        self.final_opponent = _readonly(self._info[:, core.INFO_FINAL_OPPONENT])
 
     # --- episode API -------------------------------------------------------------
 
@@ -345,13 +429,14 @@ class BatchedScopa:
         self._run(core.OP_STEP, actions)
         return self.obs
 
-    def _call(self, op: int, arg: np.ndarray, obs: np.ndarray) -> tuple[int, int]:
+    def _call(self, op: int, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple[int, int]:
         return core.batch_kernel(
             op,
             self._S,
             self._rng,
             self._P,
             self._F,
+            self._H if H is None else H,
             self._TBL,
             self._PAIRS,
             arg,
@@ -439,14 +524,14 @@ class BatchedScopa:
         return out
 
     def choose(self, player: str = "greedy") -> list[tuple[int, int]]:
-        """The ``(card, captured_mask)`` a compiled ``"random"`` or ``"greedy"`` player would play
-        now in every game (drawing from the opponents' generator); nothing is played."""
-        if player not in ("random", "greedy"):
-            raise ValueError(f"player must be 'random' or 'greedy', got {player!r}")
+        """The ``(card, captured_mask)`` a compiled ``"random"``, ``"greedy"`` or ``"heuristic"``
+        player would play now in every game (drawing from the opponents' generator); nothing is played."""
+        if player not in OPPONENT_KINDS:
+            raise ValueError(f"player must be one of {OPPONENT_KINDS}, got {player!r}")
         if not self._ready:
             raise ValueError("call reset(seeds) before choose()")
         kinds = np.full(self.num_games, OPPONENTS[player], np.int64)
-        self._call(core.OP_CHOOSE, kinds, self._obs)
+        self._call(core.OP_CHOOSE, kinds, self._obs, HEURISTIC_H if player == "heuristic" else None)
         return [(int(c), int(m)) for c, m in self._info[:, core.INFO_CHOICE_CARD : core.INFO_CHOICE_MASK + 1]]
 
     def observe(self, seats: np.ndarray | list[int], out: np.ndarray | None = None) -> np.ndarray:
@@ -531,7 +616,7 @@ def playout(
     """Play whole games with compiled players in one thread (benchmarks, quick evaluations).
 
     Args:
-        players: per seat ``"random"`` or ``"greedy"`` (default: all random).
+        players: per seat ``"random"``, ``"greedy"`` or ``"heuristic"`` (default: all random).
 
     Returns:
         ``(moves, wins)``: moves played and games won per side (last entry: no winner).
@@ -539,8 +624,8 @@ def playout(
     r = get_rules(rules)
     P, F, TBL, _ = compiled_rules(r, num_players)
     players = players or ("random",) * num_players
-    if len(players) != num_players or any(p not in ("random", "greedy") for p in players):
-        raise ValueError(f"players must give 'random' or 'greedy' for each of {num_players} seats, got {players!r}")
+    if len(players) != num_players or any(p not in OPPONENT_KINDS for p in players):
+        raise ValueError(f"players must give one of {OPPONENT_KINDS} for each of {num_players} seats, got {players!r}")
     arg = np.array([int(num_games), int(seed)] + [OPPONENTS[p] for p in players], np.int64)
     S = np.zeros((1, core.NUM_COLS), np.int64)
     info = np.zeros((1, core.NUM_INFO), np.int64)
@@ -549,6 +634,7 @@ def playout(
         np.zeros((1, 2), np.uint64),
         P,
         F,
+        HEURISTIC_H if "heuristic" in players else None,
         TBL,
         arg,
         np.zeros((1, num_players), np.float32),
@@ -559,4 +645,13 @@ def playout(
     return int(moves), wins
 
 
-__all__ = ["SCORE_FIELDS", "SUPPORTED_FIELDS", "BatchedScopa", "check_supported", "compiled_rules", "playout"]
+__all__ = [
+    "OPPONENT_KINDS",
+    "SCORE_FIELDS",
+    "SUPPORTED_FIELDS",
+    "BatchedScopa",
+    "check_supported",
+    "compiled_rules",
+    "opponent_weights",
+    "playout",
+]

@@ -8,7 +8,7 @@
   masks written every step; the actions are random legal ones picked with numpy, and
   their cost is included;
 * the same in "move" mode (legal move ids instead of masks) and one learner against
-  compiled greedy opponents;
+  compiled greedy, heuristic and mixed (half greedy, half heuristic) opponents;
 * cold start: a fresh process with an empty numba cache imports, compiles and steps;
   then a second fresh process on that cache (it must load, not compile).
 
@@ -67,7 +67,7 @@ def _random_play(budget: float) -> tuple[int, float, float]:
     return moves, time.perf_counter() - w0, time.process_time() - c0
 
 
-def _batch_steps(action_mode: str, opponent: str | None):
+def _batch_steps(action_mode: str, opponent: str | dict[str, float] | None):
     def run(budget: float) -> tuple[int, float, float]:
         b = BatchedScopa(BATCH, 2, action_mode=action_mode, opponent=opponent)
         b.reset(np.arange(BATCH))
@@ -122,6 +122,8 @@ def bench_rows(seconds: float = 3.0) -> list[tuple[str, float, str]]:
         ("select", None, "batch step, select, obs + masks, N=1024"),
         ("move", None, "batch step, move ids, obs, N=1024"),
         ("select", "greedy", "learner vs greedy step, select, N=1024"),
+        ("select", "heuristic", "learner vs heuristic step, select, N=1024"),
+        ("select", {"greedy": 0.5, "heuristic": 0.5}, "learner vs greedy/heuristic mix step, select, N=1024"),
     ):
         wall, cpu = _best(_batch_steps(mode, opponent), seconds)
         rows.append((f"fast: {label}", wall, "steps/s"))

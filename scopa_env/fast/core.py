@@ -27,6 +27,7 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_PENDING     1      "select" mode: hand card chosen, -1 for none
     COL_SELECTED    1      "select" mode: table cards chosen so far
     COL_LEARNER     1      the learner's seat (learner mode), else -1
+    COL_OPPONENT    1      kind of this game's compiled opponents (OPPONENT_*), else -1
     COL_DECK        40     this hand's deal order (after any Kings redeal)
 
 Rules and modes travel in ``P`` (int64, indices ``P_*``), floats in ``F`` (``F_*``),
@@ -75,7 +76,8 @@ COL_HAND_NUM = COL_STOCK_POS + 1
 COL_PENDING = COL_HAND_NUM + 1
 COL_SELECTED = COL_PENDING + 1
 COL_LEARNER = COL_SELECTED + 1
-COL_DECK = COL_LEARNER + 1
+COL_OPPONENT = COL_LEARNER + 1
+COL_DECK = COL_OPPONENT + 1
 NUM_COLS = COL_DECK + NUM_CARDS
 
 # --- int parameters P -------------------------------------------------------------
@@ -95,7 +97,7 @@ P_CAPPOTTO = 12
 P_EPISODE_HAND = 13  # 1: an episode is one hand; 0: a whole game
 P_REWARD_POINTS = 14  # 1: hand-point margin at every hand end; 0: +-1 at the end
 P_SELECT = 15  # 1: "select" actions; 0: "move" ids
-P_OPPONENT = 16  # OPPONENT_NONE, OPPONENT_RANDOM or OPPONENT_GREEDY
+P_OPPONENT = 16  # OPPONENT_NONE, one kind (OPPONENT_RANDOM, _GREEDY, _HEURISTIC) or OPPONENT_MIXED
 P_LEARNER_SEAT = 17  # fixed learner seat, or LEARNER_RANDOM
 P_OBS_SIZE = 18
 P_LEGAL_WIDTH = 19
@@ -107,7 +109,7 @@ P_MAX_CAPTURE = 24  # 0: no limit
 P_FEWEST = 25
 P_MAX_SUM = 26  # largest table subset sum any capture needs
 P_SUB_CAP = 27  # scratch size for the table's subsets
-P_SCRATCH = 28  # scratch size for a position's legal moves
+P_SCRATCH = 28  # scratch size for a position's legal moves, then a heuristic reply's (one card per rank)
 P_ACES_REDEAL = 29
 P_REDEAL_SAME_RANK = 30  # 0: off
 P_BONUS_SUIT = 31  # suit of "most coins" and of the settebello
@@ -120,16 +122,35 @@ P_ACE_ITSELF = 37  # ace_takes_itself: an Ace played to the empty table goes to 
 NUM_PARAMS = 38
 
 OPPONENT_NONE = -1
+OPPONENT_MIXED = -2  # each game draws its opponents' kind at reset, weights F_OPP_CUMULATIVE
 OPPONENT_RANDOM = 0
 OPPONENT_GREEDY = 1
+OPPONENT_HEURISTIC = 2
+NUM_OPPONENT_KINDS = 3
 LEARNER_RANDOM = -1
+MISSING_SUIT_BASE = 8  # heuristic: primiera baseline of a suit the pile lacks (agents.heuristic)
 
 # --- float parameters F -----------------------------------------------------------
 F_PRIMIERA = 0  # 10 values, ranks 1..10
 F_GREEDY_VALUES = F_PRIMIERA + RANK_SPAN  # 40 card values of the greedy opponent
 F_GREEDY_SCOPA = F_GREEDY_VALUES + NUM_CARDS
 F_GREEDY_TOL = F_GREEDY_SCOPA + 1
-NUM_FLOATS = F_GREEDY_TOL + 1
+F_OPP_CUMULATIVE = F_GREEDY_TOL + 1  # NUM_OPPONENT_KINDS cumulative mixture weights (last positive one: inf)
+NUM_FLOATS = F_OPP_CUMULATIVE + NUM_OPPONENT_KINDS
+
+# --- heuristic weights H (agents.heuristic.HeuristicWeights defaults) ----------------------
+# H is None where no heuristic player moves: numba then prunes the heuristic's code at
+# compile time, which keeps the cold start of the other kernels short.
+H_CARD = 0
+H_COIN = 1
+H_SETTEBELLO = 2
+H_PRIMIERA = 3
+H_SCOPA = 4
+H_REPLY = 5
+H_BLOCK = 6
+H_LEFTOVER = 7
+H_TRAIL = 8
+NUM_HEURISTIC = 9
 
 # --- tables TBL -----------------------------------------------------------------------
 TBL_DECK = 0  # the deck's card ids ascending (P_DECK_SIZE used)
@@ -148,7 +169,8 @@ INFO_OBS_SEAT = INFO_FINAL_SCORE + MAX_SIDES  # on termination: seat of final_ob
 INFO_CHOICE_CARD = INFO_OBS_SEAT + 1  # OP_CHOOSE: card of the compiled player's move
 INFO_CHOICE_MASK = INFO_CHOICE_CARD + 1  # OP_CHOOSE: its captured mask
 INFO_WINS = INFO_CHOICE_MASK + 1  # playout_kernel, row 0: games won per side (3 columns), then without a winner
-NUM_INFO = INFO_WINS + MAX_SIDES + 1
+INFO_FINAL_OPPONENT = INFO_WINS + MAX_SIDES + 1  # on termination: opponent kind of the finished game (-1: none)
+NUM_INFO = INFO_FINAL_OPPONENT + 1
 
 # --- hand score fields (the keys of scopa_env.scoring.score_hand) ---------------------
 SCORE_FIELDS = (
@@ -486,8 +508,9 @@ def _needs_redeal(table, P):
 
 
 @njit(cache=True)
-def new_game(S, i, rng, P, TBL):
-    """A fresh game in row ``i``: scores 0, the last seat deals, seat 0 leads."""
+def new_game(S, i, rng, P, F, TBL):
+    """A fresh game in row ``i``: scores 0, the last seat deals, seat 0 leads; the learner's
+    seat and the opponents' kind are drawn here when they vary by game."""
     n = P[P_PLAYERS]
     for s in range(MAX_SIDES):
         S[i, COL_SCORE + s] = 0
@@ -499,6 +522,13 @@ def new_game(S, i, rng, P, TBL):
         S[i, COL_LEARNER] = _below(rng, i, 1, n)
     else:
         S[i, COL_LEARNER] = P[P_LEARNER_SEAT]
+    kind = P[P_OPPONENT]
+    if kind == OPPONENT_MIXED:
+        u = np.float64(_rand(rng, i, 1) >> np.uint64(11)) * (1.0 / 9007199254740992.0)  # 53 bits in [0, 1)
+        kind = 0
+        while u >= F[F_OPP_CUMULATIVE + kind]:
+            kind += 1
+    S[i, COL_OPPONENT] = kind
     _new_hand_state(S, i, n)
     _deal(S, i, rng, P, TBL)
 
@@ -705,37 +735,44 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
 
 
 @njit(cache=True)
-def choose_move(S, i, rng, P, F, kind, sub_mask, sub_sum, lc, lm):
-    """Index into ``lc``/``lm`` of the opponent's move for the seat to move (lists filled here)."""
+def choose_move(S, i, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm):
+    """Index into ``lc``/``lm`` of the compiled player's move for the seat to move (lists filled here).
+
+    ``H``: the heuristic's weights, or None when no heuristic player moves (the caller's promise).
+    """
     hand = S[i, COL_HAND + S[i, COL_CURRENT]]
     table = S[i, COL_TABLE]
     count = legal_pairs(hand, table, P, sub_mask, sub_sum, lc, lm)
     if kind == OPPONENT_RANDOM or count == 1:
         return _below(rng, i, 1, count)
+    if H is not None:  # a compile-time branch: pruned when H is None
+        if kind == OPPONENT_HEURISTIC:
+            scores = _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm)
+            return _pick_best(rng, i, scores, count, F[F_GREEDY_TOL])
     # Greedy (agents.greedy): capture value of captured + played (+ scopa), else minus the trailed card's value.
     last_play = S[i, COL_IN_HANDS] == 1 and S[i, COL_STOCK_POS] == P[P_DECK_SIZE]
     sweep_counts = P[P_LAST_SCOPA] or not last_play
-    best = -1e300
-    ties = 0
-    pick = 0
-    tol = F[F_GREEDY_TOL]
     scores = np.empty(count, np.float64)
     for k in range(count):
         m = lm[k]
         if m == 0:
             v = -F[F_GREEDY_VALUES + lc[k]]
         else:
-            v = 0.0
-            x = m | (np.int64(1) << lc[k])
-            while x != 0:
-                b = x & -x
-                x ^= b
-                v += F[F_GREEDY_VALUES + trailing_zeros(b)]
+            v = _mask_value(m | (np.int64(1) << lc[k]), F[F_GREEDY_VALUES : F_GREEDY_VALUES + NUM_CARDS])
             if m == table and sweep_counts:
                 v += F[F_GREEDY_SCOPA]
         scores[k] = v
-        if v > best:
-            best = v
+    return _pick_best(rng, i, scores, count, F[F_GREEDY_TOL])
+
+
+@njit(cache=True, inline="always")
+def _pick_best(rng, i, scores, count, tol):
+    """Index of the best score; ties within ``tol`` broken uniformly (agents.greedy.pick_best)."""
+    best = -1e300
+    for k in range(count):
+        if scores[k] > best:
+            best = scores[k]
+    ties = 0
     for k in range(count):
         if scores[k] >= best - tol:
             ties += 1
@@ -743,10 +780,208 @@ def choose_move(S, i, rng, P, F, kind, sub_mask, sub_sum, lc, lm):
     for k in range(count):
         if scores[k] >= best - tol:
             if nth == 0:
-                pick = k
-                break
+                return k
             nth -= 1
-    return pick
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _mask_value(mask, values):
+    """Sum of ``values`` over the cards of ``mask``, ascending (agents.greedy.mask_value, same float order)."""
+    total = 0.0
+    while mask != 0:
+        b = mask & -mask
+        mask ^= b
+        total += values[trailing_zeros(b)]
+    return total
+
+
+# --- the heuristic opponent (agents.heuristic.HeuristicAgent, default weights) ---------------
+# It reads only what its seat may see: its own hand, the table, the piles, the hand sizes,
+# the stock size and the last capturer; the unseen cards are the deck less those.
+
+
+@njit(cache=True, inline="always")
+def _comb(n, k):
+    """Binomial coefficient, exact in int64 for a 40-card deck."""
+    if k < 0 or k > n:
+        return np.int64(0)
+    r = np.int64(1)
+    for j in range(k):
+        r = r * (n - j) // (j + 1)
+    return r
+
+
+@njit(cache=True, inline="always")
+def _holds_some(unseen, kind, hand_size):
+    """Chance that a hand of ``hand_size`` cards drawn from ``unseen`` cards holds one of ``kind`` of them."""
+    if kind <= 0 or hand_size <= 0:
+        return 0.0
+    if unseen - kind < hand_size:
+        return 1.0
+    return 1.0 - np.float64(_comb(unseen - kind, hand_size)) / np.float64(_comb(unseen, hand_size))
+
+
+@njit(cache=True)
+def _side_card_values(S, i, P, F, H, side, out):
+    """Per card id, what capturing it is worth to ``side`` given its pile (heuristic.side_card_values)."""
+    deck = P[P_DECK_MASK]
+    half_cards = popcount(deck) / 2
+    half_coins = popcount(deck & SUIT_BITS) / 2  # the heuristic counts coins, whatever the bonus suit
+    cards_open = True
+    coins_open = True
+    for s in range(P[P_SIDES]):
+        p = S[i, COL_PILE + s]
+        if popcount(p) > half_cards:
+            cards_open = False
+        if popcount(p & SUIT_BITS) > half_coins:
+            coins_open = False
+    pile = S[i, COL_PILE + side]
+    base = np.empty(4, np.float64)
+    for suit in range(4):
+        held = (pile >> (RANK_SPAN * suit)) & SUIT_BITS
+        best = np.float64(MISSING_SUIT_BASE)
+        if held != 0:
+            best = -1e300
+            while held != 0:
+                b = held & -held
+                held ^= b
+                v = F[F_PRIMIERA + trailing_zeros(b)]
+                if v > best:
+                    best = v
+        base[suit] = best
+    for c in range(NUM_CARDS):
+        v = H[H_CARD] if cards_open else 0.0
+        v += H[H_PRIMIERA] * max(0.0, F[F_PRIMIERA + c % RANK_SPAN] - base[c // RANK_SPAN])
+        if c < RANK_SPAN and coins_open:
+            v += H[H_COIN]
+        if c == SETTEBELLO:
+            v += H[H_SETTEBELLO]
+        out[c] = v
+
+
+@njit(cache=True)
+def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
+    """The heuristic score of each of the ``count`` legal pairs in ``lc``/``lm`` (HeuristicAgent.scores).
+
+    The next player's replies are enumerated into ``lc``/``lm`` after the ``count`` pairs.
+    """
+    n = P[P_PLAYERS]
+    seat = S[i, COL_CURRENT]
+    side = _side(seat, n)
+    nxt = (seat + 1) % n
+    hand = S[i, COL_HAND + seat]
+    table = S[i, COL_TABLE]
+    mine = np.empty(NUM_CARDS, np.float64)
+    theirs = np.empty(NUM_CARDS, np.float64)
+    _side_card_values(S, i, P, F, H, side, mine)
+    _side_card_values(S, i, P, F, H, _side(nxt, n), theirs)
+    seen = hand | table
+    for s in range(P[P_SIDES]):
+        seen |= S[i, COL_PILE + s]
+    unseen = P[P_DECK_MASK] & ~seen
+    num_unseen = popcount(unseen)
+    stock = P[P_DECK_SIZE] - S[i, COL_STOCK_POS]
+    in_hands = S[i, COL_IN_HANDS]  # the hand sizes, visible to all
+    last_play = stock == 0 and in_hands == 1
+    cards_left = in_hands - 1  # in all hands after this move
+    if cards_left:
+        opp_hand = popcount(S[i, COL_HAND + nxt])
+    else:
+        opp_hand = P[P_HAND_SIZE] if stock else 0
+    final_round = stock == 0
+    others_hold = False
+    for s in range(n):
+        if _side(s, n) != side and S[i, COL_HAND + s] != 0:
+            others_hold = True
+    their_last = stock == 0 and cards_left == 1
+    sweep_counts = P[P_LAST_SCOPA] or not last_play
+    their_sweep_counts = P[P_LAST_SCOPA] or not their_last
+    # One unseen card per rank stands for that rank in the reply model.
+    rep_p = np.zeros(RANK_SPAN, np.float64)
+    rep_played = np.zeros(RANK_SPAN, np.float64)
+    rep_hand = np.int64(0)
+    for r in range(RANK_SPAN):
+        kind = unseen & (ONE_OF_EACH_SUIT << r)
+        if kind != 0:
+            k = popcount(kind)
+            low = kind & -kind
+            rep_p[r] = _holds_some(num_unseen, k, opp_hand)
+            rep_played[r] = _mask_value(kind, theirs) / k
+            rep_hand |= low
+    best = np.empty(RANK_SPAN, np.float64)
+    order = np.empty(RANK_SPAN, np.int64)
+    rc = lc[count:]
+    rm = lm[count:]
+    w_scopa = H[H_SCOPA]
+    w_leftover = H[H_LEFTOVER]
+    scores = np.empty(count, np.float64)
+    for k in range(count):
+        card = lc[k]
+        captured = lm[k]
+        bit = np.int64(1) << card
+        after = table & ~captured if captured != 0 else table | bit
+        rank_mask = ONE_OF_EACH_SUIT << (card % RANK_SPAN)
+        if captured != 0:
+            score = _mask_value(captured | bit, mine)
+            if captured == table and sweep_counts:
+                score += w_scopa
+        else:
+            score = -H[H_TRAIL] * mine[card]
+            if (unseen & rank_mask) == 0 and (hand & rank_mask & ~bit) != 0:
+                score += H[H_BLOCK] * mine[card]
+        if last_play:
+            # The hand ends now: the table goes to the last capturer.
+            if captured != 0:
+                taker = side
+            else:
+                lcap = S[i, COL_LASTCAP]
+                taker = NO_SEAT if lcap == NO_SEAT else _side(lcap, n)
+            if taker == side:
+                score += w_leftover * _mask_value(after, mine)
+            elif taker != NO_SEAT:
+                score -= w_leftover * _mask_value(after, theirs)
+            scores[k] = score
+            continue
+        # Expected value of the next player's best capture on ``after``, and the chance they have none.
+        reply = 0.0
+        p_none = 1.0
+        if after != 0 and rep_hand != 0:
+            nr = legal_pairs(rep_hand, after, P, sub_mask, sub_sum, rc, rm)
+            ranked = 0
+            for r in range(RANK_SPAN):
+                best[r] = -1.0
+            for j in range(nr):
+                m = rm[j]
+                if m == 0:
+                    continue
+                v = _mask_value(m, theirs)
+                if m == after and their_sweep_counts:
+                    v += w_scopa
+                r = rc[j] % RANK_SPAN
+                if v > best[r]:
+                    if best[r] < 0.0:  # ranks in order of first capture (the engine's dict order)
+                        order[ranked] = r
+                        ranked += 1
+                    best[r] = v
+            # By best value, descending; equal values keep their first-capture order (a stable sort).
+            for a in range(ranked):
+                top = a
+                for b in range(a + 1, ranked):
+                    if best[order[b]] > best[order[top]]:
+                        top = b
+                r = order[top]
+                for b in range(top, a, -1):
+                    order[b] = order[b - 1]
+                order[a] = r
+                reply += p_none * rep_p[r] * (best[r] + rep_played[r])
+                p_none *= 1.0 - rep_p[r]
+        score -= H[H_REPLY] * reply
+        if final_round and captured != 0:
+            share = 1.0 if not others_hold else 0.5 * p_none
+            score += w_leftover * share * _mask_value(after, mine)
+        scores[k] = score
+    return scores
 
 
 # === observation and masks (scopa_env.observation, scopa_v0) ==================================
@@ -857,7 +1092,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
 
 
 @njit(cache=True, inline="always")
-def _settle(S, i, rng, P, F, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
+def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
     """After a play: record and reset a finished episode, then let compiled opponents move."""
     while True:
         if over:
@@ -865,12 +1100,13 @@ def _settle(S, i, rng, P, F, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info
             if seat == NO_SEAT:
                 seat = (S[i, COL_CURRENT] + P[P_PLAYERS] - 1) % P[P_PLAYERS]  # the seat that just played
             info[i, INFO_OBS_SEAT] = seat
+            info[i, INFO_FINAL_OPPONENT] = S[i, COL_OPPONENT]
             write_observation(S, i, P, seat, final_obs[i])
-            new_game(S, i, rng, P, TBL)
+            new_game(S, i, rng, P, F, TBL)
             over = 0
         if P[P_OPPONENT] == OPPONENT_NONE or S[i, COL_CURRENT] == S[i, COL_LEARNER]:
             return
-        k = choose_move(S, i, rng, P, F, P[P_OPPONENT], sub_mask, sub_sum, lc, lm)
+        k = choose_move(S, i, rng, P, F, H, S[i, COL_OPPONENT], sub_mask, sub_sum, lc, lm)
         over = play(S, i, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
 
 
@@ -881,6 +1117,7 @@ def _clear_outputs(i, P, rewards, info):
     info[i, INFO_TERMINATED] = 0
     info[i, INFO_HAND_ENDED] = 0
     info[i, INFO_WINNER] = -1
+    info[i, INFO_FINAL_OPPONENT] = OPPONENT_NONE
 
 
 # === batch entry points ========================================================================
@@ -893,7 +1130,7 @@ OP_CHOOSE = 3  # arg: one compiled player kind per game; its move goes to info (
 
 
 @njit(cache=True)
-def batch_kernel(op, S, rng, P, F, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs):
+def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs):
     """The batch entry point (one compiled function keeps the cold compile short); returns ``(status, game)``.
 
     ``OP_RESET``: new games in every row, seeded by ``arg``. ``OP_STEP``: one action per
@@ -916,7 +1153,7 @@ def batch_kernel(op, S, rng, P, F, TBL, PAIRS, arg, obs, mask, legal_ids, reward
     lm = np.empty(P[P_SCRATCH], np.int64)
     if op == OP_CHOOSE:
         for i in range(N):
-            k = choose_move(S, i, rng, P, F, arg[i], sub_mask, sub_sum, lc, lm)
+            k = choose_move(S, i, rng, P, F, H, arg[i], sub_mask, sub_sum, lc, lm)
             info[i, INFO_CHOICE_CARD] = lc[k]
             info[i, INFO_CHOICE_MASK] = lm[k]
         return STATUS_OK, -1
@@ -942,11 +1179,13 @@ def batch_kernel(op, S, rng, P, F, TBL, PAIRS, arg, obs, mask, legal_ids, reward
     for i in range(N):
         _clear_outputs(i, P, rewards, info)
         if op == OP_RESET:
-            new_game(S, i, rng, P, TBL)
-            _settle(S, i, rng, P, F, TBL, np.int64(0), sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs)
+            new_game(S, i, rng, P, F, TBL)
+            _settle(
+                S, i, rng, P, F, H, TBL, np.int64(0), sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs
+            )
         else:
             _step_one(
-                S, i, rng, P, F, TBL, PAIRS, arg[i], sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs
+                S, i, rng, P, F, H, TBL, PAIRS, arg[i], sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs
             )
         seat = S[i, COL_CURRENT]
         info[i, INFO_TO_PLAY] = seat
@@ -958,7 +1197,7 @@ def batch_kernel(op, S, rng, P, F, TBL, PAIRS, arg, obs, mask, legal_ids, reward
 
 
 @njit(cache=True, inline="always")
-def _step_one(S, i, rng, P, F, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
+def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
     """Apply action ``a`` (already checked) to game ``i``, then settle it (opponents, auto-reset)."""
     card = -1
     captured = np.int64(0)
@@ -993,11 +1232,11 @@ def _step_one(S, i, rng, P, F, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards
         S[i, COL_PENDING] = NO_SEAT
         S[i, COL_SELECTED] = 0
         over = play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score)
-        _settle(S, i, rng, P, F, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs)
+        _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs)
 
 
 @njit(cache=True)
-def playout_kernel(S, rng, P, F, TBL, arg, rewards, info, hand_score):
+def playout_kernel(S, rng, P, F, H, TBL, arg, rewards, info, hand_score):
     """Row 0 plays ``arg[0]`` whole games seeded by ``arg[1]``, seat ``s`` played by compiled
     kind ``arg[2 + s]``; returns the number of moves, the wins go to ``info[0, INFO_WINS:]``.
 
@@ -1012,10 +1251,10 @@ def playout_kernel(S, rng, P, F, TBL, arg, rewards, info, hand_score):
         info[0, INFO_WINS + k] = 0
     moves = 0
     for _ in range(arg[0]):
-        new_game(S, 0, rng, P, TBL)
+        new_game(S, 0, rng, P, F, TBL)
         over = 0
         while not over:
-            k = choose_move(S, 0, rng, P, F, arg[2 + S[0, COL_CURRENT]], sub_mask, sub_sum, lc, lm)
+            k = choose_move(S, 0, rng, P, F, H, arg[2 + S[0, COL_CURRENT]], sub_mask, sub_sum, lc, lm)
             over = play(S, 0, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
             moves += 1
         w = info[0, INFO_WINNER]

@@ -2,7 +2,8 @@
 
 In every sub-environment the learner holds one seat (``learner_seat``: a seat, or
 ``"random"`` for one drawn per game) and every other seat, partners included, is a
-compiled opponent (``"random"`` or ``"greedy"``) that moves inside
+compiled opponent (``"random"``, ``"greedy"``, ``"heuristic"``, or a mixture such as
+``{"greedy": 0.5, "heuristic": 0.5}`` drawn per game at every reset) that moves inside
 :meth:`~scopa_env.fast.batch.BatchedScopa.step`, so each step returns at the learner's
 next turn. Episodes auto-reset in the same step.
 
@@ -16,7 +17,9 @@ Reward                 the learner's reward of :mod:`scopa_env.scopa_v0` (``rewa
                        +-1 at the end; ``"points"``: the hand-point margin at each hand end)
 Termination            the game (or hand, ``episode="hand"``) ended; never truncated
 Infos                  at an episode end: final observation (Gymnasium ``final_obs``, SB3
-                       ``terminal_observation``), ``winner`` (side) and ``final_scores``; at a
+                       ``terminal_observation``), ``winner`` (side), ``final_scores`` and
+                       ``opponent`` (the finished game's opponent kind: Gymnasium its index
+                       in ``OPPONENT_KINDS``, SB3 its name); at a
                        hand end: ``hand_score`` (``(sides, 10)``, fields
                        :data:`~scopa_env.fast.core.SCORE_FIELDS`) and ``learner_side``
 =====================  =========================================================================
@@ -33,7 +36,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from scopa_env.fast.batch import BatchedScopa
+from scopa_env.fast.batch import OPPONENT_KINDS, BatchedScopa
 from scopa_env.game import sides_for
 from scopa_env.observation import observation_bounds
 from scopa_env.rules import Rules
@@ -58,14 +61,14 @@ class _Learner:
         num_envs: int,
         num_players: int,
         rules: Rules | str | None,
-        opponent: str,
+        opponent: str | dict[str, float],
         learner_seat: int | str,
         action_mode: str,
         episode: str,
         reward: str,
     ) -> None:
-        if opponent not in ("random", "greedy"):
-            raise ValueError(f"opponent must be 'random' or 'greedy', got {opponent!r}")
+        if opponent is None:
+            raise ValueError(f"opponent must be one of {OPPONENT_KINDS} or a dict of them to weights, got None")
         self.batch = BatchedScopa(
             num_envs,
             num_players,
@@ -95,7 +98,8 @@ class ScopaVectorEnv(VectorEnv, _Learner):
         num_envs: games stepped together.
         num_players: 2, 3, 4 or 6.
         rules: preset name or :class:`~scopa_env.rules.Rules` (unsupported: ``NotImplementedError``).
-        opponent: ``"random"`` or ``"greedy"``.
+        opponent: ``"random"``, ``"greedy"``, ``"heuristic"``, or a mixture
+            ``{kind: weight}`` (each game draws its opponents' kind at every reset).
         learner_seat: the learner's seat, or ``"random"``.
         action_mode, episode, reward: as in :mod:`scopa_env.scopa_v0`.
     """
@@ -107,7 +111,7 @@ class ScopaVectorEnv(VectorEnv, _Learner):
         num_envs: int,
         num_players: int = 2,
         rules: Rules | str | None = None,
-        opponent: str = "random",
+        opponent: str | dict[str, float] = "random",
         learner_seat: int | str = 0,
         action_mode: str = "select",
         episode: str = "game",
@@ -149,6 +153,8 @@ class ScopaVectorEnv(VectorEnv, _Learner):
             infos["_final_obs"] = terminated
             infos["winner"] = np.where(terminated, b.winner, -1)
             infos["_winner"] = terminated
+            infos["opponent"] = np.where(terminated, b.final_opponent, -1)
+            infos["_opponent"] = terminated
             infos["final_scores"] = np.where(terminated[:, None], b.final_scores, 0)
             infos["_final_scores"] = terminated
         hand_ended = b.hand_ended
@@ -183,7 +189,7 @@ class ScopaSB3VecEnv(_SB3VecEnv, _Learner):
         num_envs: int,
         num_players: int = 2,
         rules: Rules | str | None = None,
-        opponent: str = "random",
+        opponent: str | dict[str, float] = "random",
         learner_seat: int | str = 0,
         action_mode: str = "select",
         episode: str = "game",
@@ -219,6 +225,7 @@ class ScopaSB3VecEnv(_SB3VecEnv, _Learner):
         for i in np.flatnonzero(terminated):
             infos[i]["terminal_observation"] = b.final_obs[i].copy()
             infos[i]["winner"] = int(b.winner[i])
+            infos[i]["opponent"] = OPPONENT_KINDS[int(b.final_opponent[i])]
             infos[i]["final_scores"] = b.final_scores[i].tolist()
             infos[i]["TimeLimit.truncated"] = False
         return b.obs.copy(), rewards, terminated, infos
