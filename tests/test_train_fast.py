@@ -118,3 +118,43 @@ def test_fast_ppo_run_trains(tmp_path):
     run = train(cfg, report=False)
     assert (run.dir / "latest" / "meta.json").exists()
     assert run.state.timestep >= cfg.total_timesteps
+
+
+def random_batch_policy(seed: int):
+    rng = np.random.default_rng(seed)
+    return lambda obs, masks: np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+def test_fast_evaluation_plays_each_deal_from_both_seats():
+    """Duplicate deals: both seatings of a deal start from the same cards, and the report counts both."""
+    from scopa_env.fast import BatchedScopa
+    from train.fast_eval import evaluate_fast
+
+    seeds = np.arange(16) + 99
+    states = []
+    for seat in (0, 1):
+        b = BatchedScopa(16, 2, "standard", episode="game", reward="game", opponent="greedy", learner_seat=seat)
+        b.reset(seeds)
+        states.append([(b.state(i)["deal_order"], b.state(i)["dealer"]) for i in range(16)])
+    assert states[0] == states[1], "the learner's seat does not change the deal"
+
+    report = evaluate_fast(random_batch_policy(0), "greedy", 60, seed=5)
+    me, opp = report["agents"]
+    assert me["games"] == opp["games"] == 120
+    assert me["margin_per_hand"]["hi"] < 0, "a random learner loses to greedy"
+    again = evaluate_fast(random_batch_policy(0), "greedy", 60, seed=5)
+    assert again["agents"][0]["margin_per_hand"] == me["margin_per_hand"], "seeded: the same report"
+
+
+def test_fast_evaluation_of_random_against_random_is_even():
+    from train.fast_eval import evaluate_fast
+
+    me = evaluate_fast(random_batch_policy(1), "random", 150, seed=3)["agents"][0]
+    assert me["margin_per_hand"]["lo"] < 0 < me["margin_per_hand"]["hi"]
+
+
+def test_fast_evaluation_refuses_an_empty_run():
+    from train.fast_eval import evaluate_fast
+
+    with pytest.raises(ValueError, match="num_deals"):
+        evaluate_fast(random_batch_policy(0), "greedy", 0)

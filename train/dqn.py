@@ -56,6 +56,12 @@ class QNetwork(nn.Module):
         q = self(torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0))
         return int(masked_argmax(q, torch.as_tensor(mask, dtype=torch.bool).unsqueeze(0))[0])
 
+    @torch.no_grad()
+    def greedy_actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Per row, the legal action with the highest Q-value (a batch policy)."""
+        q = self(torch.as_tensor(obs, dtype=torch.float32))
+        return masked_argmax(q, torch.as_tensor(masks, dtype=torch.bool)).numpy()
+
 
 def masked_argmax(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Per row, the argmax of ``q`` over the actions where ``mask`` is True."""
@@ -152,6 +158,9 @@ class DQNLearner:
 
     def policy(self, obs: np.ndarray, mask: np.ndarray) -> int:
         return self.q_net.greedy_action(obs, mask)
+
+    def policy_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.q_net.greedy_actions(obs, masks)
 
     def save(self, folder: Path) -> None:
         net = self.q_net

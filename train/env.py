@@ -181,7 +181,7 @@ class ScopaGymEnv(gym.Env):
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.opponents = opponents if isinstance(opponents, OpponentSampler) else OpponentSampler(opponents)
-        self.layout = ObservationLayout(num_players, declarations=self.rules.declarations)
+        self.layout = ObservationLayout.for_rules(num_players, self.rules)
         low, high = observation_bounds(self.layout)
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.coder.num_actions)

@@ -48,7 +48,7 @@ class PolicyAgent(Agent):
         self.policy = policy
         self.rules = get_rules(rules)
         self.num_players = num_players
-        self.layout = ObservationLayout(num_players, declarations=self.rules.declarations)
+        self.layout = ObservationLayout.for_rules(num_players, self.rules)
         self.coder = ActionCoder(self.rules, action_mode)
         self.name = name
 
@@ -124,6 +124,28 @@ def load_policy(path: str | Path, algo: str | None = None) -> tuple[PolicyFn, di
         qnet = load_q_network(model_file)
         policy = qnet.greedy_action
     return policy, meta
+
+
+def load_batch_policy(path: str | Path) -> tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], dict]:
+    """The masked greedy policy of a checkpoint over a batch (``(B, size)``, ``(B, A)`` -> ``(B,)``), and its metadata."""
+    folder = find_checkpoint(path)
+    meta = json.loads((folder / META_FILE).read_text())
+    model_file = folder / MODEL_FILES[meta["algo"]]
+    if meta["algo"] == "ppo":
+        from sb3_contrib import MaskablePPO
+
+        return ppo_batch_policy(MaskablePPO.load(model_file, device="cpu")), meta
+    from train.dqn import load_q_network
+
+    return load_q_network(model_file).greedy_actions, meta
+
+
+def ppo_batch_policy(model) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def policy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
+        return actions
+
+    return policy
 
 
 def load_checkpoint_agent(path: str, seed=None, algo: str | None = None) -> PolicyAgent:

@@ -16,7 +16,7 @@ import numpy as np
 from train.callbacks import RunCallback, make_logger
 from train.config import TrainConfig
 from train.env import make_vec_env
-from train.policy_agent import MODEL_FILES
+from train.policy_agent import MODEL_FILES, ppo_batch_policy
 from train.run import Run
 
 
@@ -30,6 +30,9 @@ class PPOLearner:
     def policy(self, obs: np.ndarray, mask: np.ndarray) -> int:
         action, _ = self.model.predict(obs, action_masks=mask, deterministic=True)
         return int(action)
+
+    def policy_batch(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return ppo_batch_policy(self.model)(obs, masks)
 
     def save(self, folder: Path) -> None:
         self.model.save(folder / MODEL_FILES["ppo"])

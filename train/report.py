@@ -17,6 +17,7 @@ import csv
 import json
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 CATEGORIES = ("primiera", "settebello", "coins", "cards", "scope")
 FINAL_EVAL_SEED = 20_261_122
@@ -87,7 +88,8 @@ def final_evaluation(run_dir: str | Path, pairs: int, progress: bool = False) ->
     import yaml
 
     from train.evaluation import evaluate_agent, flat_metrics
-    from train.policy_agent import load_checkpoint_agent, read_meta
+    from train.fast_eval import evaluate_fast, fast_eval_applies
+    from train.policy_agent import load_batch_policy, load_checkpoint_agent, read_meta
 
     run_dir = Path(run_dir)
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
@@ -95,7 +97,14 @@ def final_evaluation(run_dir: str | Path, pairs: int, progress: bool = False) ->
     agent = load_checkpoint_agent(str(run_dir / "best"), algo=meta["algo"])
     rows = []
     for opp in cfg["eval_opponents"]:
-        m = flat_metrics(evaluate_agent(agent, opp, pairs, cfg["num_players"], cfg["rules"], FINAL_EVAL_SEED))
+        if fast_eval_applies(SimpleNamespace(vec_env=cfg.get("vec_env"), num_players=cfg["num_players"]), opp):
+            policy, _ = load_batch_policy(run_dir / "best")
+            report = evaluate_fast(
+                policy, opp, pairs, cfg["rules"], FINAL_EVAL_SEED, cfg["action_mode"], progress=progress
+            )
+        else:
+            report = evaluate_agent(agent, opp, pairs, cfg["num_players"], cfg["rules"], FINAL_EVAL_SEED)
+        m = flat_metrics(report)
         rows.append({"opponent": opp, "timestep": meta["timestep"], **m})
         if progress:
             print(f"final eval vs {opp}: margin {m['margin']:+.3f} [{m['margin_lo']:+.3f}, {m['margin_hi']:+.3f}]")

@@ -27,8 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import numpy as np
+
 from train.config import IDENTITY_KEYS, RESUME_KEYS, ConfigError, TrainConfig
 from train.evaluation import evaluate_agent, flat_metrics
+from train.fast_eval import evaluate_fast, fast_eval_applies
 from train.opponents import Curriculum
 from train.policy_agent import META_FILE, PolicyAgent, PolicyFn, write_meta
 
@@ -63,6 +66,8 @@ class Learner(Protocol):
     """What :class:`Run` needs from an algorithm."""
 
     def policy(self, obs, mask) -> int: ...
+
+    def policy_batch(self, obs, masks) -> np.ndarray: ...
 
     def save(self, folder: Path) -> None: ...
 
@@ -184,7 +189,13 @@ class Run:
         results = {}
         rows = []
         for opp in cfg.eval_opponents:
-            m = flat_metrics(evaluate_agent(agent, opp, cfg.eval_pairs, cfg.num_players, cfg.rules, cfg.eval_seed))
+            if fast_eval_applies(cfg, opp):
+                report = evaluate_fast(
+                    learner.policy_batch, opp, cfg.eval_pairs, cfg.rules, cfg.eval_seed, cfg.action_mode
+                )
+            else:
+                report = evaluate_agent(agent, opp, cfg.eval_pairs, cfg.num_players, cfg.rules, cfg.eval_seed)
+            m = flat_metrics(report)
             results[opp] = m
             for k, v in m.items():
                 self.writer.add_scalar(f"eval/{opp}/{k}", v, timestep)
@@ -228,7 +239,7 @@ class Run:
 
         return {
             **{k: getattr(cfg, k) for k in IDENTITY_KEYS},
-            "observation_size": ObservationLayout(cfg.num_players, get_rules(cfg.rules).declarations).size,
+            "observation_size": ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size,
             "timestep": self.state.timestep,
             "run": cfg.name,
         }
