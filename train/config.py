@@ -24,9 +24,10 @@ CHOICES: dict[str, tuple] = {
     "action_mode": ("select", "move"),
     "num_players": (2, 3, 4, 6),
     "vec_env": ("dummy", "subproc", "fast"),
+    "policy_net": ("mlp", "cards"),
 }
 
-IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch")
+IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch", "policy_net")
 """Keys a checkpoint is tied to: resuming with a different value is refused."""
 
 RESUME_KEYS = (
@@ -114,6 +115,9 @@ class TrainConfig:
     """``torch.set_num_threads``: 1 keeps runs reproducible and polite on shared CPUs."""
     net_arch: list = field(default_factory=lambda: [256, 256])
     """Hidden layer sizes of the policy / value / Q networks."""
+    policy_net: str = "mlp"
+    """PPO's network: "mlp" (``net_arch`` hidden layers) or "cards" (``select`` mode only: the
+    card-wise pointer network of :mod:`train.card_net`, ``net_arch[0]`` wide)."""
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995
@@ -246,6 +250,11 @@ class TrainConfig:
             raise ConfigError(f"{source}: best_opponent {self.best_opponent!r} is not in eval_opponents")
         if self.curriculum and not set(self.curriculum) <= set(self.eval_opponents):
             raise ConfigError(f"{source}: every curriculum stage must be in eval_opponents (to measure the switch)")
+        if self.policy_net == "cards" and (self.algo != "ppo" or self.action_mode != "select"):
+            raise ConfigError(
+                f"{source}: policy_net cards is PPO's card-wise network for action_mode select, "
+                f"got algo={self.algo!r}, action_mode={self.action_mode!r}"
+            )
         if self.vec_env == "fast":
             from train.fast import fast_config_problem
 

@@ -53,8 +53,13 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
         # Budgets may change on resume; the rest of the config is checked equal.
         model.n_steps, model.n_epochs = cfg.n_steps, cfg.n_epochs
     else:
+        policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
+        if cfg.policy_net == "cards":
+            from train.card_net import CardPolicy, card_policy_kwargs
+
+            policy, policy_kwargs = CardPolicy, card_policy_kwargs(cfg.num_players, cfg.rules, trunk=cfg.net_arch[0])
         model = MaskablePPO(
-            "MlpPolicy",
+            policy,
             venv,
             learning_rate=cfg.learning_rate,
             n_steps=cfg.n_steps,
@@ -66,7 +71,7 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
             ent_coef=cfg.ent_coef,
             vf_coef=cfg.vf_coef,
             max_grad_norm=cfg.max_grad_norm,
-            policy_kwargs={"net_arch": list(cfg.net_arch)},
+            policy_kwargs=policy_kwargs,
             seed=cfg.seed,
             device="cpu",
         )
