@@ -28,7 +28,7 @@ import pytest
 from scopa_env import scopa_v0
 from scopa_env.actions import move_enumeration
 from scopa_env.cards import cards_of
-from scopa_env.fast import SUPPORTED_FIELDS, BatchedScopa, check_supported, core, playout
+from scopa_env.fast import SCORE_FIELDS, SUPPORTED_FIELDS, BatchedScopa, check_supported, core, playout
 from scopa_env.game import Game
 from scopa_env.rules import PRESETS, get_rules
 
@@ -263,6 +263,71 @@ def test_rule_fields_in_the_whitelist_play_the_same_game():
     for n in (2, 4):
         run_differential(rules, n, "move", "game", "points", 40, seed=7 + n)
         run_differential(rules, n, "select", "hand", "game", 40, seed=17 + n)
+
+
+# Scoring extras combined on short decks, so that the rare items (a side taking the whole
+# bonus suit, a Libyan reset) happen in a few dozen games.
+EXTRAS_RULES = {
+    "extras_napoleone": dict(
+        ranks=(1, 2, 3, 4, 5, 7, 10),
+        re_bello=True,
+        seven_of_cups=True,
+        palle_del_cane=True,
+        piva=True,
+        napola="pagat_9",
+        coins_reset=6,
+        scopa_value="card",
+        primiera_by_counts=True,
+        target=21,
+    ),
+    "extras_scala": dict(
+        ranks=(1, 2, 3, 7, 8, 9, 10),
+        bonus_suit=1,
+        scalette=True,
+        all_coins_wins=True,
+        scopa_value="cards",
+        primiera_values=(5.5, 2, 3, 4, 5, 6, 7, 0.5, 0.5, 0.5),
+        double_game_below=6,
+        target=16,
+    ),
+    "extras_all_coins": dict(
+        ranks=(1, 2, 3, 4, 6, 7),
+        table_size=0,
+        piccola_grande=True,
+        prime_rule="sevens",
+        all_coins_wins=True,
+        coins_reset=6,
+        capture_optional=True,
+        target=11,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTRAS_RULES))
+def test_scoring_extras_play_the_same_game(name):
+    """The scoring fields (extras, game-winning items, Libyan scope and resets, other primiera rules) match the engine."""
+    rules = get_rules("standard").replace(name=name, player_counts=(2, 4), **EXTRAS_RULES[name])
+    check_supported(rules)
+    for n in (2, 4):
+        run_differential(rules, n, "move", "game", "points", 24, seed=31 + n, use_greedy=True)
+        run_differential(rules, n, "select", "game", "game", 24, seed=41 + n)
+        run_differential(rules, n, "select", "hand", "game", 12, seed=51 + n)
+
+
+def test_score_fields_carry_every_scoring_extra():
+    """Every point key of the engine's extras has a hand_score column, and each preset's dicts have the engine's keys."""
+    from scopa_env.fast.batch import score_keys
+    from scopa_env.scoring import EXTRA_KEYS, score_masks
+
+    assert set(EXTRA_KEYS) <= set(SCORE_FIELDS), f"missing columns: {set(EXTRA_KEYS) - set(SCORE_FIELDS)}"
+    for name in supported_presets() + sorted(EXTRAS_RULES):
+        if name in PRESETS:
+            rules = get_rules(name)
+        else:
+            rules = get_rules("standard").replace(name=name, player_counts=(2, 4), **EXTRAS_RULES[name])
+        rows = score_masks([rules.deck_mask & 0x3FF, rules.deck_mask & ~0x3FF], [0, 1], rules)
+        keys = set(rows[0]) | ({"double_game"} if rules.double_game_below else set())
+        assert set(score_keys(rules)) == keys, f"{name}: core keys {sorted(score_keys(rules))} vs engine {sorted(keys)}"
 
 
 # --- opponents and playouts ------------------------------------------------------------

@@ -30,7 +30,7 @@ Outputs (read-only)     after :meth:`~BatchedScopa.reset` and every :meth:`~Batc
                         made the final move), ``winner`` the winning side (-1: none) and
                         ``final_scores`` ``(N, 3)`` the game points per side
 ``hand_ended``          bool ``(N,)``: a hand ended in this step; ``hand_score`` float64
-                        ``(N, sides, 14)`` holds it per side, fields :data:`SCORE_FIELDS`
+                        ``(N, sides, 23)`` holds it per side, fields :data:`SCORE_FIELDS`
                         (:meth:`~BatchedScopa.hand_score_dicts` gives the engine's dicts)
 ======================  ====================================================================
 
@@ -65,7 +65,8 @@ from scopa_env.cards import COINS, NUM_CARDS, RANK_OF, SETTEBELLO, SUIT_OF, form
 from scopa_env.fast import core
 from scopa_env.fast.core import SCORE_FIELDS
 from scopa_env.observation import ObservationLayout
-from scopa_env.rules import Rules, get_rules
+from scopa_env.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules
+from scopa_env.scoring import prime_order
 
 ACTION_MODES = ("move", "select")
 EPISODES = ("game", "hand")
@@ -107,6 +108,17 @@ SUPPORTED_FIELDS = (
     "ace_takes_all",
     "ace_takes_all_scopa",
     "ace_takes_itself",
+    "primiera_by_counts",
+    "re_bello",
+    "seven_of_cups",
+    "palle_del_cane",
+    "napola",
+    "scalette",
+    "piccola_grande",
+    "piva",
+    "all_coins_wins",
+    "coins_reset",
+    "scopa_value",
 )
 """Rules fields the compiled core implements for every value. Any other field must keep
 its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
@@ -199,6 +211,29 @@ def heuristic_weights() -> np.ndarray:
 HEURISTIC_H = heuristic_weights()
 
 
+def score_keys(rules: Rules) -> tuple[str, ...]:
+    """The keys of the engine's hand score dicts under ``rules``: the :data:`SCORE_FIELDS` it reports."""
+    names = list(SCORE_FIELDS[: core.SCORE_SEVEN_MAJORITY])
+    if rules.prime_rule == "sevens":
+        names += ["seven_majority", "num_sevens", "num_sixes"]
+    elif rules.primiera_by_counts:
+        names += ["num_sevens", "num_sixes"]
+    if rules.double_game_below:
+        names.append("double_game")
+    for on, keys in (
+        (rules.re_bello, ("re_bello",)),
+        (rules.seven_of_cups, ("seven_of_cups",)),
+        (rules.palle_del_cane, ("palle_del_cane",)),
+        (rules.napola, ("napola",)),
+        (rules.scalette, ("scaletta_bassa", "scaletta_alta")),
+        (rules.piccola_grande, ("piccola", "grande")),
+        (rules.piva, ("piva",)),
+    ):
+        if on:
+            names += keys
+    return tuple(names)
+
+
 def _subset_count(rules: Rules, max_sum: int) -> int:
     """Subsets of the deck with value sum <= ``max_sum`` (the empty one included): scratch size."""
     ways = [1] + [0] * max_sum
@@ -263,6 +298,17 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_TAKE_ALL] = rules.ace_takes_all
     P[core.P_TAKE_ALL_SCOPA] = rules.ace_takes_all_scopa
     P[core.P_ACE_ITSELF] = rules.ace_takes_itself
+    P[core.P_RE_BELLO] = rules.re_bello
+    P[core.P_SEVEN_OF_CUPS] = rules.seven_of_cups
+    P[core.P_PALLE_DEL_CANE] = rules.palle_del_cane
+    P[core.P_NAPOLA] = NAPOLA_READINGS.index(rules.napola)
+    P[core.P_SCALETTE] = rules.scalette
+    P[core.P_PICCOLA_GRANDE] = rules.piccola_grande
+    P[core.P_PIVA] = rules.piva
+    P[core.P_ALL_COINS_WINS] = rules.all_coins_wins
+    P[core.P_COINS_RESET] = rules.coins_reset
+    P[core.P_SCOPA_VALUE] = SCOPA_VALUES.index(rules.scopa_value)
+    P[core.P_BY_COUNTS] = rules.primiera_by_counts
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)
@@ -277,6 +323,11 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     TBL[core.TBL_NEXT_DEAL : core.TBL_NEXT_DEAL + NUM_CARDS + 1] = rules.hand_size
     for k in range(1, len(schedule)):
         TBL[core.TBL_NEXT_DEAL + num_players * sum(schedule[k:])] = schedule[k]
+    if rules.primiera_by_counts:
+        groups = prime_order(rules)
+        P[core.P_PRIME_GROUPS] = len(groups)
+        for g, ranks in enumerate(groups):
+            TBL[core.TBL_PRIME_GROUPS + g] = sum(core.ONE_OF_EACH_SUIT << (r - 1) for r in ranks)
     for arr in (P, F, TBL, PAIRS):
         arr.flags.writeable = False
     return P, F, TBL, PAIRS
@@ -405,6 +456,7 @@ class BatchedScopa:
         self.final_obs_seat = _readonly(self._info[:, core.INFO_OBS_SEAT])
         self.opponent_kind = _readonly(self._S[:, core.COL_OPPONENT])
         self.final_opponent = _readonly(self._info[:, core.INFO_FINAL_OPPONENT])
+        self.score_keys = score_keys(self.rules)
 
     # --- episode API -------------------------------------------------------------
 
@@ -548,12 +600,8 @@ class BatchedScopa:
         return out
 
     def hand_score_dicts(self, game: int) -> list[dict[str, Any]]:
-        """The last hand score of one game as :func:`scopa_env.scoring.score_hand` dicts."""
-        names = list(SCORE_FIELDS[: core.SCORE_SEVEN_MAJORITY])
-        if self.rules.prime_rule == "sevens":
-            names += ["seven_majority", "num_sevens", "num_sixes"]
-        if self.rules.double_game_below:
-            names.append("double_game")
+        """The last hand score of one game as :func:`scopa_env.scoring.score_hand` dicts (the same keys)."""
+        names = self.score_keys
         out = []
         for side in range(self.num_sides):
             row = self._hand_score[game, side]

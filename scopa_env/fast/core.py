@@ -16,6 +16,7 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_PLAYED      6      per seat, cards played this hand
     COL_PILE        3      per side, cards captured this hand
     COL_SCOPE       3      per side, scope this hand
+    COL_SCOPE_PTS   3      per side, what those scope are worth (Rules.scopa_value)
     COL_SCORE       3      per side, game points
     COL_TABLE       1      face-up table cards
     COL_CURRENT     1      seat to move
@@ -65,7 +66,8 @@ COL_HAND = 0
 COL_PLAYED = COL_HAND + MAX_PLAYERS
 COL_PILE = COL_PLAYED + MAX_PLAYERS
 COL_SCOPE = COL_PILE + MAX_SIDES
-COL_SCORE = COL_SCOPE + MAX_SIDES
+COL_SCOPE_PTS = COL_SCOPE + MAX_SIDES
+COL_SCORE = COL_SCOPE_PTS + MAX_SIDES
 COL_TABLE = COL_SCORE + MAX_SIDES
 COL_CURRENT = COL_TABLE + 1
 COL_DEALER = COL_CURRENT + 1
@@ -119,7 +121,33 @@ P_FIRST_DEAL = 34  # cards per player in the first deal of a hand
 P_TAKE_ALL = 35  # ace_takes_all
 P_TAKE_ALL_SCOPA = 36  # ace_takes_all_scopa
 P_ACE_ITSELF = 37  # ace_takes_itself: an Ace played to the empty table goes to the pile, move (ace, 1 << ace)
-NUM_PARAMS = 38
+# scoring extras (scopa_env.scoring._extras, game_events)
+P_RE_BELLO = 38
+P_SEVEN_OF_CUPS = 39
+P_PALLE_DEL_CANE = 40
+P_NAPOLA = 41  # NAPOLA_OFF, NAPOLA_PAGAT_6, NAPOLA_PAGAT_9 or NAPOLA_WIKIPEDIA
+P_SCALETTE = 42
+P_PICCOLA_GRANDE = 43
+P_PIVA = 44
+P_ALL_COINS_WINS = 45
+P_COINS_RESET = 46  # 0: off
+P_SCOPA_VALUE = 47  # SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD or SCOPA_VALUE_CARDS (Libyan)
+P_BY_COUNTS = 48  # primiera_by_counts: most cards of the best primiera group, then the next (TBL_PRIME_GROUPS)
+P_PRIME_GROUPS = 49  # number of rank groups in TBL_PRIME_GROUPS
+NUM_PARAMS = 50
+
+NAPOLA_OFF, NAPOLA_PAGAT_6, NAPOLA_PAGAT_9, NAPOLA_WIKIPEDIA = range(4)  # rules.NAPOLA_READINGS order
+SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD, SCOPA_VALUE_CARDS = range(3)  # rules.SCOPA_VALUES order
+NAPOLA_MIN = 3  # scoring.NAPOLA_MIN: a run from the Ace (or King) scores from three cards
+NAPOLA_CAP_6 = 6  # scoring.NAPOLA_CAP
+NAPOLA_CAP_9 = 10
+SCALETTA_BASSA_CAP = 9
+SCALETTA_ALTA_BASE = 5
+PIVA_POINTS = -5
+PIVA_CARD = 31  # the Two of batons
+SEVEN_OF_CUPS_CARD = 16
+KING = 9  # rank index of the King within a suit
+PRIME_GROUP_BITS = 6  # primiera_by_counts: a group's count (<= 40) in 6 bits, 10 groups in one int64
 
 OPPONENT_NONE = -1
 OPPONENT_MIXED = -2  # each game draws its opponents' kind at reset, weights F_OPP_CUMULATIVE
@@ -156,7 +184,10 @@ NUM_HEURISTIC = 9
 TBL_DECK = 0  # the deck's card ids ascending (P_DECK_SIZE used)
 TBL_CARD_START = TBL_DECK + NUM_CARDS  # 41 entries: move ids of card c are [start[c], start[c + 1])
 TBL_NEXT_DEAL = TBL_CARD_START + NUM_CARDS + 1  # 41 entries: cards per player dealt when the stock holds k
-NUM_TBL = TBL_NEXT_DEAL + NUM_CARDS + 1
+TBL_PRIME_GROUPS = (
+    TBL_NEXT_DEAL + NUM_CARDS + 1
+)  # P_PRIME_GROUPS card masks, ranks grouped by primiera value, best first
+NUM_TBL = TBL_PRIME_GROUPS + RANK_SPAN
 
 # --- per-game info outputs ----------------------------------------------------------
 INFO_TO_PLAY = 0  # seat whose observation and legal actions were written
@@ -188,12 +219,26 @@ SCORE_FIELDS = (
     "num_sevens",
     "num_sixes",
     "double_game",
+    "re_bello",
+    "seven_of_cups",
+    "palle_del_cane",
+    "napola",
+    "scaletta_bassa",
+    "scaletta_alta",
+    "piccola",
+    "grande",
+    "piva",
 )
-"""Columns of ``hand_score``; the last four exist in the engine's dicts only under ``prime_rule="sevens"``
-(``seven_majority``, ``num_sevens``, ``num_sixes``) and ``double_game_below`` (``double_game``)."""
+"""Columns of ``hand_score``; from ``seven_majority`` on they exist in the engine's dicts only under
+the rules that score them: ``prime_rule="sevens"`` (``seven_majority``, ``num_sevens``,
+``num_sixes``; ``primiera_by_counts`` has the last two too), ``double_game_below``
+(``double_game``) and the scoring extras (``scopa_env.scoring.EXTRA_KEYS``, one or two keys
+per field); ``hand_score_dicts`` gives each game's dicts with exactly the engine's keys."""
 SCORE_CARDS, SCORE_COINS, SCORE_SETTEBELLO, SCORE_PRIMIERA, SCORE_SCOPE, SCORE_TOTAL = range(6)
 SCORE_NUM_CARDS, SCORE_NUM_COINS, SCORE_PRIMIERA_VALUE, SCORE_NUM_SCOPE = range(6, 10)
 SCORE_SEVEN_MAJORITY, SCORE_NUM_SEVENS, SCORE_NUM_SIXES, SCORE_DOUBLE_GAME = range(10, 14)
+SCORE_RE_BELLO, SCORE_SEVEN_OF_CUPS, SCORE_PALLE_DEL_CANE, SCORE_NAPOLA = range(14, 18)
+SCORE_SCALETTA_BASSA, SCORE_SCALETTA_ALTA, SCORE_PICCOLA, SCORE_GRANDE, SCORE_PIVA = range(18, 23)
 NUM_SCORE_FIELDS = len(SCORE_FIELDS)
 
 # --- step status codes ------------------------------------------------------------------
@@ -448,6 +493,7 @@ def _new_hand_state(S, i, n):
     for s in range(MAX_SIDES):
         S[i, COL_PILE + s] = 0
         S[i, COL_SCOPE + s] = 0
+        S[i, COL_SCOPE_PTS + s] = 0
     S[i, COL_TABLE] = 0
     S[i, COL_LASTCAP] = NO_SEAT
     S[i, COL_CURRENT] = (S[i, COL_DEALER] + 1) % n
@@ -565,14 +611,81 @@ def _unique_max(values, count):
     return best if ties == 1 else -1
 
 
+@njit(cache=True, inline="always")
+def _scopa_worth(P, card, captured):
+    """Points of one scopa (Game._scopa_worth): ``scopa_points``, or a Libyan ``scopa_value``."""
+    how = P[P_SCOPA_VALUE]
+    if how == SCOPA_VALUE_CARD:  # the sweeping card's rank
+        return card % RANK_SPAN + 1
+    if how == SCOPA_VALUE_CARDS:  # the cards taken and the one played
+        return popcount(captured) + 1
+    return P[P_SCOPA_POINTS]
+
+
+@njit(cache=True, inline="always")
+def _run_from_ace(pile, suit):
+    """Length of the run Ace, 2, 3 ... of ``suit`` in ``pile`` (scoring.run_from_ace)."""
+    bits = (pile >> (RANK_SPAN * suit)) & SUIT_BITS
+    run = 0
+    while run < RANK_SPAN and (bits >> run) & 1:
+        run += 1
+    return run
+
+
+@njit(cache=True, inline="always")
+def _run_from_king(pile, suit):
+    """Length of the run King, Queen, Jack ... of ``suit`` in ``pile`` (scoring.run_from_king)."""
+    bits = (pile >> (RANK_SPAN * suit)) & SUIT_BITS
+    run = 0
+    while run < RANK_SPAN and (bits >> (KING - run)) & 1:
+        run += 1
+    return run
+
+
 @njit(cache=True)
-def _score_hand(S, i, P, F, hand_score):
+def _score_extras(pile, P, row):
+    """The scoring extras of one pile into ``row`` (scoring._extras); returns their sum."""
+    bonus = P[P_BONUS_SUIT]
+    row[SCORE_RE_BELLO] = float((pile >> (RANK_SPAN * bonus + KING)) & 1) if P[P_RE_BELLO] else 0.0
+    row[SCORE_SEVEN_OF_CUPS] = float((pile >> SEVEN_OF_CUPS_CARD) & 1) if P[P_SEVEN_OF_CUPS] else 0.0
+    sevens = ONE_OF_EACH_SUIT << SETTEBELLO
+    row[SCORE_PALLE_DEL_CANE] = 1.0 if P[P_PALLE_DEL_CANE] and (pile & sevens) == sevens else 0.0
+    low = _run_from_ace(pile, bonus)
+    high = _run_from_king(pile, bonus)
+    napola = 0
+    if P[P_NAPOLA] != NAPOLA_OFF and low >= NAPOLA_MIN:
+        if P[P_NAPOLA] == NAPOLA_WIKIPEDIA:  # 3 for A-2-3, 1 per other card of the suit
+            napola = popcount(pile & (SUIT_BITS << (RANK_SPAN * bonus)))
+        else:
+            napola = min(low, NAPOLA_CAP_6 if P[P_NAPOLA] == NAPOLA_PAGAT_6 else NAPOLA_CAP_9)
+    row[SCORE_NAPOLA] = float(napola)
+    bassa = alta = piccola = grande = 0
+    if P[P_SCALETTE]:
+        bassa = min(low, SCALETTA_BASSA_CAP) if low >= NAPOLA_MIN else 0
+        alta = SCALETTA_ALTA_BASE + min(high, RANK_SPAN - 1) - NAPOLA_MIN if high >= NAPOLA_MIN else 0
+    if P[P_PICCOLA_GRANDE]:
+        piccola = min(low, NAPOLA_CAP_6) if low >= NAPOLA_MIN else 0
+        grande = SCALETTA_ALTA_BASE if high >= NAPOLA_MIN else 0
+    row[SCORE_SCALETTA_BASSA] = float(bassa)
+    row[SCORE_SCALETTA_ALTA] = float(alta)
+    row[SCORE_PICCOLA] = float(piccola)
+    row[SCORE_GRANDE] = float(grande)
+    row[SCORE_PIVA] = float(PIVA_POINTS * ((pile >> PIVA_CARD) & 1)) if P[P_PIVA] else 0.0
+    total = 0.0
+    for f in range(SCORE_RE_BELLO, NUM_SCORE_FIELDS):
+        total += row[f]
+    return total
+
+
+@njit(cache=True)
+def _score_hand(S, i, P, F, TBL, hand_score):
     """Score the finished hand into ``hand_score[i]`` and add the totals to the game score."""
     ns = P[P_SIDES]
     num_cards = np.zeros(MAX_SIDES, np.float64)
     num_coins = np.zeros(MAX_SIDES, np.float64)
     prim = np.zeros(MAX_SIDES, np.float64)
     sevens = np.zeros(MAX_SIDES, np.float64)
+    counts = np.zeros(MAX_SIDES, np.int64)
     top_prim = 0.0
     bonus = P[P_BONUS_SUIT]
     for s in range(ns):
@@ -584,9 +697,17 @@ def _score_hand(S, i, P, F, hand_score):
         prim[s] = _primiera_value(pile, F)
         if prim[s] > top_prim:
             top_prim = prim[s]
+        # primiera_by_counts: the counts per rank group, best group first, as one number
+        for g in range(P[P_PRIME_GROUPS]):
+            counts[s] = (counts[s] << PRIME_GROUP_BITS) + popcount(pile & TBL[TBL_PRIME_GROUPS + g])
     cards_w = _unique_max(num_cards, ns)
     coins_w = _unique_max(num_coins, ns)
-    prim_w = _unique_max(prim, ns) if top_prim > 0 and not P[P_SEVENS] else -1
+    if P[P_SEVENS]:
+        prim_w = -1
+    elif P[P_BY_COUNTS]:
+        prim_w = _unique_max(counts, ns)
+    else:
+        prim_w = _unique_max(prim, ns) if top_prim > 0 else -1
     sevens_w = _unique_max(sevens, ns) if P[P_SEVENS] else -1
     for s in range(ns):
         row = hand_score[i, s]
@@ -594,12 +715,13 @@ def _score_hand(S, i, P, F, hand_score):
         row[SCORE_COINS] = 1.0 if coins_w == s else 0.0
         row[SCORE_SETTEBELLO] = float((S[i, COL_PILE + s] >> (RANK_SPAN * bonus + SETTEBELLO)) & 1)
         row[SCORE_PRIMIERA] = 1.0 if prim_w == s else 0.0
-        row[SCORE_SCOPE] = S[i, COL_SCOPE + s] * P[P_SCOPA_POINTS]
+        row[SCORE_SCOPE] = S[i, COL_SCOPE_PTS + s]
         row[SCORE_SEVEN_MAJORITY] = 1.0 if sevens_w == s else 0.0
         row[SCORE_NUM_SEVENS] = sevens[s] // 8
         row[SCORE_NUM_SIXES] = sevens[s] % 8
         row[SCORE_DOUBLE_GAME] = 0.0
         total = row[SCORE_CARDS] + row[SCORE_COINS] + row[SCORE_SETTEBELLO] + row[SCORE_PRIMIERA] + row[SCORE_SCOPE]
+        total += _score_extras(S[i, COL_PILE + s], P, row)
         total += row[SCORE_SEVEN_MAJORITY]
         row[SCORE_TOTAL] = total
         row[SCORE_NUM_CARDS] = num_cards[s]
@@ -610,6 +732,25 @@ def _score_hand(S, i, P, F, hand_score):
     for s in range(ns, MAX_SIDES):
         for f in range(NUM_SCORE_FIELDS):
             hand_score[i, s, f] = 0.0
+
+
+@njit(cache=True, inline="always")
+def _hand_events(S, i, P):
+    """Hand-end items that are not points (scoring.game_events): a side that took the whole
+    bonus suit wins at once (Napoleone, Scala, all coins); Libyan ``coins_reset`` sends the
+    other sides' game scores back to 0. Returns the side that won this way, else -1."""
+    suit = (SUIT_BITS << (RANK_SPAN * P[P_BONUS_SUIT])) & P[P_DECK_MASK]
+    takes_all_wins = P[P_NAPOLA] == NAPOLA_PAGAT_9 or P[P_SCALETTE] or P[P_ALL_COINS_WINS]
+    winner = -1
+    for side in range(P[P_SIDES]):
+        coins = S[i, COL_PILE + side] & suit
+        if takes_all_wins and coins == suit and winner < 0:
+            winner = side
+        if P[P_COINS_RESET] and popcount(coins) >= P[P_COINS_RESET]:
+            for o in range(P[P_SIDES]):
+                if o != side:
+                    S[i, COL_SCORE + o] = 0
+    return winner
 
 
 @njit(cache=True, inline="always")
@@ -666,6 +807,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
             took_all = P[P_TAKE_ALL] and card % RANK_SPAN == 0 and (captured & ONE_OF_EACH_SUIT) == 0
             if not (took_all and not P[P_TAKE_ALL_SCOPA]):
                 S[i, COL_SCOPE + side] += 1
+                S[i, COL_SCOPE_PTS + side] += _scopa_worth(P, card, captured)
     else:
         S[i, COL_TABLE] |= bit
     S[i, COL_CURRENT] = (seat + 1) % n
@@ -682,10 +824,12 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     if lc != NO_SEAT:
         S[i, COL_PILE + _side(lc, n)] |= S[i, COL_TABLE]
         S[i, COL_TABLE] = 0
-    _score_hand(S, i, P, F, hand_score)
+    _score_hand(S, i, P, F, TBL, hand_score)
     S[i, COL_HAND_NUM] += 1
     info[i, INFO_HAND_ENDED] = 1
-    winner = _game_winner(S, i, P)
+    winner = _hand_events(S, i, P)
+    if winner < 0:
+        winner = _game_winner(S, i, P)
     below = P[P_DOUBLE_BELOW]
     if below and winner >= 0:
         double = True
@@ -704,7 +848,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
                     others += hand_score[i, o, SCORE_TOTAL]
             rewards[i, s] += hand_score[i, side, SCORE_TOTAL] - others / (ns - 1)
     elif over:
-        best = -1.0
+        best = -np.inf  # totals go below 0 under Piva
         ties = 0
         for o in range(ns):
             t = hand_score[i, o, SCORE_TOTAL]

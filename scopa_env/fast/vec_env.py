@@ -20,7 +20,7 @@ Infos                  at an episode end: final observation (Gymnasium ``final_o
                        ``terminal_observation``), ``winner`` (side), ``final_scores`` and
                        ``opponent`` (the finished game's opponent kind: Gymnasium its index
                        in ``OPPONENT_KINDS``, SB3 its name); at a
-                       hand end: ``hand_score`` (``(sides, 10)``, fields
+                       hand end: ``hand_score`` (``(sides, 23)``, fields
                        :data:`~scopa_env.fast.core.SCORE_FIELDS`) and ``learner_side``
 =====================  =========================================================================
 
@@ -81,7 +81,7 @@ class _Learner:
         )
         self.side_of = np.array(sides_for(num_players), np.int64)
         self._rows = np.arange(num_envs)
-        low, high = observation_bounds(self.batch.layout)
+        low, high = observation_bounds(self.batch.layout, self.batch.rules)
         self.box = spaces.Box(low=low, high=high, dtype=np.float32)
         self.num_actions = self.batch.num_actions
         self._np_rng = np.random.default_rng()
