@@ -25,6 +25,7 @@ CHOICES: dict[str, tuple] = {
     "num_players": (2, 3, 4, 6),
     "vec_env": ("dummy", "subproc", "fast"),
     "policy_net": ("mlp", "cards"),
+    "pretrain": ("", "greedy", "heuristic"),
 }
 
 IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch", "policy_net")
@@ -56,6 +57,8 @@ POSITIVE_KEYS = (
     "target_update_interval",
     "selfplay_every",
     "selfplay_pool_size",
+    "pretrain_steps",
+    "pretrain_epochs",
 )
 
 
@@ -118,6 +121,14 @@ class TrainConfig:
     policy_net: str = "mlp"
     """PPO's network: "mlp" (``net_arch`` hidden layers) or "cards" (``select`` mode only: the
     card-wise pointer network of :mod:`train.card_net`, ``net_arch[0]`` wide)."""
+    pretrain: str = ""
+    """PPO warm start (:mod:`train.pretrain`): "" (none), "greedy" or "heuristic", a compiled
+    teacher whose decisions and returns the policy and value are fitted to before PPO starts
+    (``vec_env: fast`` and ``action_mode: select``)."""
+    pretrain_steps: int = 300_000
+    """Teacher decisions to collect for the warm start."""
+    pretrain_epochs: int = 8
+    """Passes over them."""
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995
@@ -254,6 +265,11 @@ class TrainConfig:
             raise ConfigError(
                 f"{source}: policy_net cards is PPO's card-wise network for action_mode select, "
                 f"got algo={self.algo!r}, action_mode={self.action_mode!r}"
+            )
+        if self.pretrain and (self.algo != "ppo" or self.action_mode != "select" or self.vec_env != "fast"):
+            raise ConfigError(
+                f"{source}: pretrain needs algo ppo, action_mode select and vec_env fast (a compiled teacher), "
+                f"got algo={self.algo!r}, action_mode={self.action_mode!r}, vec_env={self.vec_env!r}"
             )
         if self.vec_env == "fast":
             from train.fast import fast_config_problem

@@ -19,6 +19,9 @@ from train.env import make_vec_env
 from train.policy_agent import MODEL_FILES, ppo_batch_policy
 from train.run import Run
 
+PRETRAIN_BATCH = 256
+"""Minibatch of the warm start's supervised passes."""
+
 
 class PPOLearner:
     """The view of a MaskablePPO model that :class:`train.run.Run` needs."""
@@ -78,6 +81,8 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
     model.set_logger(make_logger(str(run.dir / "tb")))
     learner = PPOLearner(model, venv)
     run.restore_envs(learner)
+    if cfg.pretrain and not resume:
+        warm_start(cfg, run, learner)
 
     # --- learn -------------------------------------------------------------------------
     remaining = cfg.total_timesteps - run.state.timestep
@@ -86,3 +91,20 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
         model.learn(remaining, callback=RunCallback(run, learner), reset_num_timesteps=not resume)
     run.on_step(int(model.num_timesteps), learner, final=run.state.last_eval != model.num_timesteps)
     venv.close()
+
+
+def warm_start(cfg: TrainConfig, run: Run, learner: PPOLearner) -> None:
+    """Behaviour cloning of the compiled teacher (:mod:`train.pretrain`), logged under ``pretrain/``,
+    then an evaluation at step 0."""
+    from tqdm import tqdm
+
+    from train.pretrain import clone, collect_teacher
+
+    bar = tqdm(total=cfg.pretrain_steps, unit="step", desc=f"{cfg.pretrain} decisions", disable=not cfg.progress_bar)
+    data = collect_teacher(learner.venv, cfg.pretrain, cfg.pretrain_steps, cfg.gamma, progress=bar.update)
+    bar.close()
+    for epoch in tqdm(range(cfg.pretrain_epochs), desc="cloning", unit="epoch", disable=not cfg.progress_bar):
+        stats = clone(learner.model.policy, data, 1, PRETRAIN_BATCH, cfg.vf_coef, cfg.seed + epoch)
+        for key, value in stats.items():
+            run.writer.add_scalar(f"pretrain/{key}", value, epoch)
+    run.evaluate(0, learner)
