@@ -32,8 +32,10 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_DECK        40     this hand's deal order (after any Kings redeal)
 
 Rules and modes travel in ``P`` (int64, indices ``P_*``), floats in ``F`` (``F_*``),
-the sorted deck and the per-card start of the "move" enumeration in ``TBL``
-(``TBL_*``), and the enumeration itself in ``PAIRS[M, 2]`` (card, captured mask).
+the sorted deck, the per-card start of the "move" enumeration and the primiera rank
+groups in ``TBL`` (``TBL_*``), and the enumeration itself in ``PAIRS[M, 2]`` (card,
+captured mask). ``H`` holds the heuristic player's weights (``H_*``), or is ``None``
+where no heuristic player moves: numba then prunes the heuristic's code at compile time.
 
 Per-step outputs: ``info[N, NUM_INFO]`` (``INFO_*``), ``rewards[N, players]``,
 ``hand_score[N, 3, NUM_SCORE_FIELDS]`` (``SCORE_*``, as :func:`scopa_env.scoring.score_hand`).
