@@ -123,7 +123,7 @@ def bench_rows(seconds: float = 3.0) -> list[tuple[str, float, str]]:
         ("move", None, "batch step, move ids, obs, N=1024"),
         ("select", "greedy", "learner vs greedy step, select, N=1024"),
         ("select", "heuristic", "learner vs heuristic step, select, N=1024"),
-        ("select", {"greedy": 0.5, "heuristic": 0.5}, "learner vs greedy/heuristic mix step, select, N=1024"),
+        ("select", {"greedy": 0.5, "heuristic": 0.5}, "learner vs greedy+heuristic mix, select, N=1024"),
     ):
         wall, cpu = _best(_batch_steps(mode, opponent), seconds)
         rows.append((f"fast: {label}", wall, "steps/s"))
