@@ -182,7 +182,7 @@ class ScopaGymEnv(gym.Env):
         self.illegal_reward = float(illegal_reward)
         self.opponents = opponents if isinstance(opponents, OpponentSampler) else OpponentSampler(opponents)
         self.layout = ObservationLayout.for_rules(num_players, self.rules)
-        low, high = observation_bounds(self.layout)
+        low, high = observation_bounds(self.layout, self.rules)
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.coder.num_actions)
         self.game: Game | None = None
