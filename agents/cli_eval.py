@@ -61,6 +61,12 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument("agents", nargs=2, metavar="AGENT", help=f"agent spec: {', '.join(known_specs())}")
     _common(p, 1000)
+    p.add_argument(
+        "--fast",
+        action="store_true",
+        help="play on the compiled core: a ppo:/dqn: checkpoint against random, greedy or heuristic, "
+        "2 players (hundreds of times faster; --workers is ignored)",
+    )
     p.set_defaults(func=run_eval)
     return p
 
@@ -104,6 +110,8 @@ def run_eval(args: argparse.Namespace) -> int:
     error = _check_inputs(args)
     if error:
         return _fail("eval", error)
+    if getattr(args, "fast", False):
+        return _run_fast_eval(args)
     match = Match(tuple(args.agents), args.players, args.rules, args.seed)
     run = run_deals(match, args.games, args.workers, progress=not args.no_progress)
     if not run.deals:
@@ -116,6 +124,42 @@ def run_eval(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(report, args.csv)
     return 130 if run.interrupted else 0
+
+
+def _run_fast_eval(args: argparse.Namespace) -> int:
+    """``scopa eval --fast``: a checkpoint against a compiled baseline, on the compiled core."""
+    from train.fast import COMPILED_OPPONENTS
+    from train.fast_eval import evaluate_fast
+    from train.policy_agent import load_batch_policy
+
+    learner, opponent = args.agents
+    prefix, _, path = learner.partition(":")
+    if prefix not in ("ppo", "dqn") or not path:
+        return _fail("eval", f"--fast needs a ppo:PATH or dqn:PATH checkpoint as the first agent, got {learner!r}")
+    if opponent not in COMPILED_OPPONENTS:
+        return _fail("eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)}, not {opponent!r}")
+    if args.players != 2:
+        return _fail("eval", f"--fast plays 2 players, got --players {args.players}")
+    policy, meta = load_batch_policy(path)
+    if get_rules(meta["rules"]) != args.rules or meta["num_players"] != 2:
+        return _fail(
+            "eval",
+            f"{learner} was trained for {meta['num_players']} players under {meta['rules']!r}, "
+            f"not 2 under {args.rules.name!r} (use --rules)",
+        )
+    try:
+        report = evaluate_fast(
+            policy, opponent, args.games, args.rules, args.seed, meta["action_mode"], progress=not args.no_progress
+        )
+    except NotImplementedError as exc:
+        return _fail("eval", str(exc))
+    report["agents"][0]["agent"] = report["config"]["agents"][0] = learner
+    render_report(report)
+    if args.json:
+        write_json(report, args.json)
+    if args.csv:
+        write_csv(report, args.csv)
+    return 0
 
 
 def run_tournament(args: argparse.Namespace) -> int:

@@ -158,3 +158,34 @@ def test_fast_evaluation_refuses_an_empty_run():
 
     with pytest.raises(ValueError, match="num_deals"):
         evaluate_fast(random_batch_policy(0), "greedy", 0)
+
+
+def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path):
+    import subprocess
+    import sys
+
+    from train.trainer import train
+
+    run = train(fast_cfg(tmp_path, "name=cli", "algo=ppo"), report=False)
+
+    def scopa(*args):
+        return subprocess.run(
+            [sys.executable, "-m", "scopa_env.cli", "eval", *args, "--no-progress"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+
+    ok = scopa(f"ppo:{run.dir}/best", "greedy", "--games", "20", "--fast", "--json", str(tmp_path / "r.json"))
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    import json
+
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["agents"][0]["agent"] == f"ppo:{run.dir}/best" and report["agents"][0]["games"] == 40
+    for args, message in [
+        (("random", "greedy"), "checkpoint"),
+        ((f"ppo:{run.dir}/best", "search"), "compiled"),
+        ((f"ppo:{run.dir}/best", "greedy", "--rules", "escoba"), "escoba"),
+    ]:
+        bad = scopa(*args, "--fast")
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
