@@ -36,6 +36,7 @@ _FACTORIES: dict[str, AgentFactory] = {}
 PLANNED_PREFIXES: dict[str, str] = {
     "ppo": "trained PPO checkpoints (module train.ppo, install the 'train' extra: pip install -e '.[train]')",
     "dqn": "trained DQN checkpoints (module train.dqn, install the 'train' extra: pip install -e '.[train]')",
+    "rllib": "RLlib checkpoints (module train.rllib, install the 'train' extra: pip install -e '.[train]')",
 }
 """Prefixes that later modules provide, with where they come from (for the error message)."""
 

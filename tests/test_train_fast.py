@@ -189,3 +189,13 @@ def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path):
     ]:
         bad = scopa(*args, "--fast")
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+def test_every_checkpoint_prefix_is_registered_by_importing_train():
+    """``ppo:``, ``dqn:`` and ``rllib:`` specs reach their loaders (a missing path names itself)."""
+    import train  # noqa: F401
+    from agents.registry import make_agent
+
+    for prefix in ("ppo", "dqn", "rllib"):
+        with pytest.raises(FileNotFoundError, match="no-such-run"):
+            make_agent(f"{prefix}:no-such-run/best")
