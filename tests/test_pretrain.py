@@ -71,6 +71,7 @@ def test_a_warm_started_run_evaluates_the_clone_at_step_zero(tmp_path):
             "pretrain=greedy",
             "pretrain_steps=2000",
             "pretrain_epochs=2",
+            "pretrain_rounds=2",
             "total_timesteps=512",
             "n_envs=8",
             "n_steps=32",
@@ -87,3 +88,18 @@ def test_a_warm_started_run_evaluates_the_clone_at_step_zero(tmp_path):
     rows = (run.dir / CSV_FILE).read_text().splitlines()
     assert rows[1].startswith("0,"), "the clone is evaluated before PPO's first step"
     assert len(rows) == 3, "then once at the end"
+
+
+def test_dagger_rounds_label_the_positions_the_clone_reaches():
+    """With an actor, the teacher labels every card choice and the capture choices of its own move."""
+    v = venv("greedy")
+    rng = np.random.default_rng(0)
+
+    def actor(obs, masks):
+        return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+    data = collect_teacher(v, "heuristic", 4000, gamma=1.0, actor=actor)
+    assert data.masks[np.arange(len(data.actions)), data.actions].all(), "labels are legal"
+    card_choices = data.obs[:, 375] == 0
+    assert card_choices.mean() > 0.5 and len(data.actions) <= 4000 + 32
+    assert (data.actions[card_choices] < 40).all(), "a card choice is labelled with a card"

@@ -59,6 +59,7 @@ POSITIVE_KEYS = (
     "selfplay_pool_size",
     "pretrain_steps",
     "pretrain_epochs",
+    "pretrain_rounds",
 )
 
 
@@ -129,6 +130,10 @@ class TrainConfig:
     """Teacher decisions to collect for the warm start."""
     pretrain_epochs: int = 8
     """Passes over them."""
+    pretrain_rounds: int = 1
+    """DAgger rounds: after the first (the teacher plays), each round lets the clone play
+    ``pretrain_steps`` more decisions, labels them with the teacher's choice, and fits again
+    on everything so far (``pretrain_epochs`` passes)."""
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995

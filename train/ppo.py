@@ -94,17 +94,26 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
 
 
 def warm_start(cfg: TrainConfig, run: Run, learner: PPOLearner) -> None:
-    """Behaviour cloning of the compiled teacher (:mod:`train.pretrain`), logged under ``pretrain/``,
-    then an evaluation at step 0."""
+    """Behaviour cloning of the compiled teacher with DAgger rounds (:mod:`train.pretrain`),
+    logged under ``pretrain/``, then an evaluation at step 0."""
     from tqdm import tqdm
 
-    from train.pretrain import clone, collect_teacher
+    from train.pretrain import clone, collect_teacher, merge
 
-    bar = tqdm(total=cfg.pretrain_steps, unit="step", desc=f"{cfg.pretrain} decisions", disable=not cfg.progress_bar)
-    data = collect_teacher(learner.venv, cfg.pretrain, cfg.pretrain_steps, cfg.gamma, progress=bar.update)
-    bar.close()
-    for epoch in tqdm(range(cfg.pretrain_epochs), desc="cloning", unit="epoch", disable=not cfg.progress_bar):
-        stats = clone(learner.model.policy, data, 1, PRETRAIN_BATCH, cfg.vf_coef, cfg.seed + epoch)
-        for key, value in stats.items():
-            run.writer.add_scalar(f"pretrain/{key}", value, epoch)
+    data = None
+    epoch = 0
+    for rnd in range(cfg.pretrain_rounds):
+        actor = None if rnd == 0 else learner.policy_batch
+        who = cfg.pretrain if rnd == 0 else "clone"
+        bar = tqdm(
+            total=cfg.pretrain_steps, unit="step", desc=f"round {rnd + 1}: {who} plays", disable=not cfg.progress_bar
+        )
+        more = collect_teacher(learner.venv, cfg.pretrain, cfg.pretrain_steps, cfg.gamma, bar.update, actor)
+        bar.close()
+        data = more if data is None else merge(data, more)
+        for _ in tqdm(range(cfg.pretrain_epochs), desc="cloning", unit="epoch", disable=not cfg.progress_bar):
+            stats = clone(learner.model.policy, data, 1, PRETRAIN_BATCH, cfg.vf_coef, cfg.seed + epoch)
+            for key, value in stats.items():
+                run.writer.add_scalar(f"pretrain/{key}", value, epoch)
+            epoch += 1
     run.evaluate(0, learner)

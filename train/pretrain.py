@@ -15,6 +15,7 @@ choice is still open (the env plays the move as soon as only one outcome is left
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,9 @@ import torch
 from scopa_env.actions import CONFIRM
 
 TEACHERS = ("greedy", "heuristic")
+
+BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
+"""``policy(obs (B, size), masks (B, A) bool) -> actions (B,)``."""
 
 
 @dataclass
@@ -35,9 +39,18 @@ class TeacherData:
     returns: np.ndarray  # float32 (T,)
 
 
-def collect_teacher(venv, teacher: str, steps: int, gamma: float, progress=None) -> TeacherData:
-    """Play ``steps`` learner decisions with the compiled ``teacher`` in ``venv`` (a fast vec env,
-    possibly wrapped, whose innermost env has ``.batch``)."""
+def collect_teacher(
+    venv, teacher: str, steps: int, gamma: float, progress=None, actor: BatchPolicy | None = None
+) -> TeacherData:
+    """Play ``steps`` learner decisions in ``venv`` (a fast vec env, possibly wrapped, whose
+    innermost env has ``.batch``), labelled with the compiled ``teacher``'s actions.
+
+    Without ``actor`` the teacher plays them. With ``actor`` (the clone so far: DAgger's
+    later rounds) the actor plays and the teacher labels the positions the actor reaches:
+    a card choice gets the teacher's card; a capture choice gets the teacher's next capture
+    only while the actor is still on the teacher's move (other capture choices are not kept).
+    Returns are those of the games as played.
+    """
     if teacher not in TEACHERS:
         raise ValueError(f"pretrain teacher must be one of {list(TEACHERS)}, got {teacher!r}")
     inner = venv
@@ -47,46 +60,68 @@ def collect_teacher(venv, teacher: str, steps: int, gamma: float, progress=None)
     n = venv.num_envs
     phase = batch.layout["phase"].start + 1  # 1 while choosing captures
     obs = venv.reset()
-    queues: list[list[int]] = [[] for _ in range(n)]
+    plans: list[list[int] | None] = [None] * n  # the teacher's remaining captures, None: off its move
     episode: list[list[tuple[int, float]]] = [[] for _ in range(n)]  # (index in data, reward) per row
-    data_obs, data_masks, data_actions = [], [], []
+    data_obs, data_masks, data_actions, data_kept = [], [], [], []
     returns = np.zeros(steps + n, np.float32)
     t = 0
     while t < steps:
-        masks = venv.action_masks()
+        masks = np.asarray(venv.action_masks(), bool)
         choices = batch.choose(teacher)
-        actions = np.empty(n, np.int64)
+        labels = np.full(n, -1, np.int64)
         for i in range(n):
-            if obs[i, phase] == 0:  # choosing a card: a new move of the teacher
+            if obs[i, phase] == 0:  # choosing a card: the teacher's move from here
                 card, captured = choices[i]
-                queues[i] = [b for b in range(40) if captured >> b & 1]
-                actions[i] = card
-            else:
-                actions[i] = queues[i].pop(0) if queues[i] else CONFIRM
-            if not masks[i, actions[i]]:
-                raise RuntimeError(f"teacher action {actions[i]} is not legal in game {i}")
+                plans[i] = [b for b in range(40) if captured >> b & 1]
+                labels[i] = card
+            elif plans[i] is not None:
+                labels[i] = plans[i][0] if plans[i] else CONFIRM
+            if labels[i] >= 0 and not masks[i, labels[i]]:
+                raise RuntimeError(f"teacher action {labels[i]} is not legal in game {i}")
+        actions = labels if actor is None else np.asarray(actor(obs.copy(), masks), np.int64)
+        for i in range(n):  # follow the plan while the actions agree with it
+            if plans[i] is not None and actions[i] != labels[i]:
+                plans[i] = None
+            elif plans[i] and obs[i, phase] == 1:
+                plans[i].pop(0)
+        kept = labels >= 0
         data_obs.append(obs.copy())
-        data_masks.append(np.asarray(masks, bool).copy())
-        data_actions.append(actions)
+        data_masks.append(masks.copy())
+        data_actions.append(labels)
+        data_kept.append(kept)
         obs, rewards, dones, _ = venv.step(actions)
         for i in range(n):
             episode[i].append((t + i, float(rewards[i])))
             if dones[i]:
-                g = 0.0
-                for k, r in reversed(episode[i]):
-                    g = r + gamma * g
-                    returns[k] = g
+                _fill_returns(returns, episode[i], gamma)
                 episode[i] = []
         t += n
         if progress is not None:
             progress(n)
     # Decisions of unfinished episodes keep the return so far as their target (a small bias at the end).
     for rows in episode:
-        g = 0.0
-        for k, r in reversed(rows):
-            g = r + gamma * g
-            returns[k] = g
-    return TeacherData(np.concatenate(data_obs), np.concatenate(data_masks), np.concatenate(data_actions), returns[:t])
+        _fill_returns(returns, rows, gamma)
+    keep = np.concatenate(data_kept)
+    return TeacherData(
+        np.concatenate(data_obs)[keep],
+        np.concatenate(data_masks)[keep],
+        np.concatenate(data_actions)[keep],
+        returns[:t][keep],
+    )
+
+
+def _fill_returns(returns: np.ndarray, rows: list[tuple[int, float]], gamma: float) -> None:
+    g = 0.0
+    for k, r in reversed(rows):
+        g = r + gamma * g
+        returns[k] = g
+
+
+def merge(a: TeacherData, b: TeacherData) -> TeacherData:
+    """Both datasets in one (DAgger's aggregation)."""
+    return TeacherData(
+        *(np.concatenate([getattr(a, f), getattr(b, f)]) for f in ("obs", "masks", "actions", "returns"))
+    )
 
 
 def clone(
