@@ -14,6 +14,8 @@ one-hand episodes. The full run plays ``SCOPA_DIFF_GAMES`` games per preset and
 player count::
 
     SCOPA_DIFF_GAMES=10000 pytest tests/test_fast.py -k differential
+
+``SCOPA_DIFF_PLAYERS=2`` (or ``2,4``...) keeps only those player counts.
 """
 
 from __future__ import annotations
@@ -59,7 +61,14 @@ def unsupported_presets() -> list[str]:
     return [name for name in sorted(PRESETS) if name not in supported_presets()]
 
 
-CASES = [(name, n) for name in supported_presets() for n in get_rules(name).player_counts]
+PLAYERS = os.environ.get("SCOPA_DIFF_PLAYERS")
+"""Optional filter of the cases by player count, e.g. ``SCOPA_DIFF_PLAYERS=2`` or ``2,4``."""
+CASES = [
+    (name, n)
+    for name in supported_presets()
+    for n in get_rules(name).player_counts
+    if not PLAYERS or str(n) in PLAYERS.split(",")
+]
 
 
 class CoreDeals:
