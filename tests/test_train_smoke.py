@@ -32,6 +32,8 @@ TINY = [
     "buffer_size=512",
     "target_update_interval=64",
     "selfplay_every=128",
+    "pretrain_steps=256",
+    "pretrain_epochs=1",
     "progress_bar=false",
 ]
 

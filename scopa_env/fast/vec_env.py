@@ -204,6 +204,7 @@ class ScopaSB3VecEnv(_SB3VecEnv, _Learner):
         seeds = self._seeds if any(s is not None for s in self._seeds) else None
         if seeds is not None:
             seeds = [s if s is not None else int(self._np_rng.integers(2**62)) for s in seeds]
+            self._np_rng = np.random.default_rng(seeds)  # later resets without a seed follow from it
         self.batch.reset(_seeds(seeds, self.num_envs, self._np_rng))
         self._reset_seeds()
         return self.batch.obs.copy()
