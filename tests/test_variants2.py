@@ -961,7 +961,7 @@ def test_move_mode_size_with_the_wildcard():
     assert len(move_enumeration(get_rules("standard,hand_bonus_points=3/10"))) == 16_240
 
 
-OPTION_STRINGS = [
+COMPILED_OPTIONS = [
     "standard,re_bello=true",
     "standard,seven_of_cups=true",
     "standard,palle_del_cane=true",
@@ -971,22 +971,30 @@ OPTION_STRINGS = [
     "standard,scopa_value=card",
     "standard,scopa_value=cards",
     "standard,all_coins_wins=true",
-    FUORI,
-    WILD_OPTION,
 ]
+"""Pure scoring options: the compiled core plays them (tests/test_fast.py checks it plays them alike)."""
+
+DECISION_RULES = [FUORI, WILD_OPTION, "chiamarsi_fuori", "cirulla", "piva", "sbarazzina", "scopa_bazzica"]
+"""Rules with declarations or claims: decisions the compiled core does not model."""
+
+OPTION_STRINGS = COMPILED_OPTIONS + [FUORI, WILD_OPTION]
+"""Every issue-4 option string, for the random-game suite below."""
 
 
-@pytest.mark.parametrize("rules", OPTION_STRINGS + sorted(DOCUMENTED_N))
-def test_fast_core_refuses(rules):
-    """scopa_env.fast implements a whitelist of fields: every new field raises instead of playing other rules."""
+@pytest.mark.parametrize("rules", COMPILED_OPTIONS + ["napola", "napola_9", "napola_wikipedia", "scalette"])
+def test_fast_core_plays_the_scoring_extras(rules):
     from scopa_env.fast import check_supported
 
-    rules = get_rules(rules)
-    if rules.name == "standard,primiera_values=face":
-        check_supported(rules)  # primiera_values is a supported field (floats included)
-        return
-    with pytest.raises(NotImplementedError):
-        check_supported(rules)
+    check_supported(get_rules(rules))  # raises NotImplementedError if not
+
+
+@pytest.mark.parametrize("rules", DECISION_RULES)
+def test_fast_core_refuses(rules):
+    """scopa_env.fast implements a whitelist of fields: rules it cannot play raise, naming the field."""
+    from scopa_env.fast import check_supported
+
+    with pytest.raises(NotImplementedError, match="field"):
+        check_supported(get_rules(rules))
 
 
 # --- random games: invariants in every issue-4 preset and option ------------------------------------
