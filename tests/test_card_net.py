@@ -33,31 +33,11 @@ def test_cards_network_is_for_ppo_in_select_mode(tmp_path):
         TrainConfig.load(base, [f"runs_dir={tmp_path}", "policy_net=transformer"])
 
 
-def test_cards_policy_trains_saves_and_plays_legal_moves(tmp_path):
+def test_cards_policy_trains_saves_and_plays_legal_moves(tiny_fast_config):
     from train.policy_agent import load_batch_policy
     from train.trainer import train
 
-    cfg = TrainConfig.load(
-        ROOT / "configs" / "quickstart.yaml",
-        [
-            f"runs_dir={tmp_path}",
-            "name=cards",
-            "algo=ppo",
-            "policy_net=cards",
-            "vec_env=fast",
-            "opponents=greedy",
-            "total_timesteps=512",
-            "n_envs=8",
-            "n_steps=32",
-            "batch_size=64",
-            "n_epochs=1",
-            "net_arch=[32]",
-            "eval_every=256",
-            "eval_pairs=2",
-            "eval_opponents=[greedy]",
-            "progress_bar=false",
-        ],
-    )
+    cfg = tiny_fast_config("name=cards", "algo=ppo", "policy_net=cards", "eval_opponents=[greedy]")
     run = train(cfg, report=False)
     policy, meta = load_batch_policy(run.dir / "best")
     assert meta["policy_net"] == "cards"

@@ -56,33 +56,19 @@ def test_pretrain_needs_ppo_select_and_the_compiled_core(tmp_path):
         TrainConfig.load(base, [f"runs_dir={tmp_path}", "pretrain=search", "algo=ppo", "vec_env=fast"])
 
 
-def test_a_warm_started_run_evaluates_the_clone_at_step_zero(tmp_path):
+def test_a_warm_started_run_evaluates_the_clone_at_step_zero(tiny_fast_config):
     from train.run import CSV_FILE
     from train.trainer import train
 
-    cfg = TrainConfig.load(
-        ROOT / "configs" / "quickstart.yaml",
-        [
-            f"runs_dir={tmp_path}",
-            "name=warm",
-            "algo=ppo",
-            "vec_env=fast",
-            "opponents=greedy",
-            "pretrain=greedy",
-            "pretrain_steps=2000",
-            "pretrain_epochs=2",
-            "pretrain_rounds=2",
-            "total_timesteps=512",
-            "n_envs=8",
-            "n_steps=32",
-            "batch_size=64",
-            "n_epochs=1",
-            "net_arch=[32]",
-            "eval_every=1024",
-            "eval_pairs=4",
-            "eval_opponents=[random]",
-            "progress_bar=false",
-        ],
+    cfg = tiny_fast_config(
+        "name=warm",
+        "algo=ppo",
+        "pretrain=greedy",
+        "pretrain_steps=2000",
+        "pretrain_epochs=2",
+        "pretrain_rounds=2",
+        "eval_every=1024",
+        "eval_pairs=4",
     )
     run = train(cfg, report=False)
     rows = (run.dir / CSV_FILE).read_text().splitlines()

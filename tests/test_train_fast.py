@@ -1,40 +1,13 @@
 """Training on the compiled core (``vec_env: fast``) and the potential-based reward shaping."""
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
 from scopa_env.observation import ObservationLayout  # noqa: E402
-from train.config import ConfigError, TrainConfig  # noqa: E402
+from train.config import ConfigError  # noqa: E402
 from train.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-TINY = [
-    "total_timesteps=512",
-    "n_envs=8",
-    "n_steps=32",
-    "batch_size=64",
-    "n_epochs=1",
-    "net_arch=[32]",
-    "eval_every=256",
-    "eval_pairs=2",
-    "final_eval_pairs=1",
-    "learning_starts=64",
-    "buffer_size=512",
-    "target_update_interval=64",
-    "progress_bar=false",
-    "eval_opponents=[random]",
-]
-
-
-def fast_cfg(tmp_path, *overrides: str) -> TrainConfig:
-    return TrainConfig.load(
-        ROOT / "configs" / "quickstart.yaml",
-        [f"runs_dir={tmp_path}", "vec_env=fast", "opponents=greedy", *TINY, *overrides],
-    )
 
 
 @pytest.mark.parametrize(
@@ -46,9 +19,9 @@ def fast_cfg(tmp_path, *overrides: str) -> TrainConfig:
         ("rules=chkobba", "chkobba"),
     ],
 )
-def test_fast_configs_the_core_cannot_play_are_refused_before_training(tmp_path, override, message):
+def test_fast_configs_the_core_cannot_play_are_refused_before_training(tiny_fast_config, override, message):
     with pytest.raises(ConfigError, match=message):
-        fast_cfg(tmp_path, override, "eval_opponents=[random,greedy]")
+        tiny_fast_config(override, "eval_opponents=[random,greedy]")
 
 
 def random_episodes(venv, episodes: int, seed: int, phi=None):
@@ -72,11 +45,11 @@ def random_episodes(venv, episodes: int, seed: int, phi=None):
 
 
 @pytest.mark.parametrize("episode", ["hand", "game"])
-def test_shaping_leaves_every_episode_return_unchanged(tmp_path, episode):
+def test_shaping_leaves_every_episode_return_unchanged(tiny_fast_config, episode):
     """With gamma = 1 the shaping terms telescope: the shaped return is the game's own minus
     phi of the episode's first observation (what the opponents took before the learner's first
     decision), which no action of the learner changes."""
-    cfg = fast_cfg(tmp_path, f"episode={episode}", "reward=points")
+    cfg = tiny_fast_config(f"episode={episode}", "reward=points")
     plain = make_fast_vec_env(cfg, "greedy", seed=7)
     shaped = PileShaping(make_fast_vec_env(cfg, "greedy", seed=7), cfg.num_players, cfg.rules, gamma=1.0)
     a = random_episodes(plain, 40, seed=3)
@@ -102,19 +75,19 @@ def test_shaping_pays_a_capture_when_it_is_made():
     assert pile_potential(scopa, layout, prim)[0] == 2.0, "each scopa is a point"
 
 
-def test_fast_run_trains_logs_and_is_reproducible(tmp_path):
+def test_fast_run_trains_logs_and_is_reproducible(tiny_fast_config):
     from train.trainer import train
 
-    dirs = [train(fast_cfg(tmp_path, f"name={n}", "reward_shaping=true"), report=False).dir for n in ("a", "b")]
+    dirs = [train(tiny_fast_config(f"name={n}", "reward_shaping=true"), report=False).dir for n in ("a", "b")]
     rows = [(d / "evaluations.csv").read_text() for d in dirs]
     assert rows[0] == rows[1], "same seed and config, same evaluation metrics"
     assert (dirs[0] / "best" / "meta.json").exists() and any((dirs[0] / "tb").iterdir())
 
 
-def test_fast_ppo_run_trains(tmp_path):
+def test_fast_ppo_run_trains(tiny_fast_config):
     from train.trainer import train
 
-    cfg = fast_cfg(tmp_path, "name=ppo", "algo=ppo")
+    cfg = tiny_fast_config("name=ppo", "algo=ppo")
     run = train(cfg, report=False)
     assert (run.dir / "latest" / "meta.json").exists()
     assert run.state.timestep >= cfg.total_timesteps
@@ -160,13 +133,13 @@ def test_fast_evaluation_refuses_an_empty_run():
         evaluate_fast(random_batch_policy(0), "greedy", 0)
 
 
-def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path):
+def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path, tiny_fast_config):
     import subprocess
     import sys
 
     from train.trainer import train
 
-    run = train(fast_cfg(tmp_path, "name=cli", "algo=ppo"), report=False)
+    run = train(tiny_fast_config("name=cli", "algo=ppo"), report=False)
 
     def scopa(*args):
         return subprocess.run(

@@ -1,0 +1,43 @@
+"""Fixtures shared by the test modules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY_FAST_TRAINING = [
+    "vec_env=fast",
+    "opponents=greedy",
+    "total_timesteps=512",
+    "n_envs=8",
+    "n_steps=32",
+    "batch_size=64",
+    "n_epochs=1",
+    "net_arch=[32]",
+    "eval_every=256",
+    "eval_pairs=2",
+    "final_eval_pairs=1",
+    "learning_starts=64",
+    "buffer_size=512",
+    "target_update_interval=64",
+    "progress_bar=false",
+    "eval_opponents=[random]",
+]
+"""Overrides of ``configs/quickstart.yaml`` for a training run on the compiled core that takes seconds."""
+
+
+@pytest.fixture
+def tiny_fast_config(tmp_path):
+    """``tiny_fast_config(*overrides)``: the quickstart config on the compiled core at a tiny
+    budget, writing its runs under ``tmp_path``; later overrides win."""
+    from train.config import TrainConfig
+
+    def load(*overrides: str):
+        return TrainConfig.load(
+            ROOT / "configs" / "quickstart.yaml", [f"runs_dir={tmp_path}", *TINY_FAST_TRAINING, *overrides]
+        )
+
+    return load
