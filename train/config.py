@@ -7,26 +7,19 @@ valid keys listed.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import textwrap
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, ClassVar, TypeVar, Union
 
 import yaml
 
 ALGOS = ("ppo", "dqn")
-CHOICES: dict[str, tuple] = {
-    "algo": ALGOS,
-    "episode": ("hand", "game"),
-    "reward": ("points", "game"),
-    "action_mode": ("select", "move"),
-    "num_players": (2, 3, 4, 6),
-    "vec_env": ("dummy", "subproc", "fast"),
-    "policy_net": ("mlp", "cards"),
-    "pretrain": ("", "greedy", "heuristic"),
-}
 
 IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch", "policy_net")
 """Keys a checkpoint is tied to: resuming with a different value is refused."""
@@ -43,42 +36,47 @@ RESUME_KEYS = (
 """Keys that may change when resuming (budgets and evaluation); the others must match."""
 
 
-POSITIVE_KEYS = (
-    "total_timesteps",
-    "n_envs",
-    "torch_threads",
-    "batch_size",
-    "n_steps",
-    "n_epochs",
-    "eval_every",
-    "eval_pairs",
-    "buffer_size",
-    "train_freq",
-    "target_update_interval",
-    "selfplay_every",
-    "selfplay_pool_size",
-    "pretrain_steps",
-    "pretrain_epochs",
-    "pretrain_rounds",
-)
-
-
 class ConfigError(ValueError):
     """A bad config: the message says which key and lists the valid ones."""
 
 
+_Config = TypeVar("_Config", bound="RunConfig")
+
+
 @dataclass
-class TrainConfig:
-    """Everything a training run needs; the resolved copy is saved as ``runs/<name>/config.yaml``."""
+class RunConfig:
+    """The keys every training backend shares (the SB3 path's :class:`TrainConfig` and
+    RLlib's :class:`train.rllib.config.RllibConfig`): the game, the opponents, the budget,
+    the network size and the evaluation. They mean the same on both."""
+
+    CHOICES: ClassVar[dict[str, tuple]] = {
+        "episode": ("hand", "game"),
+        "reward": ("points", "game"),
+        "action_mode": ("select", "move"),
+        "num_players": (2, 3, 4, 6),
+    }
+    """Keys with a fixed set of values."""
+    POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
+        "total_timesteps",
+        "torch_threads",
+        "eval_every",
+        "eval_pairs",
+        "selfplay_every",
+        "selfplay_pool_size",
+    )
+    """Keys that must be at least 1."""
+    UNIT_KEYS: ClassVar[tuple[str, ...]] = ("selfplay_fraction",)
+    """Keys whose value must lie in [0, 1]."""
+    KEYS_LABEL: ClassVar[str] = ""
+    """Said after "unknown key(s) [...]" (which backend's keys these are)."""
 
     name: str = ""
     """Run name: the run folder is ``<runs_dir>/<name>``. Default: the config file's stem."""
     runs_dir: str = "runs"
     """Folder holding the run folders."""
-    algo: str = "ppo"
-    """"ppo" (sb3-contrib MaskablePPO) or "dqn" (the masked DQN of ``train/dqn.py``)."""
     seed: int = 0
-    """Seeds Python, NumPy, torch, the envs and the model: same seed and config, same metrics on CPU."""
+    """Seeds Python, NumPy, torch, the envs and the model (with RLlib: its env runners and
+    modules): on the SB3 path, same seed and config, same metrics on CPU."""
     num_players: int = 2
     """2, 3, 4 or 6 (4 and 6 in teams; the learner's partners are played by opponents)."""
     rules: str = "standard"
@@ -90,23 +88,158 @@ class TrainConfig:
     action_mode: str = "select"
     """"select": Discrete(41), card then captured cards; "move": one id per move, Discrete(16200)."""
     opponents: Any = "random"
-    """Opponent of every other seat: an agent spec (``greedy``, ``ppo:runs/x/best``) or a
-    ``{spec: weight}`` mixture drawn per seat and episode."""
+    """Opponent of every other seat: an agent spec (``greedy``, ``ppo:runs/x/best``,
+    ``rllib:runs/y/best``) or a ``{spec: weight}`` mixture drawn per seat and episode. With
+    RLlib the spec ``self`` puts the live learner in that seat too."""
+    selfplay: bool = False
+    """Add frozen snapshots of the learner to the opponents (a pool of past versions)."""
+    selfplay_fraction: float = 0.5
+    """Probability that an opponent seat is played by a pool snapshot (once the pool has one)."""
+    selfplay_pool_size: int = 5
+    """How many of the latest snapshots the pool keeps."""
+    selfplay_every: int = 50_000
+    """Env steps between two snapshots added to the pool."""
+    total_timesteps: int = 200_000
+    """Learner env steps (decisions) to train for (RLlib counts them across all env runners)."""
+    torch_threads: int = 1
+    """``torch.set_num_threads`` (RLlib: in the driver): 1 keeps runs reproducible and polite on shared CPUs."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layer sizes of the policy, value and (DQN) Q networks."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    gamma: float = 0.995
+    """Discount factor."""
+    eval_every: int = 20_000
+    """Env steps between evaluations (also when ``latest`` and ``best`` are saved)."""
+    eval_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    """Baselines evaluated against, each logged under ``eval/<opponent>/``."""
+    eval_pairs: int = 50
+    """Duplicate deals per opponent and evaluation (each played in both seatings, full games)."""
+    eval_seed: int = 1_000_003
+    """Seed of the evaluation deals (the same deals at every evaluation, on both backends)."""
+    best_opponent: str = ""
+    """Opponent whose hand-point margin picks the ``best`` checkpoint (default: the last eval opponent)."""
+
+    # --- loading -----------------------------------------------------------------
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_dict(cls: type[_Config], data: dict[str, Any], source: str = "config") -> _Config:
+        """A checked config from a mapping (a loaded YAML plus overrides).
+
+        Raises:
+            ConfigError: unknown key (the message lists the valid ones), wrong type or value.
+        """
+        if not isinstance(data, dict):
+            raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(data).__name__}")
+        unknown = sorted(set(data) - set(cls.field_names()))
+        if unknown:
+            raise ConfigError(
+                f"{source}: unknown key(s) {unknown}{cls.KEYS_LABEL}; valid keys: {', '.join(cls.field_names())}"
+            )
+        hints = typing.get_type_hints(cls)
+        data = {k: _coerce_number(v, hints[k]) for k, v in data.items()}
+        cfg = cls(**data)
+        cfg.validate(source)
+        return cfg
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def dump(self, path: str | Path) -> None:
+        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False))
+
+    # --- checking ------------------------------------------------------------------
+
+    def validate(self, source: str = "config") -> None:
+        """Types, choices, ranges, the rules and player count, the opponent weights, the names."""
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if not _type_ok(value, hints[f.name]):
+                raise ConfigError(f"{source}: {f.name} must be {_type_name(hints[f.name])}, got {value!r}")
+            if f.name in self.CHOICES and value not in self.CHOICES[f.name]:
+                raise ConfigError(f"{source}: {f.name} must be one of {list(self.CHOICES[f.name])}, got {value!r}")
+        for key in self.POSITIVE_KEYS:
+            if getattr(self, key) < 1:
+                raise ConfigError(f"{source}: {key} must be positive, got {getattr(self, key)!r}")
+        for key in self.UNIT_KEYS:
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                raise ConfigError(f"{source}: {key} must be in [0, 1], got {getattr(self, key)!r}")
+        if not self.net_arch or not all(_type_ok(h, int) and h > 0 for h in self.net_arch):
+            raise ConfigError(f"{source}: net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        from scopa_env.rules import get_rules
+
+        try:
+            get_rules(self.rules).check_players(self.num_players)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
+        from train.opponents import normalize_weights
+
+        try:
+            normalize_weights(self.opponents)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: opponents: {exc}") from None
+        if not all(isinstance(s, str) for s in self.eval_opponents):
+            raise ConfigError(f"{source}: eval_opponents must be a list of agent specs, got {self.eval_opponents!r}")
+        if self.best_opponent and self.best_opponent not in self.eval_opponents:
+            raise ConfigError(f"{source}: best_opponent {self.best_opponent!r} is not in eval_opponents")
+        if not self.name or "/" in self.name:
+            raise ConfigError(f"{source}: name must be a non-empty folder name, got {self.name!r}")
+
+    def agent_specs(self) -> list[str]:
+        """Every agent the run builds from a spec: opponents and evaluation baselines."""
+        from train.opponents import normalize_weights
+
+        return list(normalize_weights(self.opponents)) + list(self.eval_opponents)
+
+    def check_agents(self) -> None:
+        """Build every agent of :meth:`agent_specs` once: unknown names and missing checkpoints fail here."""
+        import train  # noqa: F401  (registers ppo:/dqn:/rllib:)
+        from agents.registry import make_agent
+
+        for spec in dict.fromkeys(self.agent_specs()):
+            try:
+                make_agent(spec)
+            except (ValueError, FileNotFoundError) as exc:
+                raise ConfigError(f"agent {spec!r}: {exc}") from None
+
+    @property
+    def best_eval_opponent(self) -> str:
+        return self.best_opponent or (self.eval_opponents[-1] if self.eval_opponents else "")
+
+    @classmethod
+    def describe_fields(cls) -> str:
+        """Every key with its default and docstring (for ``--help-config`` and the docs)."""
+        docs: dict[str, str] = {}
+        for klass in reversed([k for k in cls.__mro__ if dataclasses.is_dataclass(k)]):
+            body = ast.parse(textwrap.dedent(inspect.getsource(klass))).body[0].body
+            for node, nxt in zip(body, body[1:]):
+                if (
+                    isinstance(node, ast.AnnAssign)
+                    and isinstance(nxt, ast.Expr)
+                    and isinstance(nxt.value, ast.Constant)
+                ):
+                    docs[node.target.id] = " ".join(str(nxt.value.value).split())
+        defaults = {f.name: _default(f) for f in dataclasses.fields(cls)}
+        return "\n".join(f"{k} (default {defaults[k]!r}): {docs.get(k, '')}" for k in cls.field_names())
+
+
+@dataclass
+class TrainConfig(RunConfig):
+    """Everything a Stable-Baselines3 run needs (:class:`RunConfig`'s keys and these); the
+    resolved copy is saved as ``runs/<name>/config.yaml``."""
+
+    algo: str = "ppo"
+    """"ppo" (sb3-contrib MaskablePPO) or "dqn" (the masked DQN of ``train/dqn.py``)."""
     curriculum: list = field(default_factory=list)
     """Opponent stages (e.g. [random, greedy, heuristic]); empty: off. Replaces ``opponents``
     while on; the stage advances when the eval win rate against it reaches ``curriculum_threshold``."""
     curriculum_threshold: float = 0.6
     """Game win rate against the current curriculum stage that moves to the next one."""
-    selfplay: bool = False
-    """Add the learner's own checkpoints to the opponents (a pool of past versions)."""
-    selfplay_fraction: float = 0.5
-    """Probability that an opponent seat is played by a pool checkpoint (once the pool has one)."""
-    selfplay_pool_size: int = 5
-    """How many of the latest self-play checkpoints the pool keeps."""
-    selfplay_every: int = 50_000
-    """Env steps between two checkpoints added to the pool."""
-    total_timesteps: int = 200_000
-    """Learner env steps (decisions) to train for."""
     n_envs: int = 8
     """Parallel envs (each one game)."""
     vec_env: str = "dummy"
@@ -115,10 +248,6 @@ class TrainConfig:
     reward_shaping: bool = False
     """Potential-based shaping from the captured piles (:class:`train.fast.PileShaping`);
     the best policy is unchanged, evaluation is unshaped."""
-    torch_threads: int = 1
-    """``torch.set_num_threads``: 1 keeps runs reproducible and polite on shared CPUs."""
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy / value / Q networks."""
     policy_net: str = "mlp"
     """PPO's network: "mlp" (``net_arch`` hidden layers) or "cards" (``select`` mode only: the
     card-wise pointer network of :mod:`train.card_net`, ``net_arch[0]`` wide)."""
@@ -134,10 +263,6 @@ class TrainConfig:
     """DAgger rounds: after the first (the teacher plays), each round lets the clone play
     ``pretrain_steps`` more decisions, labels them with the teacher's choice, and fits again
     on everything so far (``pretrain_epochs`` passes)."""
-    learning_rate: float = 3e-4
-    """Adam step size."""
-    gamma: float = 0.995
-    """Discount factor."""
     batch_size: int = 256
     """PPO minibatch size; DQN batch size per gradient step."""
     n_steps: int = 256
@@ -172,39 +297,38 @@ class TrainConfig:
     """DQN: epsilon after the decay."""
     double_dqn: bool = True
     """DQN: double-DQN target (online net picks the legal argmax, target net values it)."""
-    eval_every: int = 20_000
-    """Env steps between evaluations (also when ``latest`` and ``best`` are saved)."""
-    eval_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    """Baselines evaluated against, each logged under ``eval/<opponent>/``."""
-    eval_pairs: int = 50
-    """Duplicate deals per opponent and evaluation (each played in both seatings, full games)."""
-    eval_seed: int = 1_000_003
-    """Seed of the evaluation deals (the same deals at every evaluation)."""
-    best_opponent: str = ""
-    """Opponent whose hand-point margin picks the ``best`` checkpoint (default: the last eval opponent)."""
     final_eval_pairs: int = 200
     """Duplicate deals per opponent in the final evaluation of ``best`` written to ``report.md``."""
     progress_bar: bool = True
     """Show a progress bar with ETA."""
 
-    # --- loading -----------------------------------------------------------------
-
-    @classmethod
-    def field_names(cls) -> list[str]:
-        return [f.name for f in dataclasses.fields(cls)]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any], source: str = "config") -> TrainConfig:
-        if not isinstance(data, dict):
-            raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(data).__name__}")
-        unknown = sorted(set(data) - set(cls.field_names()))
-        if unknown:
-            raise ConfigError(f"{source}: unknown key(s) {unknown}; valid keys: {', '.join(cls.field_names())}")
-        hints = typing.get_type_hints(cls)
-        data = {k: _coerce_number(v, hints[k]) for k, v in data.items()}
-        cfg = cls(**data)
-        cfg.validate(source)
-        return cfg
+    CHOICES: ClassVar[dict[str, tuple]] = {
+        **RunConfig.CHOICES,
+        "algo": ALGOS,
+        "vec_env": ("dummy", "subproc", "fast"),
+        "policy_net": ("mlp", "cards"),
+        "pretrain": ("", "greedy", "heuristic"),
+    }
+    POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
+        *RunConfig.POSITIVE_KEYS,
+        "n_envs",
+        "batch_size",
+        "n_steps",
+        "n_epochs",
+        "buffer_size",
+        "train_freq",
+        "target_update_interval",
+        "pretrain_steps",
+        "pretrain_epochs",
+        "pretrain_rounds",
+    )
+    UNIT_KEYS: ClassVar[tuple[str, ...]] = (
+        *RunConfig.UNIT_KEYS,
+        "curriculum_threshold",
+        "gae_lambda",
+        "tau",
+        "exploration_fraction",
+    )
 
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
@@ -221,49 +345,12 @@ class TrainConfig:
         data.update(parse_overrides(overrides or []))
         return cls.from_dict(data, str(path) if path else "config")
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-    def dump(self, path: str | Path) -> None:
-        Path(path).write_text(yaml.safe_dump(self.to_dict(), sort_keys=False))
-
-    # --- checking ------------------------------------------------------------------
-
     def validate(self, source: str = "config") -> None:
-        hints = typing.get_type_hints(type(self))
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if not _type_ok(value, hints[f.name]):
-                raise ConfigError(f"{source}: {f.name} must be {_type_name(hints[f.name])}, got {value!r}")
-            if f.name in CHOICES and value not in CHOICES[f.name]:
-                raise ConfigError(f"{source}: {f.name} must be one of {list(CHOICES[f.name])}, got {value!r}")
-        for key in POSITIVE_KEYS:
-            if getattr(self, key) < 1:
-                raise ConfigError(f"{source}: {key} must be positive, got {getattr(self, key)!r}")
+        super().validate(source)
         if self.final_eval_pairs < 0:
             raise ConfigError(f"{source}: final_eval_pairs must be >= 0, got {self.final_eval_pairs!r}")
-        for key in ("curriculum_threshold", "selfplay_fraction", "gae_lambda", "tau", "exploration_fraction"):
-            if not 0.0 <= getattr(self, key) <= 1.0:
-                raise ConfigError(f"{source}: {key} must be in [0, 1], got {getattr(self, key)!r}")
-        if not all(isinstance(h, int) and h > 0 for h in self.net_arch) or not self.net_arch:
-            raise ConfigError(f"{source}: net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
-        from scopa_env.rules import get_rules
-
-        try:
-            get_rules(self.rules).check_players(self.num_players)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: {exc}") from None
-        from train.opponents import normalize_weights
-
-        try:
-            normalize_weights(self.opponents)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: opponents: {exc}") from None
-        for key in ("curriculum", "eval_opponents"):
-            if not all(isinstance(s, str) for s in getattr(self, key)):
-                raise ConfigError(f"{source}: {key} must be a list of agent specs, got {getattr(self, key)!r}")
-        if self.best_opponent and self.best_opponent not in self.eval_opponents:
-            raise ConfigError(f"{source}: best_opponent {self.best_opponent!r} is not in eval_opponents")
+        if not all(isinstance(s, str) for s in self.curriculum):
+            raise ConfigError(f"{source}: curriculum must be a list of agent specs, got {self.curriculum!r}")
         if self.curriculum and not set(self.curriculum) <= set(self.eval_opponents):
             raise ConfigError(f"{source}: every curriculum stage must be in eval_opponents (to measure the switch)")
         if self.policy_net == "cards" and (self.algo != "ppo" or self.action_mode != "select"):
@@ -282,25 +369,9 @@ class TrainConfig:
             problem = fast_config_problem(self)
             if problem:
                 raise ConfigError(f"{source}: vec_env fast: {problem}")
-        if not self.name or "/" in self.name:
-            raise ConfigError(f"{source}: name must be a non-empty folder name, got {self.name!r}")
 
-    def check_agents(self) -> None:
-        """Build every opponent and eval agent once: unknown names and missing checkpoints fail here."""
-        import train  # noqa: F401  (registers ppo:/dqn:)
-        from agents.registry import make_agent
-        from train.opponents import normalize_weights
-
-        specs = list(normalize_weights(self.opponents)) + list(self.curriculum) + list(self.eval_opponents)
-        for spec in dict.fromkeys(specs):
-            try:
-                make_agent(spec)
-            except (ValueError, FileNotFoundError) as exc:
-                raise ConfigError(f"agent {spec!r}: {exc}") from None
-
-    @property
-    def best_eval_opponent(self) -> str:
-        return self.best_opponent or (self.eval_opponents[-1] if self.eval_opponents else "")
+    def agent_specs(self) -> list[str]:
+        return super().agent_specs() + list(self.curriculum)
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:
@@ -351,19 +422,8 @@ def _type_name(hint: Any) -> str:
 
 
 def describe_fields() -> str:
-    """Every key with its default and docstring (for ``--help-config`` and docs)."""
-    import ast
-    import inspect
-
-    src = inspect.getsource(TrainConfig)
-    tree = ast.parse(src)
-    docs: dict[str, str] = {}
-    body = tree.body[0].body
-    for node, nxt in zip(body, body[1:]):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
-            docs[node.target.id] = " ".join(str(nxt.value.value).split())
-    defaults = {f.name: _default(f) for f in dataclasses.fields(TrainConfig)}
-    return "\n".join(f"{k} (default {defaults[k]!r}): {docs.get(k, '')}" for k in TrainConfig.field_names())
+    """Every key of :class:`TrainConfig` with its default and docstring (for ``--help-config``)."""
+    return TrainConfig.describe_fields()
 
 
 def _default(f: dataclasses.Field) -> Any:
