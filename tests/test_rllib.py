@@ -80,6 +80,13 @@ def test_bad_values_are_rejected(key, value):
         validate_config({"name": "x", key: value})
 
 
+def test_numbers_read_as_the_sb3_path_reads_them():
+    """YAML reads ``2e6`` as a string; both backends take it as the int 2,000,000, and refuse 2.5 steps."""
+    assert validate_config({"name": "x", "total_timesteps": "2e6"}).total_timesteps == 2_000_000
+    with pytest.raises(ConfigError, match="total_timesteps must be an int"):
+        validate_config({"name": "x", "total_timesteps": 2.5})
+
+
 def test_defaults_are_valid_and_modules_follow_policies():
     assert validate_config({"name": "x"}).module_ids == ["learner"]
     cfg = validate_config({"name": "x", "policies": "per_seat", "num_players": 4})
