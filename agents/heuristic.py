@@ -37,13 +37,14 @@ The rules of thumb and where each term comes from:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agents.base import Agent
 from agents.greedy import DEFAULT_WEIGHTS, CaptureWeights, is_last_play, mask_value, pick_best
 from scopa_env.cards import COINS, NUM_CARDS, RANK_MASK, RANK_OF, SETTEBELLO, SUIT_MASK, SUIT_OF, SUITS
 from scopa_env.game import PlayerView
-from scopa_env.rules import Move, legal_pairs, move_of
+from scopa_env.rules import Move, capture_ranks, legal_pairs, move_of
 
 MISSING_SUIT_BASE = 8
 """Primiera baseline of a suit my pile lacks: any card of it then adds (value - 8) primiera points."""
@@ -141,10 +142,12 @@ class HeuristicAgent(Agent):
         opp_hand = view.hand_counts[nxt] if cards_left else (view.rules.hand_size if view.stock_count else 0)
         final_round = view.stock_count == 0
         others_hold = any(view.hand_counts[s] for s in range(n) if view.side_of[s] != view.side)
+        # Cirulla: a declared wildcard captures and is captured as its declared rank this hand.
+        rank_of, rank_mask = capture_ranks(view.wild_rank) if view.wild_rank else (RANK_OF, RANK_MASK)
         # One unseen card per rank stands for that rank in the reply model.
         reps: dict[int, tuple[int, float, float]] = {}
         for rank in view.rules.ranks:
-            kind = unseen & RANK_MASK[rank]
+            kind = unseen & rank_mask[rank]
             if kind:
                 p = holds_some(num_unseen, kind.bit_count(), opp_hand)
                 reps[rank] = ((kind & -kind).bit_length() - 1, p, mask_value(kind, theirs) / kind.bit_count())
@@ -158,8 +161,8 @@ class HeuristicAgent(Agent):
                     score += cw.scopa
             else:
                 score = -w.trail * mine[card]
-                rank_left = unseen & RANK_MASK[RANK_OF[card]]
-                if not rank_left and view.hand & RANK_MASK[RANK_OF[card]] & ~bit:
+                rank_left = unseen & rank_mask[rank_of[card]]
+                if not rank_left and view.hand & rank_mask[rank_of[card]] & ~bit:
                     score += w.block * mine[card]
             if last_play:
                 # The hand ends now: the table goes to the last capturer.
@@ -174,7 +177,7 @@ class HeuristicAgent(Agent):
                     score -= w.leftover * mask_value(after, theirs)
                 out.append(score)
                 continue
-            reply, p_none = self._expected_reply(view, after, reps, theirs, cards_left)
+            reply, p_none = self._expected_reply(view, after, reps, theirs, cards_left, rank_of)
             score -= w.reply * reply
             if final_round and captured:
                 share = 1.0 if not others_hold else 0.5 * p_none
@@ -189,6 +192,7 @@ class HeuristicAgent(Agent):
         reps: dict[int, tuple[int, float, float]],
         theirs: list[float],
         cards_left: int,
+        rank_of: Sequence[int] = RANK_OF,
     ) -> tuple[float, float]:
         """Expected value of the next player's best capture on ``table``, and the chance they have none."""
         if not table or not reps:
@@ -199,13 +203,13 @@ class HeuristicAgent(Agent):
         for card, _, _ in reps.values():
             hand |= 1 << card
         best: dict[int, float] = {}
-        for card, mask in legal_pairs(hand, table, view.rules):
+        for card, mask in legal_pairs(hand, table, view.rules, view.wild_rank):
             if not mask:
                 continue
             v = mask_value(mask, theirs)
             if mask == table and (not their_last or view.rules.last_play_scopa):
                 v += cw.scopa
-            r = RANK_OF[card]
+            r = rank_of[card]
             if v > best.get(r, -1.0):
                 best[r] = v
         expected, p_none = 0.0, 1.0

@@ -140,6 +140,18 @@ def test_self_opponent_makes_every_seat_a_learner_seat():
     assert env.learner_seats() == [0, 1] and env.opponent_names() == [None, None]
 
 
+@pytest.mark.parametrize("rules", ["standard", "cirulla", "scopa_bazzica"])
+def test_checkpoint_meta_sizes_the_observation_as_the_env_does(tmp_path, rules):
+    """A checkpoint's network is rebuilt from ``meta["observation_size"]``, so it must be the env's
+    (Cirulla's observation has the wildcard's declared rank, Bazzica's the revealed hands)."""
+    from train.rllib.trainer import RllibRun
+
+    meta = RllibRun(validate_config({"name": "m", "rules": rules}), tmp_path / "m").meta()
+    env = make_aec_env(env_config(rules=rules))
+    env.reset(seed=0)
+    assert meta["observation_size"] == env.observe(env.agent_selection)["observation"].shape[0]
+
+
 def _random_states(meta: dict) -> dict:
     from train.rllib.network import ActorCritic
 

@@ -679,6 +679,27 @@ def test_cirulla_declared_rank(hand, name, wild_rank, quote):
     assert (found.name, found.wild_rank) == (name, wild_rank), f"{hand}: {found} ({quote})"
 
 
+def test_heuristic_plays_the_declared_wildcard_rank():
+    """The heuristic's reply model reads the wildcard as its declared rank (KEEPS_RANK): a Queen
+    trailed onto an empty table is a scopa for a wildcard declared a Queen, for no plain Seven."""
+    from agents.heuristic import HeuristicAgent
+
+    def position(wild_rank: int) -> Game:
+        # player_0 trails onto an empty table; player_1 holds the wildcard and a Two; the other Queens are in piles.
+        return two_player_game("cirulla", "Qd 3s", "7c 2s", "", wild_rank=wild_rank)
+
+    def trail_scores(wild_rank: int) -> dict[str, float]:
+        view = position(wild_rank).view()
+        pairs = view.legal_pairs()
+        names = {cards("Qd")[0]: "Qd", cards("3s")[0]: "3s"}
+        return {names[card]: s for (card, _), s in zip(pairs, HeuristicAgent(seed=0).scores(view, pairs))}
+
+    plain, declared = trail_scores(0), trail_scores(WILD_QUEEN)
+    assert declared["3s"] == plain["3s"], "no rank of the Three changed"
+    assert declared["Qd"] < plain["Qd"] - 1.0, (plain, declared)
+    assert HeuristicAgent(seed=0).act(position(WILD_QUEEN).view()) == Move(cards("3s")[0])
+
+
 def wild_deal(rules: str = "cirulla", table: str = "6d 2b 3b 4b") -> Game:
     """player_0 holds 7c Qd Qs (a ten-point bonus with the wildcard as a Queen) and decides first."""
     rules = get_rules(rules)

@@ -208,7 +208,7 @@ class RllibRun:
             "net_arch": list(cfg.net_arch),
             "policies": cfg.policies,
             "seat_modules": cfg.seat_modules,
-            "observation_size": ObservationLayout(cfg.num_players, get_rules(cfg.rules).declarations).size,
+            "observation_size": ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size,
             "num_actions": ActionCoder(get_rules(cfg.rules), cfg.action_mode).num_actions,
             "timestep": self.state["timestep"],
             "iteration": self.state["iteration"],
