@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -41,3 +43,15 @@ def tiny_fast_config(tmp_path):
         )
 
     return load
+
+
+def _run_scopa(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "scopa_env.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+
+
+@pytest.fixture
+def scopa_cli():
+    """``scopa_cli(*args)``: the ``scopa`` command run in a subprocess from the repository root."""
+    return _run_scopa

@@ -1,5 +1,7 @@
 """Training on the compiled core (``vec_env: fast``) and the potential-based reward shaping."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -133,26 +135,16 @@ def test_fast_evaluation_refuses_an_empty_run():
         evaluate_fast(random_batch_policy(0), "greedy", 0)
 
 
-def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path, tiny_fast_config):
-    import subprocess
-    import sys
-
+def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path, tiny_fast_config, scopa_cli):
     from train.trainer import train
 
     run = train(tiny_fast_config("name=cli", "algo=ppo"), report=False)
 
     def scopa(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "scopa_env.cli", "eval", *args, "--no-progress"],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        return scopa_cli("eval", *args, "--no-progress")
 
     ok = scopa(f"ppo:{run.dir}/best", "greedy", "--games", "20", "--fast", "--json", str(tmp_path / "r.json"))
     assert ok.returncode == 0, ok.stderr[-2000:]
-    import json
-
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["agents"][0]["agent"] == f"ppo:{run.dir}/best" and report["agents"][0]["games"] == 40
     for args, message in [

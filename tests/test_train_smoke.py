@@ -1,8 +1,6 @@
 """Smoke runs of every config with a tiny budget, determinism, resume, and configs rejected early."""
 
 import csv
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -38,12 +36,6 @@ TINY = [
 ]
 
 
-def scopa(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "scopa_env.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
-    )
-
-
 def read_csv(path: Path) -> list[dict]:
     with path.open() as fh:
         return list(csv.DictReader(fh))
@@ -55,8 +47,8 @@ def test_there_are_the_documented_configs():
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=[p.stem for p in CONFIGS])
-def test_every_config_trains_with_a_tiny_budget(config, tmp_path):
-    result = scopa("train", str(config), f"runs_dir={tmp_path}", *TINY, cwd=ROOT)
+def test_every_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli):
+    result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *TINY)
     assert result.returncode == 0, result.stderr[-3000:]
     run = tmp_path / config.stem
     for name in ("config.yaml", "evaluations.csv", "report.md", "margin.png", "latest/meta.json", "best/meta.json"):
@@ -80,22 +72,22 @@ def test_same_seed_same_metrics(config, tmp_path):
     assert a == b, f"{config}: same seed and config must give the same evaluation metrics"
 
 
-def test_resume_refusals_and_checkpoint_agents(tmp_path):
+def test_resume_refusals_and_checkpoint_agents(tmp_path, scopa_cli):
     config = ROOT / "configs" / "ppo_vs_heuristic.yaml"
-    result = scopa("train", str(config), f"runs_dir={tmp_path}", "name=r", *TINY, "--no-report", cwd=ROOT)
+    result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", "name=r", *TINY, "--no-report")
     assert result.returncode == 0, result.stderr[-3000:]
     run = tmp_path / "r"
 
     # Resume for 128 more steps: evaluations continue after the last timestep.
-    result = scopa("train", "--resume", str(run), "total_timesteps=384", "--no-report", cwd=ROOT)
+    result = scopa_cli("train", "--resume", str(run), "total_timesteps=384", "--no-report")
     assert result.returncode == 0, result.stderr[-3000:]
     steps = [int(r["timestep"]) for r in read_csv(run / "evaluations.csv")]
     assert steps[-1] >= 384 and steps == sorted(steps)
 
     # Another config or action space is refused, with a message naming the difference.
-    result = scopa("train", "--resume", str(run), "action_mode=move", cwd=ROOT)
+    result = scopa_cli("train", "--resume", str(run), "action_mode=move")
     assert result.returncode == 2 and "action_mode" in result.stderr
-    result = scopa("train", str(ROOT / "configs" / "dqn_vs_greedy.yaml"), "--resume", str(run), cwd=ROOT)
+    result = scopa_cli("train", str(ROOT / "configs" / "dqn_vs_greedy.yaml"), "--resume", str(run))
     assert result.returncode == 2 and "algo" in result.stderr
 
     # The checkpoint is an agent: evaluate it by name (and the wrong prefix is refused).
@@ -106,11 +98,11 @@ def test_resume_refusals_and_checkpoint_agents(tmp_path):
     assert report["forfeits"] == []
     with pytest.raises(ValueError, match="not dqn"):
         make_agent(f"dqn:{run / 'best'}")
-    result = scopa("train", "--report", str(run), "final_eval_pairs=1", cwd=ROOT)
+    result = scopa_cli("train", "--report", str(run), "final_eval_pairs=1")
     assert result.returncode == 0 and (run / "report.md").exists(), result.stderr[-2000:]
 
 
-def test_bad_configs_are_rejected_before_training(tmp_path):
+def test_bad_configs_are_rejected_before_training(tmp_path, scopa_cli):
     with pytest.raises(ConfigError, match="valid keys: name, runs_dir"):
         TrainConfig.load(None, ["name=x", "learning_rat=0.1"])
     with pytest.raises(ConfigError, match="total_timesteps must be an int"):
@@ -127,5 +119,5 @@ def test_bad_configs_are_rejected_before_training(tmp_path):
     with pytest.raises(ConfigError, match="no checkpoint"):
         missing.check_agents()
     (tmp_path / "typo.yaml").write_text("algo: ppo\nn_env: 4\n")
-    result = scopa("train", str(tmp_path / "typo.yaml"), cwd=ROOT)
+    result = scopa_cli("train", str(tmp_path / "typo.yaml"))
     assert result.returncode == 2 and "unknown key(s) ['n_env']" in result.stderr and "valid keys" in result.stderr

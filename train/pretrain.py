@@ -16,7 +16,7 @@ choice is still open (the env plays the move as soon as only one outcome is left
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
@@ -119,9 +119,7 @@ def _fill_returns(returns: np.ndarray, rows: list[tuple[int, float]], gamma: flo
 
 def merge(a: TeacherData, b: TeacherData) -> TeacherData:
     """Both datasets in one (DAgger's aggregation)."""
-    return TeacherData(
-        *(np.concatenate([getattr(a, f), getattr(b, f)]) for f in ("obs", "masks", "actions", "returns"))
-    )
+    return TeacherData(*(np.concatenate([getattr(a, f.name), getattr(b, f.name)]) for f in fields(TeacherData)))
 
 
 def clone(
