@@ -1,6 +1,7 @@
 """Named rule variants: each is a :class:`~scopa_env.rules.Rules` instance, registered on import.
 
-Every preset follows a rule text in ``shared/rules-sources/``; ``docs/rules.md`` quotes
+Every preset follows a published rule text (pagat.com's Scopa page, Wikipedia's Scopa
+article, the booklet *Scopa: Origins, Rules, and Strategies*); ``docs/rules.md`` quotes
 it, lists the fields each preset changes, the readings chosen where a source is
 ambiguous and the "move"-mode action count N. Options are more fields:
 ``get_rules("chkobba").replace(target=31)`` or, where a name is wanted (CLI, configs),
@@ -19,7 +20,7 @@ preset                     source
 ``scopa_corse``            pagat "Scopa Corse"
 ``chkobba``                pagat "Chkobba"
 ``hurrikan``               pagat "Hurrikan"
-``booklet``                booklet-origins-rules-strategies.txt
+``booklet``                the booklet *Scopa: Origins, Rules, and Strategies*
 ``cirulla``                wikipedia "Cirulla"
 ``chiamarsi_fuori``        pagat: "claiming to have enough points to reach the game target of 11"
 =========================  =====================================================
@@ -225,6 +226,9 @@ BOOKLET = register_preset(
         max_capture_cards=2,
         fewest_cards=True,
         prime_rule="sevens",
+        # The booklet's primiera table has the row "None | 0": a missing suit counts 0
+        # (for booklet_primiera and any booklet game combined with LA PRIMIERA).
+        primiera_all_suits=False,
         description="Booklet Scopa: capture 1 or 2 cards, always the fewest; most Sevens (then Sixes) scores.",
     )
 )
@@ -239,7 +243,8 @@ register_preset(
     BOOKLET.replace(
         name="booklet_primiera",
         prime_rule="primiera",
-        description="Booklet Scopa, La Primiera: the best primiera instead of the most Sevens.",
+        description="Booklet Scopa, La Primiera: the best primiera instead of the most Sevens (a missing suit "
+        "counts 0).",
     )
 )
 register_preset(

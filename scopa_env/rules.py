@@ -175,6 +175,12 @@ class Rules:
     purists"); no four-suit requirement. (A field of its own, not a ``prime_rule``
     value, so that code knowing only the older values cannot mistake it.)"""
 
+    primiera_all_suits: bool = True
+    """Only a side with a card of every suit can score the primiera (pagat: "a player or
+    team that does not have at least one card in each suit cannot score for prime").
+    ``False`` follows the booklet's table, whose row "None | 0" counts a missing suit as
+    0: the side's primiera is the sum over the suits it has and can still win the point."""
+
     double_game_below: int = 0
     """Hurrikan: the winner wins a double game when every other side has fewer than
     this many points at the end; 0 = off."""
@@ -251,7 +257,7 @@ class Rules:
     loses the game. The claim is ``(card, 1 << card)`` of the hand's highest card, in
     :meth:`~scopa_env.game.Game.claim_pair` (not in ``legal_pairs``). Two sides only."""
 
-    description: str = field(default="Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).", compare=False)
+    description: str = field(default="Standard Scopa (pagat.com, Wikipedia).", compare=False)
     """One line for listings."""
 
     def __post_init__(self) -> None:
@@ -565,6 +571,7 @@ _BOOL_FIELDS = (
     "ace_takes_itself",
     "fewest_cards",
     "primiera_by_counts",
+    "primiera_all_suits",
     "re_bello",
     "seven_of_cups",
     "palle_del_cane",

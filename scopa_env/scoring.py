@@ -5,7 +5,8 @@ and the best primiera, and 1 per scopa. "In case of a tie for most cards no one
 scores this point" (likewise coins and primiera). With three sides "most" means
 strictly more than every other side. Only a side holding all four suits can win
 the primiera ("a player or team that does not have at least one card in each suit
-cannot score for prime").
+cannot score for prime"), unless :attr:`Rules.primiera_all_suits` is off (the
+booklet's table: a missing suit counts 0).
 
 Variants (see ``docs/rules.md``) map their categories onto the same keys where they
 are the same concept: ``coins`` is the majority of :attr:`Rules.bonus_suit` (Chkobba's
@@ -48,14 +49,18 @@ def unique_max(values: Sequence[float]) -> int | None:
 def primiera_value(pile: int, rules: Rules = STANDARD) -> float:
     """Primiera of a pile (bitmask): the sum of the best card of each suit.
 
-    Returns 0 when the pile lacks a suit (it cannot win the primiera).
+    Returns 0 when the pile lacks a suit (it cannot win the primiera), unless
+    :attr:`Rules.primiera_all_suits` is off: then a missing suit adds 0 (the booklet's
+    "None | 0").
     """
     values = rules.primiera_values
     total = 0
     for s in SUITS:
         in_suit = pile & SUIT_MASK[s]
         if not in_suit:
-            return 0
+            if rules.primiera_all_suits:
+                return 0
+            continue
         best = 0
         while in_suit:
             low = in_suit & -in_suit

@@ -296,6 +296,7 @@ EXTRAS_RULES = {
         all_coins_wins=True,
         scopa_value="cards",
         primiera_values=(5.5, 2, 3, 4, 5, 6, 7, 0.5, 0.5, 0.5),
+        primiera_all_suits=False,
         double_game_below=6,
         target=16,
     ),

@@ -490,6 +490,30 @@ SEVENS = "7d 7c 7s"
             'pagat: "the Queen and Jack are worth 9 and 8 respectively rather than 10 each"',
         ),
         ("standard", "Qd Qc Qs Qb", "Jd Jc Js Jb", "primiera", [0, 0], 'pagat: "King, Horse/Queen, Jack 10"'),
+        (
+            "booklet_primiera",
+            "7d 7c 7s",
+            "Ad 2c 2s 2b",
+            "primiera",
+            [1, 0],
+            'booklet primiera table: "None | 0" (a missing suit counts 0: 63 beats 52)',
+        ),
+        (
+            "standard",
+            "7d 7c 7s",
+            "Ad 2c 2s 2b",
+            "primiera",
+            [0, 1],
+            'pagat: "a player or team that does not have at least one card in each suit cannot score for prime"',
+        ),
+        (
+            "booklet_primiera",
+            "7d",
+            "6c",
+            "primiera",
+            [1, 0],
+            'booklet primiera table: "None | 0" (21 + 0 + 0 + 0 beats 18)',
+        ),
     ],
 )
 def test_scoring_categories(preset, pile0, pile1, key, points, quote):
@@ -725,6 +749,21 @@ def expected_score(piles: list[int], scope: list[int], rules: Rules) -> list[dic
             out, most([((p & RANK_MASK[7]).bit_count(), (p & RANK_MASK[6]).bit_count()) for p in piles])
         ):
             row["seven_majority"] = point
+    elif not rules.primiera_by_counts:
+        # pagat: "the sum of the values of the best card of each suit"; a side lacking a
+        # suit cannot score it (pagat) or adds 0 for that suit (booklet: "None | 0").
+        values = []
+        for p in piles:
+            bests = [
+                max((rules.primiera_values[RANK_OF[c] - 1] for c in cards_of(p & SUIT_MASK[s])), default=None)
+                for s in range(4)
+            ]
+            if None in bests and rules.primiera_all_suits:
+                values.append(0)
+            else:
+                values.append(sum(b for b in bests if b is not None))
+        for row, point, v in zip(out, most(values), values):
+            row["primiera"] = point if v > 0 else 0
     return out
 
 

@@ -109,6 +109,7 @@ SUPPORTED_FIELDS = (
     "ace_takes_all_scopa",
     "ace_takes_itself",
     "primiera_by_counts",
+    "primiera_all_suits",
     "re_bello",
     "seven_of_cups",
     "palle_del_cane",
@@ -309,6 +310,7 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_COINS_RESET] = rules.coins_reset
     P[core.P_SCOPA_VALUE] = SCOPA_VALUES.index(rules.scopa_value)
     P[core.P_BY_COUNTS] = rules.primiera_by_counts
+    P[core.P_PRIME_ALL_SUITS] = rules.primiera_all_suits
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)

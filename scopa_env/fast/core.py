@@ -136,7 +136,8 @@ P_COINS_RESET = 46  # 0: off
 P_SCOPA_VALUE = 47  # SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD or SCOPA_VALUE_CARDS (Libyan)
 P_BY_COUNTS = 48  # primiera_by_counts: most cards of the best primiera group, then the next (TBL_PRIME_GROUPS)
 P_PRIME_GROUPS = 49  # number of rank groups in TBL_PRIME_GROUPS
-NUM_PARAMS = 50
+P_PRIME_ALL_SUITS = 50  # primiera_all_suits: a pile lacking a suit has primiera 0 (else the suit adds 0)
+NUM_PARAMS = 51
 
 NAPOLA_OFF, NAPOLA_PAGAT_6, NAPOLA_PAGAT_9, NAPOLA_WIKIPEDIA = range(4)  # rules.NAPOLA_READINGS order
 SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD, SCOPA_VALUE_CARDS = range(3)  # rules.SCOPA_VALUES order
@@ -583,11 +584,20 @@ def new_game(S, i, rng, P, F, TBL):
 
 @njit(cache=True, inline="always")
 def _primiera_value(pile, F):
+    """Primiera of a pile, 0 when it lacks a suit (scoring.primiera_value)."""
+    return _primiera_sum(pile, F, True)
+
+
+@njit(cache=True, inline="always")
+def _primiera_sum(pile, F, all_suits):
+    """Sum of the best primiera value per suit; a missing suit makes it 0 (``all_suits``) or adds 0."""
     total = 0.0
     for s in range(4):
         in_suit = (pile >> (RANK_SPAN * s)) & SUIT_BITS
         if in_suit == 0:
-            return 0.0
+            if all_suits:
+                return 0.0
+            continue
         best = 0.0
         while in_suit != 0:
             b = in_suit & -in_suit
@@ -696,7 +706,7 @@ def _score_hand(S, i, P, F, TBL, hand_score):
         num_coins[s] = popcount(pile & (SUIT_BITS << (RANK_SPAN * bonus)))
         # (sevens, sixes) compared as one number: most Sevens, then most Sixes
         sevens[s] = popcount(pile & (ONE_OF_EACH_SUIT << 6)) * 8 + popcount(pile & (ONE_OF_EACH_SUIT << 5))
-        prim[s] = _primiera_value(pile, F)
+        prim[s] = _primiera_sum(pile, F, P[P_PRIME_ALL_SUITS] != 0)
         if prim[s] > top_prim:
             top_prim = prim[s]
         # primiera_by_counts: the counts per rank group, best group first, as one number
