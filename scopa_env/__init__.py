@@ -1,5 +1,7 @@
 """Scopa for reinforcement-learning research: rules engine, PettingZoo environment."""
 
+# The named variants register themselves in PRESETS here (presets imports rules, never the reverse).
+from scopa_env import presets  # noqa: F401
 from scopa_env.cards import card_name, format_card, format_cards, parse_card, parse_cards
 from scopa_env.game import Game, HandResult, PlayerView
 from scopa_env.rules import PRESETS, STANDARD, Move, Rules, get_rules, legal_moves

@@ -15,7 +15,9 @@ wikipedia-scopa.txt:
 
 A variant is a few fields of :class:`Rules` and a test, never a subclass. The named
 variants (Scopone, Scopa d'Assi, Scopa di Quindici, Chkobba, Hurrikan ...) are in
-:mod:`scopa_env.presets` and documented in ``docs/rules.md``.
+:mod:`scopa_env.presets` and documented in ``docs/rules.md``. That module imports this
+one and registers them in :data:`PRESETS`; the package (``scopa_env/__init__.py``) imports
+it, so every importer of ``scopa_env.rules`` sees them, and this module imports no preset.
 
 Two moves are encoded with a *self mask*, ``(card, 1 << card)``, the card "taking
 itself": in Chkobba's first-card decision it means "keep the drawn card" (``(card, 0)``
@@ -1034,6 +1036,3 @@ def _bits(mask: int) -> list[int]:
         mask ^= low
     return out
 
-
-# Named variants register themselves on import (kept apart from the engine).
-from scopa_env import presets  # noqa: E402,F401
