@@ -2,7 +2,7 @@
 
 Spec grammar::
 
-    NAME                      a built-in agent: random, greedy, heuristic, search
+    NAME                      a built-in agent: random, greedy, heuristic, search, fsearch
     NAME:key=value,key=value  a built-in agent with keyword arguments (ints, floats, true/false)
     PREFIX:ARGUMENT           an agent from a registered factory, e.g. a checkpoint ``ppo:runs/x.pt``
 
@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.base import Agent
+from agents.fast_search import FastSearchAgent
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
@@ -27,6 +28,7 @@ AGENT_CLASSES: dict[str, type[Agent]] = {
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
+    "fsearch": FastSearchAgent,
 }
 AGENT_NAMES: tuple[str, ...] = tuple(AGENT_CLASSES)
 """Names of the built-in agents."""

@@ -1,0 +1,603 @@
+"""Compiled determinized search: the kernels of the ``fsearch`` agent (:mod:`agents.fast_search`).
+
+The readable reference is :mod:`agents.search` (Perfect Information Monte Carlo); this module
+does the same on the state rows of :mod:`scopa_env.fast.core`, with more ingredients:
+
+1. Sample ``worlds`` deals of the unseen cards: the seat's view fixes its own hand, the
+   table, the piles and every hand size; the unseen cards (the deck less those) are shuffled
+   into the other hands, with their known sizes, and the stock.
+2. In every world play every legal move (common random numbers: the same worlds, and the
+   same rollout tie-break stream, for every move), then finish the hand: with the compiled
+   ``greedy`` or ``heuristic`` player for every seat (a *rollout*), or first ``ab_depth``
+   plies of alpha-beta over the world with rollouts at its leaves.
+3. When at most ``exact_cards`` cards are left to play (in hands and stock), solve each
+   world exactly with alpha-beta to the end of the hand instead. A world is then the whole
+   truth when the unseen cards can only lie in one place (2 players, stock empty): one
+   world is solved; otherwise ``exact_worlds`` are.
+4. Score a finished hand by the hand-point margin of the searching side (its points minus
+   the mean of the other sides'); with ``inference`` on, a world counts with the chance
+   that the other players would have made the plays they made this round holding the
+   cards the world gives them (a softmax over the compiled greedy player's move values).
+   The move with the best (weighted) mean wins; ties go to a seeded draw.
+
+Alpha-beta with more than two sides is *paranoid*: every other side minimises the
+searcher's margin. Budget: ``worlds`` (and ``ply_budget``, which lowers the worlds where
+many plies are left), never seconds, so a seed gives the same decision on any machine.
+
+Inputs of :func:`search_kernel`, one position per row ``i``::
+
+    array    shape                 content
+    -------  --------------------  -----------------------------------------------------
+    S        (N, core.NUM_COLS)    the position as the seat to move sees it: its own hand,
+                                   the table, piles, scope, scores, played cards, dealer,
+                                   last capturer, cards in hands, stock position. Other
+                                   hands and the stock order are never read.
+    counts   (N, core.MAX_PLAYERS) cards in each seat's hand
+    seeds    (N,)                  one seed per position
+    C        (NUM_CONFIG,)         the search settings (``C_*``)
+    obs      (N, MAX_OBS, OBS_W)   inference: the other seats' plays this deal round
+                                   (``OBS_*``: seat, table before, card, captured, cards
+                                   the seat is known to have held then); ``num_obs`` (N,)
+    out      (N, OUT_W)            the chosen move (``OUT_CARD``, ``OUT_MASK``), its index
+                                   among the legal pairs (``OUT_INDEX``), worlds sampled
+                                   (``OUT_WORLDS``)
+    values   (N, values_width)     mean margin of each legal pair (core.legal_pairs order)
+
+``P`` must be a copy of :func:`scopa_env.fast.batch.compiled_rules`'s with ``P_EPISODE_HAND``
+set (:func:`search_params`): a rollout ends with the hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from scopa_env.fast import core
+from scopa_env.fast.core import (
+    COL_CURRENT,
+    COL_DECK,
+    COL_HAND,
+    COL_IN_HANDS,
+    COL_PILE,
+    COL_STOCK_POS,
+    COL_TABLE,
+    MAX_PLAYERS,
+    NUM_CARDS,
+    NUM_COLS,
+    P_DECK_MASK,
+    P_DECK_SIZE,
+    P_PLAYERS,
+    P_SCRATCH,
+    P_SIDES,
+    P_SUB_CAP,
+    SCORE_TOTAL,
+)
+
+# --- search settings C ------------------------------------------------------------------
+C_WORLDS = 0  # most worlds sampled per decision
+C_MIN_WORLDS = 1  # fewest worlds (with a ply budget)
+C_PLY_BUDGET = 2  # rollout plies per decision: worlds = budget // (moves * plies left); 0: always C_WORLDS
+C_ROLLOUT = 3  # compiled player of the rollouts: core.OPPONENT_GREEDY or OPPONENT_HEURISTIC
+C_EXACT_CARDS = 4  # solve exactly when at most this many cards are left to play (hands + stock)
+C_EXACT_WORLDS = 5  # worlds solved exactly when the unseen cards may lie in several places
+C_AB_DEPTH = 6  # plies of alpha-beta before the rollouts (0: plain rollouts)
+C_INFERENCE = 7  # 1: weight worlds by the other seats' plays this round
+C_INFER_TEMP = 8  # inference softmax temperature, in hundredths of a point
+NUM_CONFIG = 9
+
+ROLLOUTS = {"greedy": core.OPPONENT_GREEDY, "heuristic": core.OPPONENT_HEURISTIC}
+"""Rollout policies by name: the compiled players of :mod:`scopa_env.fast.core`."""
+
+# --- inference observations ------------------------------------------------------------
+OBS_SEAT = 0
+OBS_TABLE = 1  # table before the play
+OBS_CARD = 2
+OBS_CAPTURED = 3
+OBS_KNOWN = 4  # cards the seat held then that are known now: the card and its later plays this round
+OBS_W = 5
+MAX_OBS = 40
+
+# --- outputs ------------------------------------------------------------------------------
+OUT_CARD = 0
+OUT_MASK = 1
+OUT_INDEX = 2
+OUT_WORLDS = 3
+OUT_W = 4
+
+NEG = -1e300
+TIE_TOL = 1e-9
+MAX_DEPTH = NUM_CARDS + 2  # rows of the work stack: a hand has at most 40 plies
+
+
+@njit(cache=True, inline="always")
+def _margin(hand_score, r, side, ns):
+    """Hand points of ``side`` minus the mean of the other sides (hand_score row ``r``)."""
+    others = 0.0
+    for o in range(ns):
+        if o != side:
+            others += hand_score[r, o, SCORE_TOTAL]
+    return hand_score[r, side, SCORE_TOTAL] - others / (ns - 1)
+
+
+@njit(cache=True)
+def _rollout(R, r, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, lc, lm, rewards, info, hand_score):
+    """Finish the hand in row ``r`` with compiled players of ``kind``; return ``side``'s margin."""
+    over = 0
+    while not over:
+        k = core.choose_move(R, r, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm)
+        over = core.play(R, r, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
+    return _margin(hand_score, r, side, P[P_SIDES])
+
+
+@njit(cache=True)
+def _order(LC, LM, d, count, table, order):
+    """Move order at depth ``d``: sweeps, then captures by size, then trails (alpha-beta cuts sooner)."""
+    keys = np.empty(count, np.int64)
+    for k in range(count):
+        m = LM[d, k]
+        if m == 0:
+            keys[k] = 0
+        else:
+            keys[k] = core.popcount(m) + (100 if m == table else 1)
+    for k in range(count):
+        order[k] = k
+    for a in range(count):  # selection sort, stable (at most a few dozen moves)
+        top = a
+        for b in range(a + 1, count):
+            if keys[order[b]] > keys[order[top]]:
+                top = b
+        o = order[top]
+        for b in range(top, a, -1):
+            order[b] = order[b - 1]
+        order[a] = o
+
+
+@njit(cache=True)
+def _alphabeta(
+    R, d0, rng, P, F, H, TBL, side, depth, kind, stream, sub_mask, sub_sum, LC, LM, ORD, rewards, info, hand_score
+):
+    """Value for ``side`` of the position in row ``d0`` (hand not over): alpha-beta to ``depth``
+    plies, then rollouts of ``kind`` (tie-breaks seeded with ``stream``).
+
+    Iterative, one row of ``R`` per ply (numba's cache cannot hold a recursive function):
+    row ``d`` is a node, ``NODE[d]`` its bounds, best value and next move.
+    """
+    n = P[P_PLAYERS]
+    ns = P[P_SIDES]
+    alpha = np.empty(MAX_DEPTH + 2, np.float64)
+    beta = np.empty(MAX_DEPTH + 2, np.float64)
+    best = np.empty(MAX_DEPTH + 2, np.float64)
+    count = np.empty(MAX_DEPTH + 2, np.int64)
+    nxt = np.empty(MAX_DEPTH + 2, np.int64)
+    rem = np.empty(MAX_DEPTH + 2, np.int64)
+    maxi = np.empty(MAX_DEPTH + 2, np.bool_)
+    if depth == 0:
+        rng[d0, 1] = stream
+        return _rollout(
+            R, d0, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, LC[d0], LM[d0], rewards, info, hand_score
+        )
+    d = d0
+    alpha[d] = -np.inf
+    beta[d] = np.inf
+    rem[d] = depth
+    _open(R, d, P, side, n, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
+    value = 0.0
+    returned = False
+    while True:
+        if returned:  # a child of node d is worth ``value``
+            returned = False
+            if maxi[d]:
+                best[d] = max(best[d], value)
+                alpha[d] = max(alpha[d], value)
+            else:
+                best[d] = min(best[d], value)
+                beta[d] = min(beta[d], value)
+            if alpha[d] >= beta[d]:
+                nxt[d] = count[d]  # cut
+        if nxt[d] >= count[d]:
+            value = best[d]
+            if d == d0:
+                return value
+            d -= 1
+            returned = True
+            continue
+        k = ORD[d, nxt[d]]
+        nxt[d] += 1
+        c = d + 1
+        R[c, :] = R[d, :]
+        over = core.play(R, c, rng, P, F, TBL, LC[d, k], LM[d, k], rewards, info, hand_score)
+        if over:
+            value = _margin(hand_score, c, side, ns)
+            returned = True
+        elif rem[d] == 1:
+            rng[c, 1] = stream
+            value = _rollout(
+                R, c, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, LC[c], LM[c], rewards, info, hand_score
+            )
+            returned = True
+        else:
+            alpha[c] = alpha[d]
+            beta[c] = beta[d]
+            rem[c] = rem[d] - 1
+            d = c
+            _open(R, d, P, side, n, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
+
+
+@njit(cache=True, inline="always")
+def _open(R, d, P, side, n, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi):
+    """Start node ``d``: its legal moves, their order, who moves there."""
+    seat = R[d, COL_CURRENT]
+    count[d] = core.legal_pairs(R[d, COL_HAND + seat], R[d, COL_TABLE], P, sub_mask, sub_sum, LC[d], LM[d])
+    _order(LC, LM, d, count[d], R[d, COL_TABLE], ORD[d])
+    maxi[d] = core._side(seat, n) == side
+    best[d] = -np.inf if maxi[d] else np.inf
+    nxt[d] = 0
+
+
+@njit(cache=True)
+def _sample_world(R, S, i, counts, seat, cards, nu, rng, P):
+    """Row 0 of ``R``: position ``i`` with the unseen ``cards`` shuffled into the other hands and the stock."""
+    R[0, :] = S[i, :]
+    for k in range(nu - 1, 0, -1):  # Fisher-Yates
+        j = core._below(rng, 0, 0, k + 1)
+        tmp = cards[k]
+        cards[k] = cards[j]
+        cards[j] = tmp
+    pos = 0
+    for s in range(P[P_PLAYERS]):
+        if s == seat:
+            continue
+        hand = np.int64(0)
+        for _ in range(counts[i, s]):
+            hand |= np.int64(1) << cards[pos]
+            pos += 1
+        R[0, COL_HAND + s] = hand
+    start = R[0, COL_STOCK_POS]
+    for k in range(pos, nu):
+        R[0, COL_DECK + start + k - pos] = cards[k]
+
+
+@njit(cache=True)
+def _world_weight(R, obs, i, nobs, P, F, temp, sub_mask, sub_sum, lc, lm, scores):
+    """Chance of the other seats' plays this round in the world of row 0, under a softmax
+    (temperature ``temp``) over the compiled greedy player's values of their legal moves."""
+    weight = 1.0
+    vals = F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS]
+    for k in range(nobs):
+        table = obs[i, k, OBS_TABLE]
+        hand = R[0, COL_HAND + obs[i, k, OBS_SEAT]] | obs[i, k, OBS_KNOWN]
+        count = core.legal_pairs(hand, table, P, sub_mask, sub_sum, lc, lm)
+        if count <= 1:
+            continue
+        top = NEG
+        for j in range(count):
+            scores[j] = _greedy_value(lc[j], lm[j], table, vals, F)
+            if scores[j] > top:
+                top = scores[j]
+        total = 0.0
+        for j in range(count):
+            total += np.exp((scores[j] - top) / temp)
+        played = _greedy_value(obs[i, k, OBS_CARD], obs[i, k, OBS_CAPTURED], table, vals, F)
+        weight *= np.exp((played - top) / temp) / total
+    return weight
+
+
+@njit(cache=True, inline="always")
+def _greedy_value(card, captured, table, vals, F):
+    """The compiled greedy player's value of a move (core.choose_move, sweeps always counted)."""
+    if captured == 0:
+        return -vals[card]
+    v = core._mask_value(captured | (np.int64(1) << card), vals)
+    if captured == table:
+        v += F[core.F_GREEDY_SCOPA]
+    return v
+
+
+@njit(cache=True)
+def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
+    """Search every position of ``S`` (see the module docstring); the moves go to ``out``."""
+    n = P[P_PLAYERS]
+    ns = P[P_SIDES]
+    deck = P[P_DECK_MASK]
+    R = np.zeros((MAX_DEPTH + 2, NUM_COLS), np.int64)
+    rng = np.zeros((MAX_DEPTH + 2, 2), np.uint64)
+    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
+    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
+    LC = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
+    LM = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
+    ORD = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
+    wc = np.empty(P[P_SCRATCH], np.int64)
+    wm = np.empty(P[P_SCRATCH], np.int64)
+    ws = np.empty(P[P_SCRATCH], np.float64)
+    rewards = np.zeros((MAX_DEPTH + 2, n), np.float32)
+    info = np.zeros((MAX_DEPTH + 2, core.NUM_INFO), np.int64)
+    hand_score = np.zeros((MAX_DEPTH + 2, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
+    cards = np.empty(NUM_CARDS, np.int64)
+    seed_row = np.empty(1, np.int64)
+    kind = C[C_ROLLOUT]
+    for i in range(S.shape[0]):
+        seat = S[i, COL_CURRENT]
+        side = core._side(seat, n)
+        hand = S[i, COL_HAND + seat]
+        table = S[i, COL_TABLE]
+        count = core.legal_pairs(hand, table, P, sub_mask, sub_sum, LC[0], LM[0])
+        mc = LC[0, :count].copy()
+        mm = LM[0, :count].copy()
+        seed_row[0] = seeds[i]
+        core.seed_games(rng, seed_row)  # rng[0]: stream 0 draws the worlds, stream 1 the final tie-break
+        for k in range(count):
+            values[i, k] = 0.0
+        if count == 1:
+            out[i, OUT_CARD] = mc[0]
+            out[i, OUT_MASK] = mm[0]
+            out[i, OUT_INDEX] = 0
+            out[i, OUT_WORLDS] = 0
+            continue
+        seen = hand | table
+        for s in range(ns):
+            seen |= S[i, COL_PILE + s]
+        unseen = deck & ~seen
+        nu = 0
+        u = unseen
+        while u != 0:
+            b = u & -u
+            u ^= b
+            cards[nu] = core.popcount(b - 1)
+            nu += 1
+        stock = P[P_DECK_SIZE] - S[i, COL_STOCK_POS]
+        plies = S[i, COL_IN_HANDS] + stock
+        holders = 0  # places the unseen cards may lie in
+        for s in range(n):
+            if s != seat and counts[i, s] > 0:
+                holders += 1
+        if stock > 0:
+            holders += 1
+        exact = plies <= C[C_EXACT_CARDS]
+        if exact:
+            worlds = 1 if holders <= 1 else C[C_EXACT_WORLDS]
+            depth = MAX_DEPTH
+        else:
+            worlds = C[C_WORLDS]
+            if C[C_PLY_BUDGET] > 0:
+                worlds = max(C[C_MIN_WORLDS], min(worlds, C[C_PLY_BUDGET] // (count * plies)))
+            depth = C[C_AB_DEPTH]
+        if holders <= 1:  # the view is the whole truth: one world
+            worlds = 1
+        total_w = 0.0
+        for _ in range(worlds):
+            _sample_world(R, S, i, counts, seat, cards, nu, rng, P)
+            weight = 1.0
+            if C[C_INFERENCE] and num_obs[i] > 0:
+                weight = _world_weight(
+                    R, obs, i, num_obs[i], P, F, C[C_INFER_TEMP] / 100.0, sub_mask, sub_sum, wc, wm, ws
+                )
+                if weight <= 0.0:
+                    continue
+            total_w += weight
+            stream = core._rand(rng, 0, 0)  # this world's rollout tie-breaks, the same for every move
+            for k in range(count):
+                R[1, :] = R[0, :]
+                over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score)
+                if over:
+                    v = _margin(hand_score, 1, side, ns)
+                else:  # depth 0: a plain rollout
+                    v = _alphabeta(
+                        R,
+                        1,
+                        rng,
+                        P,
+                        F,
+                        H,
+                        TBL,
+                        side,
+                        depth,
+                        kind,
+                        stream,
+                        sub_mask,
+                        sub_sum,
+                        LC,
+                        LM,
+                        ORD,
+                        rewards,
+                        info,
+                        hand_score,
+                    )
+                values[i, k] += weight * v
+        if total_w > 0.0:
+            for k in range(count):
+                values[i, k] /= total_w
+        out[i, OUT_WORLDS] = worlds
+        best = NEG
+        for k in range(count):
+            if values[i, k] > best:
+                best = values[i, k]
+        ties = 0
+        for k in range(count):
+            if values[i, k] >= best - TIE_TOL:
+                ties += 1
+        nth = core._below(rng, 0, 1, ties) if ties > 1 else 0
+        for k in range(count):
+            if values[i, k] >= best - TIE_TOL:
+                if nth == 0:
+                    out[i, OUT_CARD] = mc[k]
+                    out[i, OUT_MASK] = mm[k]
+                    out[i, OUT_INDEX] = k
+                    break
+                nth -= 1
+
+
+# === Python side: settings, rows from views, batch entry ======================================
+
+
+def search_config(
+    worlds: int = 64,
+    rollout: str = "greedy",
+    exact_cards: int = 6,
+    exact_worlds: int = 16,
+    ab_depth: int = 0,
+    ply_budget: int = 0,
+    min_worlds: int = 4,
+    inference: bool = False,
+    infer_temp: float = 1.0,
+) -> np.ndarray:
+    """The settings array ``C`` (see :func:`search_kernel`); bad values raise ``ValueError``.
+
+    Args:
+        worlds: worlds sampled per decision (the most, with ``ply_budget``).
+        rollout: ``"greedy"`` or ``"heuristic"``: the compiled player that finishes each world.
+        exact_cards: solve exactly (alpha-beta to the end of the hand, every world) when at
+            most this many cards are left to play, in hands and stock; 0: never.
+        exact_worlds: worlds solved exactly when the unseen cards may lie in several places
+            (teams, or more than 2 players); one world when they can lie in one only.
+        ab_depth: plies of alpha-beta after the candidate move before the rollouts; 0: none.
+        ply_budget: rollout plies per decision; lowers the worlds to ``ply_budget // (moves *
+            plies left)`` (but not below ``min_worlds``); 0: always ``worlds``.
+        min_worlds: fewest worlds with a ply budget.
+        inference: weight each world by how likely the other seats' plays this deal round
+            were with the cards it gives them.
+        infer_temp: softmax temperature of that likelihood, in points (lower: sharper).
+    """
+    for name, value, low in (
+        ("worlds", worlds, 1),
+        ("exact_cards", exact_cards, 0),
+        ("exact_worlds", exact_worlds, 1),
+        ("ab_depth", ab_depth, 0),
+        ("ply_budget", ply_budget, 0),
+        ("min_worlds", min_worlds, 1),
+    ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"fsearch {name} must be an int >= {low}, got {value!r}")
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"fsearch rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+    if not isinstance(infer_temp, (int, float)) or not infer_temp >= 0.01:
+        raise ValueError(f"fsearch infer_temp must be a number >= 0.01, got {infer_temp!r}")
+    C = np.zeros(NUM_CONFIG, np.int64)
+    C[C_WORLDS] = worlds
+    C[C_MIN_WORLDS] = min(min_worlds, worlds)
+    C[C_PLY_BUDGET] = ply_budget
+    C[C_ROLLOUT] = ROLLOUTS[rollout]
+    C[C_EXACT_CARDS] = exact_cards
+    C[C_EXACT_WORLDS] = exact_worlds
+    C[C_AB_DEPTH] = ab_depth
+    C[C_INFERENCE] = bool(inference)
+    C[C_INFER_TEMP] = round(infer_temp * 100)
+    return C
+
+
+def search_params(P: np.ndarray) -> np.ndarray:
+    """A copy of the rules' ``P`` for the search kernels: an episode is one hand, no opponents."""
+    P = P.copy()
+    P[core.P_EPISODE_HAND] = 1
+    P[core.P_REWARD_POINTS] = 1
+    P[core.P_OPPONENT] = core.OPPONENT_NONE
+    P[core.P_LEARNER_SEAT] = 0
+    return P
+
+
+def row_from_view(view, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(row, counts)``: the state row of a :class:`~scopa_env.game.PlayerView` (only what the
+    seat may see: the other hands and the stock are left empty) and every seat's hand size."""
+    row = np.zeros(NUM_COLS, np.int64)
+    counts = np.zeros(MAX_PLAYERS, np.int64)
+    row[COL_HAND + view.seat] = view.hand
+    for s in range(view.num_players):
+        row[core.COL_PLAYED + s] = view.played[s]
+        counts[s] = view.hand_counts[s]
+    for side in range(view.num_sides):
+        row[COL_PILE + side] = view.piles[side]
+        row[core.COL_SCOPE + side] = view.scope[side]
+        row[core.COL_SCOPE_PTS + side] = view.scope_points[side]
+        row[core.COL_SCORE + side] = view.scores[side]
+    row[COL_TABLE] = view.table
+    row[COL_CURRENT] = view.current
+    row[core.COL_DEALER] = view.dealer
+    row[core.COL_LASTCAP] = core.NO_SEAT if view.last_capturer is None else view.last_capturer
+    row[COL_IN_HANDS] = sum(view.hand_counts)
+    row[COL_STOCK_POS] = P[P_DECK_SIZE] - view.stock_count
+    row[core.COL_HAND_NUM] = view.hand_number
+    row[core.COL_PENDING] = core.NO_SEAT
+    row[core.COL_LEARNER] = core.NO_SEAT
+    row[core.COL_OPPONENT] = core.OPPONENT_NONE
+    return row, counts
+
+
+def round_plays(view) -> np.ndarray:
+    """The other seats' plays of this deal round as inference rows ``(MAX_OBS, OBS_W)`` (``OBS_*``);
+    unused rows have seat -1. Plays of earlier rounds reveal nothing: those hands were all played."""
+    schedule = view.rules.schedule(view.num_players)
+    played = len(view.history)
+    start = 0
+    for size in schedule:  # the round in progress began at the last deal boundary at or below ``played``
+        if start + size * view.num_players > played:
+            break
+        start += size * view.num_players
+    rows = np.full((MAX_OBS, OBS_W), -1, np.int64)
+    # Walk back from the current table to the table before each play of the round.
+    table = view.table
+    later = [0] * view.num_players  # cards each seat played after the play being read
+    k = 0
+    for seat, card, captured in reversed(view.history[start:]):
+        bit = 1 << card
+        before = table & ~bit if captured == 0 else (table | captured if captured != bit else table)
+        if seat != view.seat:
+            rows[k] = (seat, before, card, captured, bit | later[seat])
+            k += 1
+        later[seat] |= bit
+        table = before
+    return rows
+
+
+def search_rows(
+    S: np.ndarray,
+    counts: np.ndarray,
+    seeds: np.ndarray,
+    P: np.ndarray,
+    F: np.ndarray,
+    TBL: np.ndarray,
+    C: np.ndarray,
+    obs: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Search every position of ``S`` (the batched form); returns ``(out, values)`` (see the module docstring).
+
+    ``P`` comes from :func:`search_params`. ``obs`` (N, MAX_OBS, OBS_W) holds the
+    inference rows (:func:`round_plays`), or ``None``.
+    """
+    from scopa_env.fast.batch import HEURISTIC_H
+
+    N = S.shape[0]
+    if obs is None:
+        obs = np.full((N, 1, OBS_W), -1, np.int64)
+    num_obs = (obs[:, :, OBS_SEAT] >= 0).sum(axis=1).astype(np.int64)
+    out = np.zeros((N, OUT_W), np.int64)
+    values = np.zeros((N, P[P_SCRATCH]), np.float64)
+    search_kernel(
+        np.ascontiguousarray(S, np.int64),
+        np.ascontiguousarray(counts, np.int64),
+        np.ascontiguousarray(seeds, np.int64),
+        P,
+        F,
+        HEURISTIC_H,
+        TBL,
+        C,
+        np.ascontiguousarray(obs, np.int64),
+        num_obs,
+        out,
+        values,
+    )
+    return out, values
+
+
+def search_batch(batch, seeds, C: np.ndarray) -> list[tuple[int, int]]:
+    """The searched ``(card, captured_mask)`` of the seat to move in every game of a
+    :class:`~scopa_env.fast.batch.BatchedScopa` (nothing is played). It reads only what that
+    seat may see: the other hands and the stock order in the batch's rows are overwritten by
+    the sampled worlds. Without inference (the batch keeps no history)."""
+    from scopa_env.fast.batch import compiled_rules
+
+    P, F, TBL, _ = compiled_rules(batch.rules, batch.num_players)
+    S = batch._S
+    counts = np.zeros((S.shape[0], MAX_PLAYERS), np.int64)
+    for s in range(batch.num_players):
+        counts[:, s] = [int(h).bit_count() for h in S[:, COL_HAND + s]]
+    out, _ = search_rows(S, counts, np.asarray(seeds, np.int64), search_params(P), F, TBL, C)
+    return [(int(c), int(m)) for c, m in out[:, :2]]
