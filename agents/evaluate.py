@@ -88,7 +88,7 @@ class Match:
 
     @property
     def num_sides(self) -> int:
-        return max(sides_for(self.num_players)) + 1
+        return max(sides_for(self.num_players, self.rules)) + 1
 
     def lineups(self) -> list[tuple[int, ...]]:
         """Per rotation, the agent index playing each side."""
@@ -202,10 +202,10 @@ _WORKER_AGENTS: dict = {}
 
 def _seat_agents(match: Match) -> list[list[Agent]]:
     """Per rotation, per seat, an agent instance (cached per process and match)."""
-    key = (match.agents, match.num_players)
+    key = (match.agents, match.num_players, match.rules)
     cached = _WORKER_AGENTS.get(key)
     if cached is None:
-        side_of = sides_for(match.num_players)
+        side_of = sides_for(match.num_players, match.rules)
         pool = [[make_agent(spec) for _ in range(match.num_players)] for spec in match.agents]
         cached = [[pool[lineup[side_of[s]]][s] for s in range(match.num_players)] for lineup in match.lineups()]
         _WORKER_AGENTS.clear()

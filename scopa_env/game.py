@@ -7,8 +7,9 @@ observation and web page is built from.
 
 Seats are numbered in turn order: the player after seat ``i`` is ``i + 1`` (mod n),
 so "the player after the dealer" is ``dealer + 1``. Sides: with 2 or 3 players each
-seat is its own side; with 4 or 6 the two teams are the even and the odd seats
-(partners opposite, alternating seats), side ``seat % 2``.
+seat is its own side; with 4 or 6 in :attr:`~scopa_env.rules.Rules.partnerships` the
+two teams are the even and the odd seats (partners opposite, alternating seats), side
+``seat % 2``; otherwise each seat is its own side (:meth:`Rules.sides`).
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ CAPPOTTO_LEAD = 7
 """wikipedia-scopa.txt: "if a player is winning 7 points to 0 then the game can be considered over"."""
 
 
-def sides_for(num_players: int) -> tuple[int, ...]:
-    """Side of each seat: each for themselves with 2-3 players, even/odd teams with 4 or 6."""
-    return tuple(range(num_players)) if num_players <= 3 else tuple(s % 2 for s in range(num_players))
+def sides_for(num_players: int, rules: Rules | str | None = None) -> tuple[int, ...]:
+    """Side of each seat under ``rules`` (the standard game by default: each for themselves
+    with 2-3 players, even/odd teams with 4 or 6); see :meth:`Rules.sides`."""
+    return get_rules(rules).sides(num_players)
 
 
 class HandResult(NamedTuple):
@@ -136,7 +138,7 @@ class Game:
         self._next_deal = {num_players * sum(self.schedule[i:]): k for i, k in enumerate(self.schedule) if i}
         self._uniform_deals = num_players not in dict(self.rules.deal_schedules)
         self._take_all_no_scopa = self.rules.ace_takes_all and not self.rules.ace_takes_all_scopa
-        self.side_of = sides_for(num_players)
+        self.side_of = self.rules.sides(num_players)
         self.num_sides = max(self.side_of) + 1
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self.auto_next_hand = auto_next_hand

@@ -3,7 +3,8 @@
 Everything is relative to the observer: "side +1" is the next side after the
 observer's in seat order, "seat +1" the next player. Cards are 40-wide planes in
 card-id order (see :mod:`scopa_env.cards`). For ``num_players = n`` and
-``num_sides = s`` (``s = n`` for 2 and 3 players, 2 for 4 and 6):
+``num_sides = s`` (``s = n`` each for themselves, 2 for 4 or 6 in partnerships,
+:meth:`~scopa_env.rules.Rules.num_sides`):
 
 ===================  =================  ==================================================
 name                 width              content
@@ -88,6 +89,8 @@ class ObservationLayout:
     wildcard: bool = False
     """Add the ``wild_rank`` entry (Cirulla's :attr:`~scopa_env.rules.Rules.bonus_wildcard`);
     needs ``declarations``."""
+    sides: int = 0
+    """Number of sides; 0: the standard game's (``n`` for 2-3 players, two teams for 4 and 6)."""
 
     def __post_init__(self) -> None:
         if self.wildcard and not self.declarations:
@@ -96,10 +99,17 @@ class ObservationLayout:
     @classmethod
     def for_rules(cls, num_players: int, rules: Rules) -> ObservationLayout:
         """The layout of ``num_players`` under ``rules`` (declaration and wildcard entries where they apply)."""
-        return cls(num_players, declarations=rules.declarations, wildcard=rules.bonus_wildcard and rules.declarations)
+        return cls(
+            num_players,
+            declarations=rules.declarations,
+            wildcard=rules.bonus_wildcard and rules.declarations,
+            sides=rules.num_sides(num_players),
+        )
 
     @property
     def num_sides(self) -> int:
+        if self.sides:
+            return self.sides
         return self.num_players if self.num_players <= 3 else 2
 
     @functools.cached_property

@@ -222,7 +222,9 @@ register_preset(
 BOOKLET = register_preset(
     Rules(
         name="booklet",
-        player_counts=(2, 3),
+        # "for 2 to 4 players", each for themselves; teams are the TEAM PLAY variant.
+        player_counts=(2, 3, 4),
+        partnerships=(),
         max_capture_cards=2,
         fewest_cards=True,
         prime_rule="sevens",
@@ -236,6 +238,7 @@ register_preset(
     BOOKLET.replace(
         name="booklet_team",
         player_counts=(4,),
+        partnerships=(4,),
         description="Booklet Scopa, Team Play: two teams of 2.",
     )
 )
@@ -251,6 +254,7 @@ register_preset(
     BOOKLET.replace(
         name="booklet_scientifico",
         player_counts=(2, 4),
+        partnerships=(4,),
         table_size=0,
         deal_schedules=((2, (20,)), (4, (10,))),
         description="Booklet Scopa, Il Scopone Scientifico: all cards dealt, none on the table (4 = Team Play).",

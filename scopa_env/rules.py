@@ -51,6 +51,8 @@ from scopa_env.cards import (
 )
 
 PLAYER_COUNTS = (2, 3, 4, 6)
+PARTNERSHIP_COUNTS = (4, 6)
+"""Player counts that may play in two teams (:attr:`Rules.partnerships`)."""
 PRIME_RULES = ("primiera", "sevens")
 NAPOLA_READINGS = ("", "pagat_6", "pagat_9", "wikipedia")
 """Values of :attr:`Rules.napola`: off, or the reading of the source it follows."""
@@ -79,9 +81,15 @@ class Rules:
     """Preset name, used in messages, run folders and docs."""
 
     player_counts: tuple[int, ...] = PLAYER_COUNTS
-    """Player counts the variant allows. 2 and 3 play each for themselves; 4 play in
-    two teams with partners opposite (seats 0+2 vs 1+3); 6 in two teams of three
-    with alternating seats (0+2+4 vs 1+3+5)."""
+    """Player counts the variant allows; :attr:`partnerships` says which of them play in
+    teams."""
+
+    partnerships: tuple[int, ...] = PARTNERSHIP_COUNTS
+    """Player counts that play in two teams, the even seats against the odd ones: 4 with
+    partners opposite (seats 0+2 vs 1+3), 6 with alternating seats (0+2+4 vs 1+3+5)
+    (pagat: "The game can also be played by 4 or 6 people divided into two equal
+    teams"). Every other count plays each for themselves, one side per seat (the
+    booklet's basic game "for 2 to 4 players"). See :meth:`sides`."""
 
     ranks: tuple[int, ...] = RANKS
     """Ranks in the deck (all four suits of each). Scopa Corse drops the Twos."""
@@ -284,6 +292,12 @@ class Rules:
             "must be a tuple of distinct ranks from 1..10",
             self.ranks,
         )
+        _check(
+            isinstance(self.partnerships, tuple) and all(n in PARTNERSHIP_COUNTS for n in self.partnerships),
+            "partnerships",
+            f"must be a tuple of player counts from {PARTNERSHIP_COUNTS} (two teams of even and odd seats)",
+            self.partnerships,
+        )
         for name in ("hand_size", "table_size", "scopa_points", "target"):
             value = getattr(self, name)
             low = 0 if name == "table_size" else 1
@@ -433,9 +447,9 @@ class Rules:
             self.bonus_wildcard,
         )
         _check(
-            not (self.claim_out and 3 in self.player_counts),
+            not (self.claim_out and any(self.num_sides(n) != 2 for n in self.player_counts)),
             "claim_out",
-            "needs two sides (a wrong claim loses to the other side): player_counts without 3",
+            "needs two sides (a wrong claim loses to the other side): 2 players, or 4 or 6 in partnerships",
             self.claim_out,
         )
         _check(
@@ -534,6 +548,17 @@ class Rules:
                 f"three-card deal'), but {num_players} players get {schedule or (self.hand_size,)} cards per deal"
             )
 
+    def sides(self, num_players: int) -> tuple[int, ...]:
+        """Side of each seat: ``seat % 2`` when ``num_players`` plays in :attr:`partnerships`,
+        else ``seat`` (each for themselves)."""
+        if num_players in self.partnerships:
+            return tuple(s % 2 for s in range(num_players))
+        return tuple(range(num_players))
+
+    def num_sides(self, num_players: int) -> int:
+        """Number of sides (scores, piles) for ``num_players``: 2 in partnerships, else ``num_players``."""
+        return 2 if num_players in self.partnerships else num_players
+
     def schedule(self, num_players: int) -> tuple[int, ...]:
         """Cards each player gets in each deal of a hand, first deal first."""
         self.check_players(num_players)
@@ -621,7 +646,7 @@ def get_rules(rules: str | Rules | None = None) -> Rules:
 
     A name may carry options after commas, ``"NAME,field=value,..."``, e.g.
     ``"chkobba,target=31"`` or ``"standard,cappotto=true,player_counts=2/3"``: ints,
-    bools (true/false, on/off, 1/0), strings and ``/``-separated number tuples
+    bools (true/false, on/off, 1/0), strings and ``/``-separated number tuples (``none``: empty)
     (``primiera_values`` also takes a scale name from :data:`PRIMIERA_SCALES`, e.g.
     ``"standard,primiera_values=face"``). The result is named by the whole string.
     """
@@ -641,6 +666,8 @@ def get_rules(rules: str | Rules | None = None) -> Rules:
 
 _TRUE = ("true", "on", "yes", "1")
 _FALSE = ("false", "off", "no", "0")
+_EMPTY = ("", "none")
+"""An empty tuple in option strings, e.g. ``partnerships=none`` (everyone for themselves)."""
 
 
 def _with_options(text: str) -> Rules:
@@ -666,6 +693,8 @@ def _with_options(text: str) -> Rules:
                 changes[key] = raw
             elif key == "primiera_values" and raw in PRIMIERA_SCALES:
                 changes[key] = PRIMIERA_SCALES[raw]
+            elif raw.lower() in _EMPTY:
+                changes[key] = ()
             else:
                 changes[key] = tuple(_number(v) for v in raw.split("/"))
         except ValueError:
@@ -1035,4 +1064,3 @@ def _bits(mask: int) -> list[int]:
         out.append(low)
         mask ^= low
     return out
-

@@ -63,11 +63,21 @@ def unsupported_presets() -> list[str]:
 
 PLAYERS = os.environ.get("SCOPA_DIFF_PLAYERS")
 """Optional filter of the cases by player count, e.g. ``SCOPA_DIFF_PLAYERS=2`` or ``2,4``."""
+
+
+def core_plays(name: str, n: int) -> bool:
+    try:
+        check_supported(get_rules(name), n)
+    except NotImplementedError:
+        return False
+    return True
+
+
 CASES = [
     (name, n)
     for name in supported_presets()
     for n in get_rules(name).player_counts
-    if not PLAYERS or str(n) in PLAYERS.split(",")
+    if (not PLAYERS or str(n) in PLAYERS.split(",")) and core_plays(name, n)
 ]
 
 
@@ -235,6 +245,13 @@ def test_unsupported_presets_raise_naming_the_preset_and_field():
     for name in unsupported_presets():
         with pytest.raises(NotImplementedError, match=name):
             BatchedScopa(4, get_rules(name).player_counts[0], name)
+
+
+def test_more_sides_than_the_core_holds_raise_naming_the_field():
+    """booklet, 4 players each for themselves: 4 sides; the core refuses it, naming ``partnerships``."""
+    with pytest.raises(NotImplementedError, match="partnerships"):
+        BatchedScopa(4, 4, "booklet")
+    BatchedScopa(4, 3, "booklet")  # 3 sides: played by the core
 
 
 def test_a_changed_unsupported_field_raises():

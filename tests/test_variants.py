@@ -19,6 +19,7 @@ from scopa_env.actions import MAX_MOVE_ACTIONS, TAKE_ALL, move_enumeration
 from scopa_env.cards import RANK_MASK, RANK_OF, SUIT_MASK, card_id, cards_of, format_cards, mask_of, parse_cards
 from scopa_env.cli import main as cli_main
 from scopa_env.game import Game
+from scopa_env.observation import ObservationLayout, write_observation
 from scopa_env.rules import PRESETS, STANDARD, Move, Rules, get_rules, legal_moves, move_of
 from scopa_env.scoring import score_hand
 
@@ -612,7 +613,47 @@ IMPOSSIBLE = [
     (lambda: get_rules("booklet_scientifico").replace(player_counts=(2, 3, 4)), "cannot be dealt"),
     (lambda: get_rules("scopa_corse").replace(aces_redeal=True, ranks=(3, 4, 5, 6, 7, 8, 9, 10)), "Aces"),
     (lambda: STANDARD.replace(prime_rule="most_kings"), "prime_rule"),
+    (lambda: STANDARD.replace(partnerships=(3,)), "partnerships"),
+    (lambda: get_rules("chiamarsi_fuori,partnerships=6"), "claim_out needs two sides"),
+    (lambda: get_rules("booklet,partnerships=2"), "partnerships"),
 ]
+
+
+# --- sides ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "preset, n, sides, quote",
+    [
+        ("standard", 4, (0, 1, 0, 1), 'pagat: "played by 4 or 6 people divided into two equal teams"'),
+        ("standard", 6, (0, 1, 0, 1, 0, 1), 'pagat: "played by 4 or 6 people divided into two equal teams"'),
+        ("standard", 3, (0, 1, 2), 'pagat: "It is possible, though less satisfactory, for three to play"'),
+        ("booklet", 4, (0, 1, 2, 3), 'booklet: "for 2 to 4 players"; teams are its TEAM PLAY variant'),
+        ("booklet_primiera", 4, (0, 1, 2, 3), 'booklet: "for 2 to 4 players"'),
+        ("booklet_team", 4, (0, 1, 0, 1), 'booklet: "two teams of 2 players"'),
+        ("booklet_scientifico", 4, (0, 1, 0, 1), 'booklet: "You can also use this variant with Team Play"'),
+        ("standard,partnerships=none", 4, (0, 1, 2, 3), "an option: 4 each for themselves"),
+    ],
+)
+def test_sides_are_a_rule(preset, n, sides, quote):
+    game = Game(n, preset, seed=0)
+    assert game.side_of == sides and game.num_sides == max(sides) + 1, f"{preset}, {n} players ({quote})"
+    env = scopa_v0.raw_env(num_players=n, rules=preset)
+    env.reset(seed=0)
+    assert env.layout.num_sides == game.num_sides, f"{preset}: the observation has one scope/score entry per side"
+
+
+def test_four_each_for_themselves_play_to_the_end():
+    """booklet, 4 players each for themselves: four piles, four scores, one winner seat."""
+    game = Game(4, "booklet", seed=3)
+    rnd = random.Random(3)
+    while game.winner is None:
+        pairs = game.legal_pairs()
+        game.play_pair(*pairs[rnd.randrange(len(pairs))])
+        if game.hand_result is not None:
+            assert len(game.hand_result.hand_score) == 4, "one score row per player"
+    assert len(game.scores) == 4 and game.scores[game.winner] == max(game.scores), game.scores
+    assert sorted(game.scores).count(max(game.scores)) == 1, "the winner has strictly more than every other side"
 
 
 @pytest.mark.parametrize("make, message", IMPOSSIBLE)
@@ -828,6 +869,42 @@ def test_random_games_engine(preset, n):
     game = Game(n, preset, seed=n)
     play_checked(game, rnd, hands=2)
     assert game.hand_number >= 1 or game.winner is not None
+
+
+@pytest.mark.parametrize("preset, n", PRESET_COUNTS)
+def test_hidden_cards_stay_hidden(preset, n):
+    """Permute the cards the observer cannot see (other hands but revealed cards, the stock order)
+    at several points of a random game: the observation stays the same."""
+    rules = get_rules(preset)
+    layout = ObservationLayout.for_rules(n, rules)
+    game = Game(n, rules, seed=n)
+    rnd = random.Random(n)
+    rng = np.random.default_rng(n)
+    checked = 0
+    for step in range(60):
+        if game.winner is not None:
+            break
+        if step % 5 == 0:
+            seat = game.current
+            revealed = list(game.revealed) if rules.declarations else [0] * n
+            others = [s for s in range(n) if s != seat]
+            hidden = [c for s in others for c in cards_of(game.hands[s] & ~revealed[s])] + list(game.stock)
+            shuffled = [int(c) for c in rng.permutation(hidden)]
+            world = game.clone()
+            pos = 0
+            for s in others:
+                k = (game.hands[s] & ~revealed[s]).bit_count()
+                world.hands[s] = revealed[s] | mask_of(shuffled[pos : pos + k])
+                pos += k
+            world.stock = shuffled[pos:]
+            a = write_observation(game, seat, layout, np.empty(layout.size, np.float32))
+            b = write_observation(world, seat, layout, np.empty(layout.size, np.float32))
+            assert np.array_equal(a, b), f"{preset}, {n} players, step {step}: the observation shows hidden cards"
+            assert world.action_pairs() == game.action_pairs(), f"{preset}: the legal moves depend on hidden cards"
+            checked += 1
+        pairs = game.legal_pairs()
+        game.play_pair(*pairs[rnd.randrange(len(pairs))])
+    assert checked > 0
 
 
 @pytest.mark.parametrize("preset, n", PRESET_COUNTS)

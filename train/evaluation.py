@@ -23,7 +23,7 @@ def evaluate_agent(
 ) -> dict:
     """Play ``num_deals`` duplicate deals (every rotation, full games) of ``learner`` vs ``opponent``."""
     match = Match((LEARNER, opponent), num_players, rules, seed)
-    side_of = sides_for(num_players)
+    side_of = sides_for(num_players, match.rules)
     pool = [
         [learner] * num_players,
         [make_agent(opponent) for _ in range(num_players)],

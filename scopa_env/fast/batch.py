@@ -84,6 +84,7 @@ SUPPORTED_FIELDS = (
     "name",
     "description",
     "player_counts",
+    "partnerships",  # only where a player count gives at most MAX_SIDES sides (check_supported)
     "ranks",
     "hand_size",
     "table_size",
@@ -165,8 +166,15 @@ def opponent_weights(opponent: str | dict[str, float] | None) -> np.ndarray | No
     return weights / total
 
 
-def check_supported(rules: Rules) -> None:
-    """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``."""
+def check_supported(rules: Rules, num_players: int | None = None) -> None:
+    """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``
+    (with ``num_players`` players, if given: the core holds at most ``core.MAX_SIDES`` sides)."""
+    if num_players is not None and rules.num_sides(num_players) > core.MAX_SIDES:
+        raise NotImplementedError(
+            f"scopa_env.fast does not support rules preset {rules.name!r} with {num_players} players: field "
+            f"partnerships={rules.partnerships!r} makes {rules.num_sides(num_players)} sides (each for themselves), "
+            f"and the compiled core holds at most {core.MAX_SIDES}; use the Python engine scopa_env.game.Game"
+        )
     default = Rules()
     for f in dataclasses.fields(rules):
         if f.name in SUPPORTED_FIELDS:
@@ -254,9 +262,9 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
 
     ``PAIRS`` is empty when the rules have too many moves for "move" mode ("select" only).
     """
-    check_supported(rules)
+    check_supported(rules, num_players)
     rules.check_players(num_players)
-    layout = ObservationLayout(num_players)
+    layout = ObservationLayout.for_rules(num_players, rules)
     try:
         pairs = move_enumeration(rules).pairs
     except ValueError:  # more moves than "move" mode allows
@@ -405,7 +413,7 @@ class BatchedScopa:
         self.reward_mode = reward
         self.opponent = dict(opponent) if isinstance(opponent, dict) else opponent
         self.learner_seat = learner_seat
-        self.layout = ObservationLayout(self.num_players)
+        self.layout = ObservationLayout.for_rules(self.num_players, self.rules)
         self.num_sides = self.layout.num_sides
         if action_mode == "move" and len(self._PAIRS) == 0:
             move_enumeration(self.rules)  # raises the ValueError that says to use "select" mode

@@ -79,7 +79,7 @@ class _Learner:
             opponent=opponent,
             learner_seat=learner_seat,
         )
-        self.side_of = np.array(sides_for(num_players), np.int64)
+        self.side_of = np.array(sides_for(num_players, self.batch.rules), np.int64)
         self._rows = np.arange(num_envs)
         low, high = observation_bounds(self.batch.layout, self.batch.rules)
         self.box = spaces.Box(low=low, high=high, dtype=np.float32)
