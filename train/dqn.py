@@ -25,47 +25,13 @@ import torch.nn.functional as F
 from torch import nn
 
 from train.callbacks import HandStats
+from train.checkpoint import MODEL_FILES, TRAIN_STATE_FILE, load_q_network, load_weights
 from train.config import TrainConfig
 from train.env import make_vec_env
-from train.policy_agent import MODEL_FILES
+from train.networks import QNetwork, masked_argmax
 from train.run import Run
 
-TRAIN_STATE_FILE = "train_state.pt"
-
-
-class QNetwork(nn.Module):
-    """MLP from the observation to one Q-value per action id."""
-
-    def __init__(self, obs_size: int, num_actions: int, net_arch: list[int]) -> None:
-        super().__init__()
-        self.obs_size, self.num_actions, self.net_arch = obs_size, num_actions, list(net_arch)
-        layers: list[nn.Module] = []
-        width = obs_size
-        for h in net_arch:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        layers.append(nn.Linear(width, num_actions))
-        self.net = nn.Sequential(*layers)
-
-    def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.net(obs)
-
-    @torch.no_grad()
-    def greedy_action(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """The legal action with the highest Q-value (the :data:`~train.policy_agent.PolicyFn` of a DQN agent)."""
-        q = self(torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0))
-        return int(masked_argmax(q, torch.as_tensor(mask, dtype=torch.bool).unsqueeze(0))[0])
-
-    @torch.no_grad()
-    def greedy_actions(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Per row, the legal action with the highest Q-value (a batch policy)."""
-        q = self(torch.as_tensor(obs, dtype=torch.float32))
-        return masked_argmax(q, torch.as_tensor(masks, dtype=torch.bool)).numpy()
-
-
-def masked_argmax(q: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Per row, the argmax of ``q`` over the actions where ``mask`` is True."""
-    return q.masked_fill(~mask, -torch.inf).argmax(dim=1)
+__all__ = ["QNetwork", "masked_argmax", "load_q_network", "td_target", "ReplayBuffer", "act", "train_dqn"]
 
 
 def td_target(
@@ -142,14 +108,6 @@ def linear_schedule(start: float, end: float, duration: float, t: int) -> float:
     return end if duration <= 0 else max(end, start + (end - start) * t / duration)
 
 
-def load_q_network(path: str | Path) -> QNetwork:
-    data = torch.load(path, map_location="cpu", weights_only=True)
-    net = QNetwork(data["obs_size"], data["num_actions"], data["net_arch"])
-    net.load_state_dict(data["state_dict"])
-    net.eval()
-    return net
-
-
 class DQNLearner:
     """The view of the DQN that :class:`train.run.Run` needs."""
 
@@ -201,7 +159,7 @@ def train_dqn(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
     optimizer = torch.optim.Adam(q_net.parameters(), lr=cfg.learning_rate)
     if resume:
         q_net.load_state_dict(load_q_network(run.dir / "latest" / MODEL_FILES["dqn"]).state_dict())
-        extra = torch.load(run.dir / "latest" / TRAIN_STATE_FILE, map_location="cpu", weights_only=True)
+        extra = load_weights(run.dir / "latest" / TRAIN_STATE_FILE)
         target_net.load_state_dict(extra["target"])
         optimizer.load_state_dict(extra["optimizer"])
     else:

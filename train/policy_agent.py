@@ -1,9 +1,10 @@
 """Trained policies as agents: ``ppo:PATH`` and ``dqn:PATH`` in :func:`agents.registry.make_agent`.
 
-A checkpoint is a folder (``runs/<name>/best``, ``runs/<name>/latest``) holding the model
-(``model.zip`` for PPO, ``model.pt`` for DQN) and ``meta.json``: the algorithm, the action
-mode, the player count, the rules preset and the observation size. ``PATH`` may also be a
-run folder (its ``best`` checkpoint is used).
+A checkpoint is a folder (``runs/<name>/best``, ``runs/<name>/latest``) holding the weights
+(``policy.pt`` for PPO, ``model.pt`` for DQN) and ``meta.json``: the algorithm, the action
+mode, the player count, the rules preset and the network; :mod:`train.checkpoint` loads it
+without running code from the files. ``PATH`` may also be a run folder (its ``best``
+checkpoint is used).
 
 The agent sees only its :class:`~scopa_env.game.PlayerView`; it rebuilds the AEC observation
 from it (:func:`train.env.observe_view`) and picks the masked greedy action of the policy.
@@ -12,7 +13,6 @@ In "select" mode one move takes several policy calls (card, then captured cards)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,9 +22,17 @@ from agents.base import Agent
 from scopa_env.game import PlayerView
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import Move, get_rules, move_of
-
-META_FILE = "meta.json"
-MODEL_FILES = {"ppo": "model.zip", "dqn": "model.pt"}
+from train.checkpoint import (  # noqa: F401  (META_FILE, MODEL_FILES, write_meta: re-exported for older imports)
+    META_FILE,
+    MODEL_FILES,
+    find_checkpoint,
+    load_dqn,
+    load_ppo_policy,
+    ppo_batch_policy,
+    ppo_predictor,
+    read_meta,
+    write_meta,
+)
 
 PolicyFn = Callable[[np.ndarray, np.ndarray], int]
 """``policy(observation, bool_mask) -> action id`` (masked, deterministic)."""
@@ -55,11 +63,9 @@ class PolicyAgent(Agent):
     def act(self, view: PlayerView) -> Move:
         from train.env import observe_view
 
-        if view.num_players != self.num_players or view.rules != self.rules:
-            raise ValueError(
-                f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
-                f"not {view.num_players} players with {view.rules.name!r}"
-            )
+        problem = self.mismatch(view.num_players, view.rules)
+        if problem:
+            raise ValueError(problem)
         pairs = view.legal_pairs()
         if not pairs:
             raise ValueError(f"player_{view.seat} has no legal move (is it their turn?)")
@@ -77,75 +83,51 @@ class PolicyAgent(Agent):
                 return move_of(*pair)
         raise RuntimeError("select-mode choice did not finish")
 
+    def mismatch(self, num_players: int, rules) -> str | None:
+        """Why this policy cannot play ``num_players`` under ``rules`` (``None`` when it can)."""
+        rules = get_rules(rules)
+        if num_players == self.num_players and rules == self.rules:
+            return None
+        return (
+            f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
+            f"not {num_players} players with {rules.name!r}"
+        )
+
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name})"
 
 
-def write_meta(folder: Path, meta: dict) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
-
-
-def find_checkpoint(path: str | Path) -> Path:
-    """The checkpoint folder named by ``path`` (a checkpoint or a run folder)."""
-    p = Path(path)
-    if p.is_dir() and not (p / META_FILE).exists() and (p / "best" / META_FILE).exists():
-        p = p / "best"
-    if not p.exists():
-        raise FileNotFoundError(f"no checkpoint at {str(path)!r}")
-    if not (p / META_FILE).exists():
-        raise FileNotFoundError(f"{str(path)!r} is not a checkpoint folder (no {META_FILE}); use runs/<name>/best")
-    return p
-
-
-def read_meta(path: str | Path) -> dict:
-    return json.loads((find_checkpoint(path) / META_FILE).read_text())
-
-
 def load_policy(path: str | Path, algo: str | None = None) -> tuple[PolicyFn, dict]:
-    """The masked greedy policy of a checkpoint and its metadata."""
-    folder = find_checkpoint(path)
-    meta = json.loads((folder / META_FILE).read_text())
-    if algo is not None and meta["algo"] != algo:
-        raise ValueError(f"{str(path)!r} is a {meta['algo']} checkpoint, not {algo}: use '{meta['algo']}:{path}'")
-    model_file = folder / MODEL_FILES[meta["algo"]]
+    """The masked greedy policy of a checkpoint and its metadata (weights only, see :mod:`train.checkpoint`).
+
+    Raises:
+        FileNotFoundError: no checkpoint there.
+        ValueError: another kind of checkpoint than ``algo``, or a broken or refused file (named).
+    """
+    folder, meta = _open(path, algo)
     if meta["algo"] == "ppo":
-        from sb3_contrib import MaskablePPO
-
-        model = MaskablePPO.load(model_file, device="cpu")
-
-        def policy(obs: np.ndarray, mask: np.ndarray) -> int:
-            action, _ = model.predict(obs, action_masks=mask, deterministic=True)
-            return int(action)
-
-    else:
-        from train.dqn import load_q_network
-
-        qnet = load_q_network(model_file)
-        policy = qnet.greedy_action
-    return policy, meta
+        return ppo_predictor(load_ppo_policy(folder, meta)), meta
+    return load_dqn(folder, meta).greedy_action, meta
 
 
 def load_batch_policy(path: str | Path) -> tuple[Callable[[np.ndarray, np.ndarray], np.ndarray], dict]:
     """The masked greedy policy of a checkpoint over a batch (``(B, size)``, ``(B, A)`` -> ``(B,)``), and its metadata."""
-    folder = find_checkpoint(path)
-    meta = json.loads((folder / META_FILE).read_text())
-    model_file = folder / MODEL_FILES[meta["algo"]]
+    folder, meta = _open(path, None)
     if meta["algo"] == "ppo":
-        from sb3_contrib import MaskablePPO
-
-        return ppo_batch_policy(MaskablePPO.load(model_file, device="cpu")), meta
-    from train.dqn import load_q_network
-
-    return load_q_network(model_file).greedy_actions, meta
+        return ppo_batch_policy(load_ppo_policy(folder, meta)), meta
+    return load_dqn(folder, meta).greedy_actions, meta
 
 
-def ppo_batch_policy(model) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    def policy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        actions, _ = model.predict(obs, action_masks=masks, deterministic=True)
-        return actions
-
-    return policy
+def _open(path: str | Path, algo: str | None) -> tuple[Path, dict]:
+    folder = find_checkpoint(path)
+    meta = read_meta(folder)
+    if algo is not None and meta["algo"] != algo:
+        prefix = "rllib" if meta["algo"].startswith("rllib") else meta["algo"]
+        raise ValueError(f"{str(path)!r} is a {meta['algo']} checkpoint, not {algo}: use '{prefix}:{path}'")
+    if meta["algo"] not in MODEL_FILES:
+        prefix = "rllib" if meta["algo"].startswith("rllib") else meta["algo"]
+        raise ValueError(f"{str(path)!r} is a {meta['algo']} checkpoint: use '{prefix}:{path}'")
+    return folder, meta
 
 
 def load_checkpoint_agent(path: str, seed=None, algo: str | None = None) -> PolicyAgent:

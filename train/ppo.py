@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from train.callbacks import RunCallback, make_logger
+from train.checkpoint import ppo_batch_policy, restore_ppo, save_ppo
 from train.config import TrainConfig
 from train.env import make_vec_env
-from train.policy_agent import MODEL_FILES, ppo_batch_policy
 from train.run import Run
 
 PRETRAIN_BATCH = 256
@@ -38,7 +38,8 @@ class PPOLearner:
         return ppo_batch_policy(self.model)(obs, masks)
 
     def save(self, folder: Path) -> None:
-        self.model.save(folder / MODEL_FILES["ppo"])
+        # Weights and optimizer state only (train/checkpoint.py), never SB3's pickling model.zip.
+        save_ppo(folder, self.model.policy)
 
     def env_method(self, name: str, *args) -> None:
         self.venv.env_method(name, *args)
@@ -50,34 +51,32 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
     # --- envs ------------------------------------------------------------------------
     venv = make_vec_env(cfg, run.initial_opponents(), seed=cfg.seed + run.state.timestep)
 
-    # --- model -------------------------------------------------------------------------
-    if resume:
-        model = MaskablePPO.load(run.dir / "latest" / MODEL_FILES["ppo"], env=venv, device="cpu")
-        # Budgets may change on resume; the rest of the config is checked equal.
-        model.n_steps, model.n_epochs = cfg.n_steps, cfg.n_epochs
-    else:
-        policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
-        if cfg.policy_net == "cards":
-            from train.card_net import CardPolicy, card_policy_kwargs
+    # --- model (new, or the resumed run's weights and optimizer put into a new one) -------
+    policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
+    if cfg.policy_net == "cards":
+        from train.card_net import CardPolicy, card_policy_kwargs
 
-            policy, policy_kwargs = CardPolicy, card_policy_kwargs(cfg.num_players, cfg.rules, trunk=cfg.net_arch[0])
-        model = MaskablePPO(
-            policy,
-            venv,
-            learning_rate=cfg.learning_rate,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm,
-            policy_kwargs=policy_kwargs,
-            seed=cfg.seed,
-            device="cpu",
-        )
+        policy, policy_kwargs = CardPolicy, card_policy_kwargs(cfg.num_players, cfg.rules, trunk=cfg.net_arch[0])
+    model = MaskablePPO(
+        policy,
+        venv,
+        learning_rate=cfg.learning_rate,
+        n_steps=cfg.n_steps,
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.n_epochs,
+        gamma=cfg.gamma,
+        gae_lambda=cfg.gae_lambda,
+        clip_range=cfg.clip_range,
+        ent_coef=cfg.ent_coef,
+        vf_coef=cfg.vf_coef,
+        max_grad_norm=cfg.max_grad_norm,
+        policy_kwargs=policy_kwargs,
+        seed=cfg.seed,
+        device="cpu",
+    )
+    if resume:
+        restore_ppo(run.dir / "latest", model.policy)
+        model.num_timesteps = run.state.timestep
     model.set_logger(make_logger(str(run.dir / "tb")))
     learner = PPOLearner(model, venv)
     run.restore_envs(learner)

@@ -29,11 +29,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from train.checkpoint import META_FILE, write_meta
 from train.config import IDENTITY_KEYS, RESUME_KEYS, ConfigError, TrainConfig
 from train.evaluation import evaluate_agent, flat_metrics
 from train.fast_eval import evaluate_fast, fast_eval_applies
 from train.opponents import Curriculum
-from train.policy_agent import META_FILE, PolicyAgent, PolicyFn, write_meta
+from train.policy_agent import PolicyAgent, PolicyFn
 
 STATE_FILE = "state.json"
 CSV_FILE = "evaluations.csv"
@@ -236,10 +237,13 @@ class Run:
         cfg = self.cfg
         from scopa_env.observation import ObservationLayout
         from scopa_env.rules import get_rules
+        from train.checkpoint import num_actions
 
+        rules = get_rules(cfg.rules)
         return {
             **{k: getattr(cfg, k) for k in IDENTITY_KEYS},
-            "observation_size": ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size,
+            "observation_size": ObservationLayout.for_rules(cfg.num_players, rules).size,
+            "num_actions": num_actions(rules, cfg.action_mode),
             "timestep": self.state.timestep,
             "run": cfg.name,
         }
@@ -287,7 +291,18 @@ def resume_config(run_dir: str | Path, config_path: str | None, overrides: list[
             f"cannot resume {str(run_dir)!r} with a different config ({diffs}); only "
             f"{', '.join(RESUME_KEYS)} may change. Start a new run (name=...) instead."
         )
-    meta = json.loads((run_dir / "latest" / META_FILE).read_text())
+    from train.checkpoint import MODEL_FILES, SB3_ZIP, read_meta, sb3_zip_refusal
+
+    latest = run_dir / "latest"
+    try:
+        meta = read_meta(latest)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    model = MODEL_FILES.get(new.algo)
+    if model and not (latest / model).is_file():
+        if (latest / SB3_ZIP).is_file():
+            raise ConfigError(sb3_zip_refusal(latest))
+        raise ConfigError(f"{latest}: no {model} to resume from")
     mismatch = [k for k in IDENTITY_KEYS if meta.get(k) != getattr(new, k)]
     if mismatch:
         raise ConfigError(

@@ -1,0 +1,421 @@
+"""Checkpoint folders: what they hold, and loading them without running code from the files.
+
+A checkpoint is a folder (``runs/<name>/best``, ``latest``, ``pool/step_<N>``)::
+
+    meta.json        plain JSON: algo, action_mode, num_players, rules, net_arch, policy_net,
+                     observation_size, num_actions, timestep, run
+    policy.pt        PPO: the state dict of the MaskablePPO policy (tensors only)
+    model.pt         DQN: the Q-network's state dict and its sizes
+    train_state.pt   for resuming: the optimizer (DQN: and the target network)
+    state.json       latest/ only: the run's progress (:class:`train.run.RunState`)
+
+Every ``.pt`` file is read with ``torch.load(weights_only=True)``, which accepts tensors,
+numbers, strings, lists and dicts and refuses anything else; the network is rebuilt from
+``meta.json``, checked, and the weights are put into it. Nothing in a checkpoint can run
+code, so a checkpoint from someone else is as safe to load as a JSON file.
+
+Stable-Baselines3's own format (``model.zip``, how PPO checkpoints were saved before) is
+never loaded: its ``data`` entry holds cloudpickled Python objects (``":serialized:"``)
+that would run code on load. ``python -m train.checkpoint PATH`` converts such a folder:
+it reads only the zip's weights (``policy.pth``, with ``weights_only``) and writes
+``policy.pt``; the pickled entries are never read.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scopa_env.actions import NUM_SELECT_ACTIONS, move_enumeration
+from scopa_env.observation import ObservationLayout
+from scopa_env.rules import Rules, get_rules
+
+META_FILE = "meta.json"
+MODEL_FILES = {"ppo": "policy.pt", "dqn": "model.pt"}
+"""The weights file of each Stable-Baselines3-path algorithm."""
+TRAIN_STATE_FILE = "train_state.pt"
+SB3_ZIP = "model.zip"
+"""Stable-Baselines3's pickling format (refused; see the module docstring)."""
+
+ACTION_MODES = ("select", "move")
+POLICY_NETS = ("mlp", "cards")
+MAX_LAYERS = 16
+MAX_WIDTH = 1 << 14
+"""Limits on ``net_arch`` in a meta.json: a crafted one must not allocate gigabytes."""
+MAX_ZIP_ENTRY = 1 << 30
+"""Largest entry read from a ``model.zip`` when converting (a zip bomb is refused)."""
+
+
+# --- finding and describing a checkpoint -------------------------------------------------------
+
+
+def find_checkpoint(path: str | Path) -> Path:
+    """The checkpoint folder named by ``path``: a checkpoint folder, a run folder (its
+    ``best``) or a file inside a checkpoint folder.
+
+    Raises:
+        FileNotFoundError: nothing there, or no ``meta.json``.
+    """
+    p = Path(path)
+    if p.is_file() and (p.parent / META_FILE).is_file():
+        p = p.parent
+    if p.is_dir() and not (p / META_FILE).exists() and (p / "best" / META_FILE).exists():
+        p = p / "best"
+    if not p.exists():
+        raise FileNotFoundError(f"no checkpoint at {str(path)!r}")
+    if not (p / META_FILE).is_file():
+        raise FileNotFoundError(f"{str(path)!r} is not a checkpoint folder (no {META_FILE}); use runs/<name>/best")
+    return p
+
+
+def read_meta(path: str | Path) -> dict[str, Any]:
+    """The ``meta.json`` of a checkpoint (see :func:`find_checkpoint`) as a dict with an ``algo``.
+
+    Raises:
+        ValueError: the file is not a JSON object with an ``algo`` string (the message names the file).
+    """
+    file = find_checkpoint(path) / META_FILE
+    try:
+        meta = json.loads(file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{file}: not a text file") from None
+    except OSError as exc:
+        raise ValueError(f"{file}: cannot be read ({exc.strerror or exc})") from None
+    if not isinstance(meta, dict):
+        raise ValueError(f"{file}: expected a JSON object, got {type(meta).__name__}")
+    if not isinstance(meta.get("algo"), str):
+        raise ValueError(f'{file}: no \'algo\' entry (such as "ppo" or "dqn")')
+    return meta
+
+
+def write_meta(folder: Path, meta: dict) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def check_meta(meta: dict[str, Any], where: str | Path) -> Rules:
+    """Check a PPO or DQN ``meta.json`` entry by entry; returns the rules.
+
+    Raises:
+        ValueError: a missing or bad entry, named with the file.
+    """
+
+    def bad(key: str, need: str) -> ValueError:
+        return ValueError(f"{where}: {key} must be {need}, got {meta.get(key)!r}")
+
+    n = meta.get("num_players")
+    if isinstance(n, bool) or n not in (2, 3, 4, 6):
+        raise bad("num_players", "2, 3, 4 or 6")
+    if not isinstance(meta.get("rules"), str):
+        raise bad("rules", "a rules preset name")
+    try:
+        rules = get_rules(meta["rules"])
+        rules.check_players(n)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    if meta.get("action_mode") not in ACTION_MODES:
+        raise bad("action_mode", f"one of {list(ACTION_MODES)}")
+    arch = meta.get("net_arch")
+    if (
+        not isinstance(arch, list)
+        or not 1 <= len(arch) <= MAX_LAYERS
+        or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in arch)
+    ):
+        raise bad("net_arch", f"a list of 1 to {MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}")
+    if meta.get("policy_net", "mlp") not in POLICY_NETS:
+        raise bad("policy_net", f"one of {list(POLICY_NETS)}")
+    for key, expected in (
+        ("observation_size", ObservationLayout.for_rules(n, rules).size),
+        ("num_actions", num_actions(rules, meta["action_mode"])),
+    ):
+        if key in meta and meta[key] != expected:
+            raise ValueError(
+                f"{where}: {key} is {meta[key]!r} but {n} players under {rules.name!r} in "
+                f"{meta['action_mode']!r} mode need {expected}"
+            )
+    return rules
+
+
+def num_actions(rules: Rules, action_mode: str) -> int:
+    """Size of the action space of the env (and so of a policy's output) in ``action_mode``."""
+    return len(move_enumeration(rules)) if action_mode == "move" else NUM_SELECT_ACTIONS
+
+
+# --- weights ---------------------------------------------------------------------------------------
+
+
+def load_weights(file: Path) -> Any:
+    """``torch.load(file, weights_only=True)`` on the CPU, with one-line errors naming the file.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: unreadable, truncated, or holding Python objects besides weights.
+    """
+    if not file.is_file():
+        raise FileNotFoundError(f"{file.parent}: no {file.name} in this checkpoint")
+    with file.open("rb") as fh:
+        return _load_weights_from(fh, str(file))
+
+
+def _load_weights_from(fh, name: str) -> Any:
+    import torch
+
+    try:
+        return torch.load(fh, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        raise ValueError(
+            f"{name}: holds Python objects besides weights; refused (loading them could run code from the file)"
+        ) from None
+    except Exception as exc:  # torch raises RuntimeError, EOFError, OSError ... on a broken file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "the file ends early"
+        raise ValueError(f"{name}: not a readable weights file ({first})") from None
+
+
+def load_state(module, state: Any, name: str) -> None:
+    """``module.load_state_dict(state)`` (strict), with a one-line error naming the file."""
+    import torch
+
+    if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
+        raise ValueError(f"{name}: expected a state dict of tensors")
+    try:
+        module.load_state_dict(state)
+    except RuntimeError as exc:
+        lines = [s.strip() for s in str(exc).splitlines() if s.strip()]
+        detail = lines[1] if len(lines) > 1 else lines[0] if lines else "mismatch"
+        raise ValueError(f"{name}: does not fit the network meta.json describes ({detail})") from None
+
+
+# --- PPO -------------------------------------------------------------------------------------------
+
+
+def _no_learning(_progress: float) -> float:
+    return 0.0
+
+
+def build_ppo_policy(meta: dict[str, Any], where: str | Path = META_FILE):
+    """An untrained MaskablePPO policy of the architecture ``meta`` describes (checked first).
+
+    The global torch generator is left as it was (the initial weights are overwritten anyway).
+    """
+    import torch
+    from gymnasium import spaces
+
+    rules = check_meta(meta, where)
+    n, arch = meta["num_players"], list(meta["net_arch"])
+    size = ObservationLayout.for_rules(n, rules).size
+    obs_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
+    action_space = spaces.Discrete(num_actions(rules, meta["action_mode"]))
+    with torch.random.fork_rng(devices=[]):
+        if meta.get("policy_net", "mlp") == "cards":
+            from train.card_net import CardPolicy, card_policy_kwargs
+
+            if meta["action_mode"] != "select":
+                raise ValueError(f"{where}: policy_net cards needs action_mode select")
+            kwargs = card_policy_kwargs(n, rules, trunk=arch[0])
+            policy = CardPolicy(obs_space, action_space, _no_learning, **kwargs)
+        else:
+            from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+            policy = MaskableActorCriticPolicy(obs_space, action_space, _no_learning, net_arch=arch)
+    return policy
+
+
+def load_ppo_policy(folder: Path, meta: dict[str, Any]):
+    """The MaskablePPO policy of a checkpoint folder, in evaluation mode.
+
+    Raises:
+        ValueError: an SB3 ``model.zip`` instead of ``policy.pt`` (refused, with how to
+            convert it), or broken files (the message names the file).
+    """
+    file = folder / MODEL_FILES["ppo"]
+    if not file.exists() and (folder / SB3_ZIP).exists():
+        raise ValueError(sb3_zip_refusal(folder))
+    state = load_weights(file)
+    policy = build_ppo_policy(meta, folder / META_FILE)
+    load_state(policy, state, str(file))
+    policy.set_training_mode(False)
+    return policy
+
+
+def save_ppo(folder: Path, policy) -> None:
+    """Write a PPO policy's ``policy.pt`` and its optimizer's ``train_state.pt``."""
+    import torch
+
+    torch.save(policy.state_dict(), folder / MODEL_FILES["ppo"])
+    torch.save({"optimizer": policy.optimizer.state_dict()}, folder / TRAIN_STATE_FILE)
+
+
+def restore_ppo(folder: Path, policy) -> None:
+    """Put a checkpoint's weights and optimizer state into a MaskablePPO policy (resuming)."""
+    file = folder / MODEL_FILES["ppo"]
+    if not file.exists() and (folder / SB3_ZIP).exists():
+        raise ValueError(sb3_zip_refusal(folder))
+    load_state(policy, load_weights(file), str(file))
+    extra = load_weights(folder / TRAIN_STATE_FILE)
+    if not isinstance(extra, dict) or "optimizer" not in extra:
+        raise ValueError(f"{folder / TRAIN_STATE_FILE}: no optimizer state")
+    try:
+        policy.optimizer.load_state_dict(extra["optimizer"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{folder / TRAIN_STATE_FILE}: the optimizer state does not fit ({exc})") from None
+
+
+def ppo_predictor(policy):
+    """The masked greedy :data:`~train.policy_agent.PolicyFn` of a policy (or a MaskablePPO model)."""
+
+    def act(obs: np.ndarray, mask: np.ndarray) -> int:
+        action, _ = policy.predict(obs, action_masks=mask, deterministic=True)
+        return int(action)
+
+    return act
+
+
+def ppo_batch_policy(policy):
+    """The masked greedy batch policy (``(B, size)``, ``(B, A)`` -> ``(B,)``) of a policy or model."""
+
+    def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        actions, _ = policy.predict(obs, action_masks=masks, deterministic=True)
+        return actions
+
+    return act
+
+
+# --- DQN -------------------------------------------------------------------------------------------
+
+
+def load_q_network(file: str | Path):
+    """The Q-network saved in a DQN ``model.pt`` (sizes and state dict), in evaluation mode."""
+    from train.networks import QNetwork
+
+    file = Path(file)
+    data = load_weights(file)
+    keys = ("state_dict", "obs_size", "num_actions", "net_arch")
+    if not isinstance(data, dict) or not set(keys) <= set(data):
+        raise ValueError(f"{file}: not a DQN model file (expected the entries {', '.join(keys)})")
+    sizes = [data["obs_size"], data["num_actions"], *data["net_arch"]] if isinstance(data["net_arch"], list) else []
+    if not sizes or len(sizes) > MAX_LAYERS + 2 or not all(isinstance(s, int) and 1 <= s <= 1 << 16 for s in sizes):
+        raise ValueError(f"{file}: bad network sizes (obs_size, num_actions, net_arch)")
+    net = QNetwork(data["obs_size"], data["num_actions"], data["net_arch"])
+    load_state(net, data["state_dict"], str(file))
+    net.eval()
+    return net
+
+
+def load_dqn(folder: Path, meta: dict[str, Any]):
+    """The Q-network of a DQN checkpoint folder, checked against its ``meta.json``."""
+    rules = check_meta(meta, folder / META_FILE)
+    net = load_q_network(folder / MODEL_FILES["dqn"])
+    n, mode = meta["num_players"], meta["action_mode"]
+    want = (ObservationLayout.for_rules(n, rules).size, num_actions(rules, mode))
+    if (net.obs_size, net.num_actions) != want:
+        raise ValueError(
+            f"{folder / MODEL_FILES['dqn']}: the network maps {net.obs_size} inputs to {net.num_actions} actions, "
+            f"but meta.json's game needs {want[0]} to {want[1]}"
+        )
+    return net
+
+
+# --- Stable-Baselines3 zips ------------------------------------------------------------------------
+
+
+def sb3_zip_refusal(folder: Path) -> str:
+    """Why a folder's ``model.zip`` is not loaded, and what to do (one line)."""
+    zip_path = folder / SB3_ZIP
+    objects = _serialized_entries(zip_path)
+    listed = f" ({', '.join(objects[:3])}{', ...' if len(objects) > 3 else ''})" if objects else ""
+    return (
+        f"{zip_path}: a Stable-Baselines3 model.zip, which stores pickled Python objects{listed} that could run "
+        f"code when loaded, so it is refused; convert a checkpoint you trust with "
+        f"`python -m train.checkpoint {folder}` (it reads only the weights), or train it again"
+    )
+
+
+def _serialized_entries(zip_path: Path) -> list[str]:
+    """Keys of the zip's ``data`` JSON that carry cloudpickled objects (read as JSON, never unpickled)."""
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            info = zf.getinfo("data")
+            if info.file_size > MAX_ZIP_ENTRY:
+                return []
+            data = json.loads(zf.read(info))
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    return sorted(k for k, v in data.items() if isinstance(v, dict) and ":serialized:" in v)
+
+
+def convert_sb3_checkpoint(path: str | Path) -> Path:
+    """Write ``policy.pt`` (and ``train_state.pt``) from a PPO folder's SB3 ``model.zip``.
+
+    Only the zip's ``policy.pth`` and ``policy.optimizer.pth`` are read, with
+    ``weights_only``; its pickled ``data`` entries are not. Returns the written file.
+    """
+    import torch
+
+    folder = find_checkpoint(path)
+    meta = read_meta(folder)
+    if meta["algo"] != "ppo":
+        raise ValueError(f"{folder}: a {meta['algo']} checkpoint; only PPO checkpoints were saved as model.zip")
+    zip_path = folder / SB3_ZIP
+    if not zip_path.is_file():
+        raise FileNotFoundError(f"{folder}: no {SB3_ZIP} to convert")
+    policy = build_ppo_policy(meta, folder / META_FILE)
+    try:
+        with zipfile.ZipFile(zip_path) as zf:
+            state = _zip_weights(zf, "policy.pth", zip_path)
+            optimizer = (
+                _zip_weights(zf, "policy.optimizer.pth", zip_path) if "policy.optimizer.pth" in zf.namelist() else None
+            )
+    except zipfile.BadZipFile:
+        raise ValueError(f"{zip_path}: not a readable zip file") from None
+    load_state(policy, state, f"{zip_path}:policy.pth")
+    out = folder / MODEL_FILES["ppo"]
+    torch.save(policy.state_dict(), out)
+    if optimizer is not None:
+        torch.save({"optimizer": optimizer}, folder / TRAIN_STATE_FILE)
+    return out
+
+
+def _zip_weights(zf: zipfile.ZipFile, name: str, zip_path: Path) -> Any:
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        raise ValueError(f"{zip_path}: no {name} inside") from None
+    if info.file_size > MAX_ZIP_ENTRY:
+        raise ValueError(f"{zip_path}: {name} is larger than {MAX_ZIP_ENTRY >> 20} MiB")
+    return _load_weights_from(io.BytesIO(zf.read(info)), f"{zip_path}:{name}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m train.checkpoint PATH [PATH ...]``: convert SB3 ``model.zip`` PPO checkpoints."""
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m train.checkpoint",
+        description="Convert PPO checkpoints saved as Stable-Baselines3 model.zip into policy.pt, reading only "
+        "their weights (never their pickled objects).",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder (or run folder: its best/)")
+    args = parser.parse_args(argv)
+    for path in args.paths:
+        try:
+            out = convert_sb3_checkpoint(path)
+        except (ValueError, FileNotFoundError) as exc:
+            print(f"python -m train.checkpoint: error: {exc}", file=sys.stderr)
+            return 2
+        print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
