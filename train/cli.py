@@ -51,6 +51,12 @@ def run_train(args: argparse.Namespace) -> int:
         config = None
     if args.report:
         return _report_only(args.report, overrides)
+    # Deep Monte-Carlo (train/dmc.py): configs with `algo: dmc` and DMC run folders.
+    from train.dmc import dmc_dispatch
+
+    status = dmc_dispatch(config, overrides, args.resume, report=not args.no_report)
+    if status is not None:
+        return status
     # RLlib backend: configs with `backend: rllib` run on Ray RLlib (None: not an RLlib config).
     status = rllib_dispatch(config, overrides, resume=args.resume)
     if status is not None:

@@ -120,3 +120,112 @@ def _play(batch, policy: BatchPolicy, seeds: list[int]) -> list[dict]:
             live[i] = False
     seconds = (time.process_time() - start) / n
     return [{**rec, "seconds": seconds} for rec in out]
+
+
+LegalPolicy = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+"""``policy(obs (B, size), legal_ids (B, W), legal_count (B,)) -> move ids (B,)`` ("move" mode)."""
+
+
+def _id_tables(moves) -> tuple[np.ndarray, np.ndarray]:
+    """Card and captured mask of every "move" id (mask -1: an Ace's take-all id)."""
+    cards = np.array([c for c, _ in moves.pairs], np.int64)
+    masks = np.array([m for _, m in moves.pairs], np.int64)
+    return cards, masks
+
+
+def compiled_move_ids(batch, player: str) -> np.ndarray:
+    """The "move" id the compiled ``player`` would play now in every game of ``batch``."""
+    from scopa_env.fast import core
+
+    choices = np.asarray(batch.choose(player), np.int64)
+    cards, masks = _id_tables(batch.moves)
+    legal_ids, count = batch.legal_ids, batch.legal_count
+    valid = np.arange(legal_ids.shape[1])[None, :] < count[:, None]
+    safe = np.where(valid, legal_ids, 0)
+    table = batch._S[:, core.COL_TABLE]
+    captured = np.where(masks[safe] < 0, table[:, None], masks[safe])
+    match = valid & (cards[safe] == choices[:, :1]) & (captured == choices[:, 1:2])
+    if not match.any(axis=1).all():
+        bad = int(np.flatnonzero(~match.any(axis=1))[0])
+        raise RuntimeError(f"game {bad}: the compiled {player}'s move is not among the legal ids")
+    return legal_ids[np.arange(len(legal_ids)), np.argmax(match, axis=1)]
+
+
+def evaluate_fast_sides(
+    policy: LegalPolicy,
+    opponent: str,
+    num_deals: int,
+    num_players: int = 2,
+    rules=None,
+    seed: int = 0,
+    batch_size: int = 1024,
+    progress: bool = False,
+) -> dict:
+    """Duplicate deals of a "move"-mode ``policy`` against a compiled ``opponent``, any player count.
+
+    The policy plays every seat of its side (both partners in Scopone) and the compiled
+    ``opponent`` every other seat; deal ``d`` is played once per rotation of the sides, from
+    the same seed. The report is :func:`agents.evaluate.summarize`'s, agents
+    ``("learner", opponent)``.
+    """
+    from scopa_env.fast import BatchedScopa
+
+    if num_deals < 1:
+        raise ValueError(f"num_deals must be positive, got {num_deals!r}")
+    match = Match((LEARNER, opponent), num_players, rules, seed)
+    sides = match.num_sides
+    lineups = match.lineups()
+    deals: list[list[dict]] = [[{} for _ in lineups] for _ in range(num_deals)]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(lineups) * num_deals, unit="game", desc=f"learner vs {opponent}", dynamic_ncols=True)
+    for rotation, lineup in enumerate(lineups):
+        learner_side = lineup.index(0)
+        for first in range(0, num_deals, batch_size):
+            ids = list(range(first, min(first + batch_size, num_deals)))
+            batch = BatchedScopa(len(ids), num_players, match.rules, action_mode="move", episode="game", reward="game")
+            seeds = [deal_seed(seed, d) for d in ids]
+            for d, rec in zip(ids, _play_sides(batch, policy, opponent, learner_side, sides, seeds)):
+                deals[d][rotation] = {"deal": d, "rotation": rotation, "lineup": list(lineup), **rec}
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    return summarize(match, RunResult(deals=deals, requested=num_deals))
+
+
+def _play_sides(
+    batch, policy: LegalPolicy, opponent: str, learner_side: int, sides: int, seeds: list[int]
+) -> list[dict]:
+    n = len(seeds)
+    batch.reset(np.asarray(seeds, np.int64))
+    hands: list[list[list[dict]]] = [[] for _ in range(n)]
+    out: list[dict | None] = [None] * n
+    moves = np.zeros(n, np.int64)
+    live = np.ones(n, bool)
+    spent = 0.0
+    while live.any():
+        mine = batch.to_play % sides == learner_side
+        start = time.process_time()
+        actions = np.asarray(policy(batch.obs, batch.legal_ids, batch.legal_count), np.int64)
+        spent += time.process_time() - start
+        if not mine.all():
+            actions = np.where(mine, actions, compiled_move_ids(batch, opponent))
+        batch.step(actions)
+        moves += live & mine
+        for i in np.flatnonzero(batch.hand_ended & live):
+            hands[i].append([_numeric(row) for row in batch.hand_score_dicts(i)])
+        for i in np.flatnonzero(batch.terminated & live):
+            w = int(batch.winner[i])
+            out[i] = {
+                "winner": None if w < 0 else w,
+                "hands": hands[i],
+                "scores": batch.final_scores[i].tolist(),
+                "forfeit": None,
+                "moves": int(moves[i]),
+            }
+            live[i] = False
+    # seconds: the learner's own decision time per game (the compiled opponent's is not counted)
+    return [{**rec, "seconds": spent / n} for rec in out]

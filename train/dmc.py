@@ -1,0 +1,708 @@
+"""Deep Monte-Carlo (DMC): a move-scoring network trained on the compiled core.
+
+The method of DouZero (Zha et al., 2021, "DouZero: Mastering DouDizhu with Self-Play Deep
+Reinforcement Learning"): a network ``Q(state, move)`` scores every legal move from the
+state's features and the move's own features, the actors play the best-scoring move
+(epsilon-greedy), and ``Q`` is regressed on the Monte-Carlo return that followed, with no
+bootstrapping. Scopa's legal moves are few (rarely more than ten), so scoring them one by
+one is cheap; the move features are in :mod:`train.dmc_agent`.
+
+Here the return of a decision is the hand-point margin of the acting side in that hand
+(its hand points minus the other sides' mean, the env's ``reward: points``); games are
+played whole to the target, so the scores in the observation take every value they take
+in play. Actors run in two batches of the compiled core (:class:`~scopa_env.fast.BatchedScopa`,
+"move" mode), stepped in the same process between learner updates:
+
+* **self-play**: the network plays every seat, and every decision is a sample;
+* **against the baselines**: the network holds one seat, the compiled ``opponents``
+  (``heuristic``, ``greedy``, a mixture) the others; the learner's decisions are samples.
+
+Early in training a ``teacher`` (the compiled heuristic) plays a share of the acting
+seats' moves (``teacher_start``, decaying to 0 over ``teacher_steps`` decisions): the
+network first learns the value of the teacher's play, and playing greedily on it is
+already a policy-improvement step over the teacher.
+
+Everything runs in one process from one seed (actors, sampling, minibatches, torch), so a
+seed gives the same metrics on CPU for a given ``torch_threads``. ``scopa train
+configs/dmc_standard.yaml`` runs it; the run folder is the usual one (config.yaml, tb/,
+evaluations.csv with the per-category rates, latest/ and best/ checkpoints, report.md with
+curves). ``scopa train --resume runs/<name>`` continues from ``latest`` (the network, the
+optimizer and the counters; the actors start fresh games and the replay buffer refills).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import yaml
+
+from train.config import ConfigError, RunConfig, parse_overrides
+from train.dmc_agent import (
+    ALGO,
+    FEATURE_VERSION,
+    META_FILE,
+    WEIGHTS_FILE,
+    BatchPolicy,
+    NumpyQNet,
+    best_of,
+    flatten_legal,
+    move_features,
+)
+
+COMPILED = ("random", "greedy", "heuristic")
+STATE_FILE = "state.json"
+OPTIMIZER_FILE = "optimizer.pt"
+CSV_FILE = "evaluations.csv"
+FINAL_EVAL_SEED = 20_261_122
+RETURN_SLOTS = 16
+"""Hands remembered per game while their decisions wait for the return (a hand is short)."""
+
+
+@dataclass
+class DmcConfig(RunConfig):
+    """Everything a DMC run needs (:class:`~train.config.RunConfig`'s keys and these)."""
+
+    algo: str = ALGO
+    """Always "dmc" (the key that sends a config here)."""
+    action_mode: str = "move"
+    """DMC scores "move" ids (one per (card, capture)); "select" is not supported."""
+    episode: str = "game"
+    """Actors play whole games to the target; each decision's return is its hand's margin."""
+    gamma: float = 1.0
+    """Returns are the undiscounted hand margin (must be 1)."""
+    opponents: Any = field(default_factory=lambda: {"heuristic": 1.0})
+    """Compiled opponents of the baseline actors: "random", "greedy", "heuristic" or a mixture."""
+    selfplay_games: int = 256
+    """Games in the self-play batch (the network plays every seat); 0: none."""
+    opponent_games: int = 256
+    """Games in the batch against ``opponents`` (the network holds one random seat); 0: none."""
+    trunk: list = field(default_factory=lambda: [512])
+    """Hidden layers of the state trunk (the observation alone, computed once per position)."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layers of the head over (trunk output, move features)."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    batch_size: int = 2048
+    """Samples per gradient step."""
+    sample_reuse: float = 2.0
+    """Gradient samples per collected sample (updates per round = new samples * reuse / batch_size)."""
+    buffer_size: int = 200_000
+    """Recent samples the minibatches are drawn from."""
+    rollout_steps: int = 16
+    """Actor steps of both batches between two learner rounds."""
+    epsilon: float = 0.02
+    """Probability that an acting seat plays a uniformly random legal move."""
+    teacher: str = "heuristic"
+    """Compiled player that plays a share of the moves early on ("" for none)."""
+    teacher_start: float = 0.5
+    """Share of the acting seats' moves the teacher plays at step 0."""
+    teacher_steps: int = 3_000_000
+    """Decisions over which the teacher's share decays linearly to 0."""
+    max_grad_norm: float = 10.0
+    """Gradient norm clip."""
+    total_timesteps: int = 20_000_000
+    """Decisions (samples) to train on."""
+    torch_threads: int = 2
+    """``torch.set_num_threads``; a seed reproduces a run for the same value."""
+    device: str = "auto"
+    """"auto" (cuda when present, else cpu), "cpu" or "cuda"; the actors' scoring runs there too."""
+    eval_every: int = 1_000_000
+    """Decisions between evaluations (and saves of ``latest`` and ``best``)."""
+    eval_opponents: list = field(default_factory=lambda: ["greedy", "heuristic"])
+    """Compiled baselines evaluated against on duplicate deals (the compiled core)."""
+    eval_pairs: int = 1000
+    """Duplicate deals per opponent and evaluation (every rotation, whole games)."""
+    final_eval_pairs: int = 10_000
+    """Duplicate deals per opponent in the final evaluation of ``best`` (report.md)."""
+    progress_bar: bool = True
+    """Show a progress bar with ETA."""
+
+    CHOICES: ClassVar[dict[str, tuple]] = {
+        **RunConfig.CHOICES,
+        "algo": (ALGO,),
+        "action_mode": ("move",),
+        "reward": ("points",),
+        "device": ("auto", "cpu", "cuda"),
+        "teacher": ("",) + COMPILED,
+    }
+    POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
+        "total_timesteps",
+        "torch_threads",
+        "eval_every",
+        "eval_pairs",
+        "batch_size",
+        "buffer_size",
+        "rollout_steps",
+        "teacher_steps",
+    )
+    UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start")
+    KEYS_LABEL: ClassVar[str] = " for algo dmc"
+    RESUME_KEYS: ClassVar[tuple[str, ...]] = (
+        "total_timesteps",
+        "eval_every",
+        "eval_pairs",
+        "eval_opponents",
+        "progress_bar",
+        "torch_threads",
+        "final_eval_pairs",
+        "device",
+    )
+
+    @classmethod
+    def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> DmcConfig:
+        data: dict[str, Any] = {}
+        if path is not None:
+            p = Path(path)
+            if not p.is_file():
+                raise ConfigError(f"config file {str(path)!r} not found")
+            try:
+                data = yaml.safe_load(p.read_text()) or {}
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+            if not isinstance(data, dict):
+                raise ConfigError(f"{path}: expected a mapping of keys to values")
+            data.setdefault("name", p.stem)
+        cfg = cls.from_dict(data, str(path) if path else "config")
+        extra = parse_overrides(overrides or [])
+        return cls.from_dict({**cfg.to_dict(), **extra}, "command line") if extra else cfg
+
+    def validate(self, source: str = "config") -> None:
+        super().validate(source)
+        fixed = {"gamma": 1.0, "selfplay": False}
+        for key, value in fixed.items():
+            if getattr(self, key) != value:
+                raise ConfigError(f"{source}: {key} must be {value!r} for algo dmc, got {getattr(self, key)!r}")
+        for key in ("selfplay_games", "opponent_games", "final_eval_pairs"):
+            if getattr(self, key) < 0:
+                raise ConfigError(f"{source}: {key} must be >= 0, got {getattr(self, key)!r}")
+        if self.selfplay_games + self.opponent_games < 1:
+            raise ConfigError(f"{source}: selfplay_games + opponent_games must be at least 1")
+        if not self.learning_rate > 0 or not math.isfinite(self.learning_rate):
+            raise ConfigError(f"{source}: learning_rate must be a positive number, got {self.learning_rate!r}")
+        if not self.sample_reuse > 0:
+            raise ConfigError(f"{source}: sample_reuse must be positive, got {self.sample_reuse!r}")
+        if not self.max_grad_norm > 0:
+            raise ConfigError(f"{source}: max_grad_norm must be positive, got {self.max_grad_norm!r}")
+        if not self.trunk or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in self.trunk):
+            raise ConfigError(f"{source}: trunk must be a non-empty list of positive ints, got {self.trunk!r}")
+        if self.seed < 0:
+            raise ConfigError(f"{source}: seed must be >= 0, got {self.seed!r}")
+        from train.opponents import normalize_weights
+
+        wrong = [s for s in normalize_weights(self.opponents) if s not in COMPILED]
+        if wrong:
+            raise ConfigError(
+                f"{source}: opponents {wrong} are not compiled players; dmc plays against {list(COMPILED)}"
+            )
+        wrong = [s for s in self.eval_opponents if s not in COMPILED]
+        if wrong:
+            raise ConfigError(
+                f"{source}: eval_opponents {wrong} are not compiled players; evaluate others after training with "
+                f"`scopa eval dmc:runs/{self.name}/best AGENT`"
+            )
+        from scopa_env.fast.batch import check_supported
+        from scopa_env.rules import get_rules
+
+        try:
+            check_supported(get_rules(self.rules))
+        except NotImplementedError as exc:
+            raise ConfigError(f"{source}: dmc trains on the compiled core: {exc}") from None
+
+    def check_agents(self) -> None:
+        """Every agent here is a compiled player, checked by :meth:`validate`."""
+
+
+def is_dmc_config(config_path: str | None, overrides: list[str]) -> bool:
+    """Whether ``config_path`` (with ``overrides``) says ``algo: dmc``."""
+    if config_path is None or not Path(config_path).is_file():
+        return False
+    try:
+        data = yaml.safe_load(Path(config_path).read_text()) or {}
+    except yaml.YAMLError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    try:
+        data.update(parse_overrides(overrides))
+    except ConfigError:
+        return False
+    return data.get("algo") == ALGO
+
+
+def is_dmc_run(run_dir: str | Path) -> bool:
+    p = Path(run_dir) / "config.yaml"
+    if not p.is_file():
+        return False
+    data = yaml.safe_load(p.read_text()) or {}
+    return isinstance(data, dict) and data.get("algo") == ALGO
+
+
+# --- the network -------------------------------------------------------------------
+
+
+def build_network(obs_size: int, feat_size: int, trunk: list[int], head: list[int]):
+    """``Q(obs, move)``: a state trunk, then a head over (trunk output, move features)."""
+    import torch
+    from torch import nn
+
+    class QNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            sizes = [obs_size, *trunk]
+            self.trunk = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+            sizes = [trunk[-1] + feat_size, *head, 1]
+            self.head = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+
+        def forward(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+            h = obs
+            for layer in self.trunk:
+                h = torch.relu(layer(h))
+            x = torch.cat([h[rows], feats], dim=1)
+            for k, layer in enumerate(self.head):
+                x = layer(x)
+                if k < len(self.head) - 1:
+                    x = torch.relu(x)
+            return x.squeeze(-1)
+
+    return QNet()
+
+
+def numpy_weights(net) -> dict[str, np.ndarray]:
+    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in net.state_dict().items()}
+
+
+# --- actors ---------------------------------------------------------------------------
+
+
+class Actors:
+    """One batch of the compiled core and the decisions waiting for their hand's return.
+
+    Args:
+        opponent: None for self-play (every seat's decisions are samples), else the compiled
+            opponents (only the learner's decisions are samples).
+    """
+
+    def __init__(self, cfg: DmcConfig, num_games: int, opponent: Any, seeds: np.ndarray, rng: np.random.Generator):
+        from scopa_env.fast import BatchedScopa
+
+        self.batch = BatchedScopa(
+            num_games,
+            cfg.num_players,
+            cfg.rules,
+            action_mode="move",
+            episode="game",
+            reward="points",
+            opponent=opponent,
+            learner_seat="random" if opponent is not None else 0,
+            legal_width=128,
+        )
+        self.batch.reset(seeds)
+        self.rng = rng
+        self.features = move_features(self.batch.rules, cfg.num_players)
+        n = num_games
+        self.serial = np.zeros(n, np.int64)  # hand number of each row
+        self.returns = np.zeros((n, RETURN_SLOTS, cfg.num_players), np.float32)
+        self.filled = np.full((n, RETURN_SLOTS), -1, np.int64)
+        self.pending: list[tuple[np.ndarray, ...]] = []
+        self.hands = 0
+
+    def act(self, score_fn, epsilon: float, teacher: str, teacher_share: float) -> None:
+        """One step of every game: pick moves, remember the samples, step, note hand returns."""
+        b = self.batch
+        obs = b.obs.copy()
+        rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
+        feats = self.features(obs, rows, ids)
+        q = score_fn(obs, rows, feats)
+        choice = best_of(q, rows, cols, b.legal_ids.shape)
+        n = b.num_games
+        explore = self.rng.random(n) < epsilon
+        if explore.any():
+            choice[explore] = (self.rng.random(int(explore.sum())) * b.legal_count[explore]).astype(np.int64)
+        actions = b.legal_ids[np.arange(n), choice]
+        if teacher and teacher_share > 0:
+            from train.fast_eval import compiled_move_ids
+
+            taught = (self.rng.random(n) < teacher_share) & ~explore
+            if taught.any():
+                actions = np.where(taught, compiled_move_ids(b, teacher), actions)
+        # the chosen move's features: its row in the flattened list
+        start = np.concatenate([[0], np.cumsum(b.legal_count)[:-1]])
+        picked = start + np.argmax(b.legal_ids == actions[:, None], axis=1)
+        self.pending.append((obs, feats[picked], np.arange(n), b.to_play.copy(), self.serial.copy()))
+        b.step(actions)
+        ended = np.flatnonzero(b.hand_ended)
+        if ended.size:
+            slot = self.serial[ended] % RETURN_SLOTS
+            self.returns[ended, slot] = b.rewards[ended]
+            self.filled[ended, slot] = self.serial[ended]
+            self.serial[ended] += 1
+            self.hands += ended.size
+
+    def collect(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(obs, move features, return)`` of every decision whose hand has ended; the rest wait."""
+        if not self.pending:
+            return _empty(self.batch.layout.size, self.features.size)
+        obs, feats, rows, seats, serial = (np.concatenate(x) for x in zip(*self.pending))
+        slot = serial % RETURN_SLOTS
+        done = self.filled[rows, slot] == serial
+        ret = self.returns[rows[done], slot[done], seats[done]]
+        keep = ~done
+        self.pending = [(obs[keep], feats[keep], rows[keep], seats[keep], serial[keep])] if keep.any() else []
+        return obs[done], feats[done], ret
+
+
+def _empty(obs_size: int, feat_size: int):
+    return np.zeros((0, obs_size), np.float32), np.zeros((0, feat_size), np.float32), np.zeros(0, np.float32)
+
+
+class Buffer:
+    """The most recent ``capacity`` samples (a ring), drawn uniformly for minibatches."""
+
+    def __init__(self, capacity: int, obs_size: int, feat_size: int) -> None:
+        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.feats = np.zeros((capacity, feat_size), np.float32)
+        self.ret = np.zeros(capacity, np.float32)
+        self.capacity, self.size, self.pos = capacity, 0, 0
+
+    def add(self, obs: np.ndarray, feats: np.ndarray, ret: np.ndarray) -> None:
+        for start in range(0, len(ret), self.capacity):
+            o, f, r = (
+                obs[start : start + self.capacity],
+                feats[start : start + self.capacity],
+                ret[start:][: self.capacity],
+            )
+            idx = (self.pos + np.arange(len(r))) % self.capacity
+            self.obs[idx], self.feats[idx], self.ret[idx] = o, f, r
+            self.pos = int((self.pos + len(r)) % self.capacity)
+            self.size = min(self.capacity, self.size + len(r))
+
+
+# --- the run ---------------------------------------------------------------------------
+
+
+def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
+    """Train (or resume) a DMC run; returns the run folder."""
+    import torch
+
+    # --- seeding and device -------------------------------------------------------------
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads)
+    device = torch.device(
+        "cuda" if cfg.device == "cuda" or (cfg.device == "auto" and torch.cuda.is_available()) else "cpu"
+    )
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device: cuda, but torch sees no CUDA device (use device: auto or cpu)")
+    run_dir = Path(cfg.runs_dir) / cfg.name
+    state = {
+        "timestep": 0,
+        "updates": 0,
+        "last_eval": 0,
+        "best_score": -math.inf,
+        "best_timestep": -1,
+        "wall_seconds": 0.0,
+        "cpu_seconds": 0.0,
+        "hands": 0,
+    }
+    if resume:
+        state.update(json.loads((run_dir / "latest" / STATE_FILE).read_text()))
+    elif (run_dir / "latest").exists() or (run_dir / CSV_FILE).exists():
+        raise ConfigError(
+            f"run folder {str(run_dir)!r} already holds a run: resume it with `scopa train --resume {run_dir}` "
+            "or pick another name (name=...)"
+        )
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cfg.dump(run_dir / "config.yaml")
+    # a resumed run draws new games: its generator continues from the seed and the step count
+    rng = np.random.default_rng([cfg.seed, state["timestep"]])
+
+    # --- actors -------------------------------------------------------------------------------
+    actors: list[Actors] = []
+    for games, opponent in ((cfg.selfplay_games, None), (cfg.opponent_games, cfg.opponents)):
+        if games:
+            seeds = rng.integers(0, 2**62, games)
+            actors.append(Actors(cfg, games, opponent, seeds, np.random.default_rng(rng.integers(0, 2**62))))
+    layout = actors[0].batch.layout
+    features = actors[0].features
+
+    # --- learner --------------------------------------------------------------------------------
+    net = build_network(layout.size, features.size, list(cfg.trunk), list(cfg.net_arch)).to(device)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    if resume:
+        weights = np.load(run_dir / "latest" / WEIGHTS_FILE, allow_pickle=False)
+        net.load_state_dict({k: torch.from_numpy(weights[k]) for k in weights.files})
+        optimizer.load_state_dict(torch.load(run_dir / "latest" / OPTIMIZER_FILE, weights_only=True))
+    buffer = Buffer(cfg.buffer_size, layout.size, features.size)
+
+    def score(obs: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            q = net(
+                torch.from_numpy(obs).to(device),
+                torch.from_numpy(rows).to(device),
+                torch.from_numpy(feats).to(device),
+            )
+        return q.cpu().numpy()
+
+    from torch.utils.tensorboard import SummaryWriter
+
+    writer = SummaryWriter(str(run_dir / "tb"))
+    bar = None
+    if cfg.progress_bar:
+        from tqdm import tqdm
+
+        print(f"dmc: training {cfg.name} for {cfg.total_timesteps:,} decisions on {device} ...", flush=True)
+        bar = tqdm(
+            total=cfg.total_timesteps,
+            initial=state["timestep"],
+            unit="dec",
+            desc=cfg.name,
+            dynamic_ncols=True,
+            smoothing=0.05,
+        )
+    wall0, cpu0 = time.time() - state["wall_seconds"], time.process_time() - state["cpu_seconds"]
+    losses: list[float] = []
+    if state["timestep"] == 0:
+        _evaluate(cfg, net, features, run_dir, writer, state, 0, bar)
+
+    # --- the loop: actors, then learner -------------------------------------------------------
+    while state["timestep"] < cfg.total_timesteps:
+        t = state["timestep"]
+        share = cfg.teacher_start * max(0.0, 1.0 - t / cfg.teacher_steps) if cfg.teacher else 0.0
+        net.eval()
+        for _ in range(cfg.rollout_steps):
+            for a in actors:
+                a.act(score, cfg.epsilon, cfg.teacher, share)
+        new = 0
+        for a in actors:
+            obs, feats, ret = a.collect()
+            buffer.add(obs, feats, ret)
+            new += len(ret)
+        state["timestep"] += new
+        net.train()
+        updates = max(1, round(new * cfg.sample_reuse / cfg.batch_size)) if buffer.size >= cfg.batch_size else 0
+        for _ in range(updates):
+            idx = rng.integers(0, buffer.size, cfg.batch_size)
+            obs_t = torch.from_numpy(buffer.obs[idx]).to(device)
+            feats_t = torch.from_numpy(buffer.feats[idx]).to(device)
+            target = torch.from_numpy(buffer.ret[idx]).to(device)
+            rows_t = torch.arange(cfg.batch_size, device=device)
+            loss = torch.nn.functional.mse_loss(net(obs_t, rows_t, feats_t), target)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            losses.append(loss.item())
+            state["updates"] += 1
+        if bar is not None:
+            bar.update(state["timestep"] - bar.n)
+        if losses and state["updates"] % 50 < updates:
+            step = state["timestep"]
+            writer.add_scalar("losses/q_mse", float(np.mean(losses)), step)
+            writer.add_scalar("charts/teacher_share", share, step)
+            writer.add_scalar("charts/hands", sum(a.hands for a in actors) + state["hands"], step)
+            elapsed = time.time() - wall0
+            writer.add_scalar("charts/decisions_per_second", step / max(elapsed, 1e-9), step)
+            losses = []
+        if state["timestep"] - state["last_eval"] >= cfg.eval_every or state["timestep"] >= cfg.total_timesteps:
+            state["wall_seconds"] = time.time() - wall0
+            state["cpu_seconds"] = time.process_time() - cpu0
+            _evaluate(cfg, net, features, run_dir, writer, state, state["timestep"], bar)
+            _save(run_dir / "latest", net, cfg, state, optimizer)
+    state["hands"] += sum(a.hands for a in actors)
+    state["wall_seconds"] = time.time() - wall0
+    state["cpu_seconds"] = time.process_time() - cpu0
+    _save(run_dir / "latest", net, cfg, state, optimizer)
+    if bar is not None:
+        bar.close()
+    writer.close()
+    if report and cfg.final_eval_pairs > 0:
+        write_dmc_report(run_dir, cfg.final_eval_pairs, progress=cfg.progress_bar)
+    return run_dir
+
+
+def _evaluate(cfg: DmcConfig, net, features, run_dir: Path, writer, state: dict, step: int, bar) -> dict:
+    """Duplicate deals against every eval opponent; log, write the CSV, save ``best``."""
+    from train.evaluation import flat_metrics
+    from train.fast_eval import evaluate_fast_sides
+    from train.run import CSV_COLUMNS
+
+    policy = BatchPolicy(NumpyQNet(numpy_weights(net)), features)
+    results = {}
+    rows = []
+    for opp in cfg.eval_opponents:
+        report = evaluate_fast_sides(policy, opp, cfg.eval_pairs, cfg.num_players, cfg.rules, cfg.eval_seed)
+        m = flat_metrics(report)
+        results[opp] = m
+        for k, v in m.items():
+            writer.add_scalar(f"eval/{opp}/{k}", v, step)
+        rows.append({"timestep": step, "opponent": opp, **m})
+    path = run_dir / CSV_FILE
+    new = not path.exists()
+    with path.open("a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=(*CSV_COLUMNS, "cpu_hours"))
+        if new:
+            w.writeheader()
+        w.writerows({**r, "cpu_hours": state["cpu_seconds"] / 3600} for r in rows)
+    writer.add_scalar("charts/cpu_hours", state["cpu_seconds"] / 3600, step)
+    writer.flush()
+    if bar is not None:
+        bar.set_postfix({o[:9]: f"{m['margin']:+.3f}" for o, m in results.items()})
+    else:
+        print(f"step {step:,}: " + ", ".join(f"{o} {m['margin']:+.3f}" for o, m in results.items()), flush=True)
+    state["last_eval"] = step
+    best_opp = cfg.best_eval_opponent
+    if best_opp in results and results[best_opp]["margin"] > state["best_score"]:
+        state["best_score"] = results[best_opp]["margin"]
+        state["best_timestep"] = step
+        _save(run_dir / "best", net, cfg, state)
+    return results
+
+
+def checkpoint_meta(cfg: DmcConfig, state: dict) -> dict:
+    from scopa_env.observation import ObservationLayout
+    from scopa_env.rules import get_rules
+
+    return {
+        "algo": ALGO,
+        "feature_version": FEATURE_VERSION,
+        "rules": cfg.rules,
+        "num_players": cfg.num_players,
+        "action_mode": "move",
+        "observation_size": ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size,
+        "trunk": list(cfg.trunk),
+        "net_arch": list(cfg.net_arch),
+        "timestep": state["timestep"],
+        "seed": cfg.seed,
+        "run": cfg.name,
+        "cpu_hours": round(state["cpu_seconds"] / 3600, 4),
+    }
+
+
+def _save(folder: Path, net, cfg: DmcConfig, state: dict, optimizer=None) -> None:
+    """A checkpoint: ``weights.npz`` + ``meta.json`` (+ optimizer and state for ``latest``), atomically."""
+    import torch
+
+    tmp = folder.with_name(folder.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    np.savez(tmp / WEIGHTS_FILE, **numpy_weights(net))
+    (tmp / META_FILE).write_text(json.dumps(checkpoint_meta(cfg, state), indent=2) + "\n")
+    if optimizer is not None:
+        torch.save(optimizer.state_dict(), tmp / OPTIMIZER_FILE)
+        (tmp / STATE_FILE).write_text(json.dumps(state, indent=2) + "\n")
+    if folder.exists():
+        shutil.rmtree(folder)
+    tmp.rename(folder)
+
+
+# --- report -------------------------------------------------------------------------------------
+
+
+def final_evaluation(run_dir: str | Path, pairs: int, progress: bool = False) -> list[dict]:
+    """``best`` against every eval opponent on ``pairs`` fresh duplicate deals (``final_eval.json``)."""
+    from train.dmc_agent import load_dmc_batch_policy
+    from train.evaluation import flat_metrics
+    from train.fast_eval import evaluate_fast_sides
+
+    run_dir = Path(run_dir)
+    cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+    policy, meta = load_dmc_batch_policy(run_dir / "best")
+    rows = []
+    for opp in cfg["eval_opponents"]:
+        report = evaluate_fast_sides(
+            policy, opp, pairs, cfg["num_players"], cfg["rules"], FINAL_EVAL_SEED, progress=progress
+        )
+        m = flat_metrics(report)
+        rows.append({"opponent": opp, "timestep": meta["timestep"], **m})
+        if progress:
+            print(f"final eval vs {opp}: margin {m['margin']:+.3f} [{m['margin_lo']:+.3f}, {m['margin_hi']:+.3f}]")
+    (run_dir / "final_eval.json").write_text(json.dumps(rows, indent=2) + "\n")
+    return rows
+
+
+def write_dmc_report(run_dir: str | Path, final_pairs: int, progress: bool = False) -> Path:
+    """Curves (PNG), the final evaluation of ``best`` and ``report.md``."""
+    from train.report import CATEGORIES, _ci, plot_curves
+
+    run_dir = Path(run_dir)
+    cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+    state = json.loads((run_dir / "latest" / STATE_FILE).read_text())
+    images = plot_curves(run_dir)
+    lines = [
+        f"# Run `{run_dir.name}` (deep Monte-Carlo)",
+        "",
+        f"- {cfg['num_players']} players, rules `{cfg['rules']}`; self-play games {cfg['selfplay_games']}, "
+        f"games against `{cfg['opponents']}` {cfg['opponent_games']}; teacher `{cfg['teacher']}` "
+        f"from {cfg['teacher_start']} over {cfg['teacher_steps']:,} decisions",
+        f"- trained on {state['timestep']:,} decisions ({state['updates']:,} updates) in "
+        f"{state['wall_seconds'] / 60:.1f} min wall, {state['cpu_seconds'] / 3600:.2f} CPU-hours (seed {cfg['seed']}); "
+        f"best checkpoint at {state['best_timestep']:,} (margin vs `{cfg['best_opponent'] or cfg['eval_opponents'][-1]}`)",
+        f"- reproduce: `scopa train {run_dir / 'config.yaml'} name={run_dir.name}_again`",
+        "",
+    ]
+    if final_pairs > 0:
+        rows = final_evaluation(run_dir, final_pairs, progress)
+        lines += [
+            f"## Final evaluation of `best` ({final_pairs} duplicate deals per opponent, every rotation, whole games)",
+            "",
+            "| opponent | game win rate [95% CI] | hand-point margin [95% CI] | primiera | settebello | coins | cards "
+            "| scope/hand |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for m in rows:
+            cats = " | ".join(f"{m[f'learner_{c}']:.3f} / {m[f'opponent_{c}']:.3f}" for c in CATEGORIES)
+            lines.append(f"| {m['opponent']} | {_ci(m, 'win_rate', pct=True)} | {_ci(m, 'margin')} | {cats} |")
+        lines += ["", "Category columns: learner / opponent, per hand.", ""]
+    lines += ["## Learning curves", ""] + [f"![{name}]({name})" for name in images] + [""]
+    path = run_dir / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+# --- command line ----------------------------------------------------------------------------------
+
+
+def dmc_dispatch(config_path: str | None, overrides: list[str], resume: str | None, report: bool = True) -> int | None:
+    """Run a DMC config or resume a DMC run; None when neither is one (``scopa train`` goes on)."""
+    if not (is_dmc_config(config_path, overrides) or (resume and is_dmc_run(resume))):
+        return None
+    try:
+        if resume:
+            cfg = _resume_config(Path(resume), config_path, overrides)
+        else:
+            cfg = DmcConfig.load(config_path, overrides)
+    except ConfigError as exc:
+        print(f"scopa train: error: {exc}", file=sys.stderr)
+        return 2
+    run_dir = train(cfg, resume=bool(resume), report=report)
+    print(f"run folder: {run_dir}" + (f" (report: {run_dir / 'report.md'})" if report else ""))
+    return 0
+
+
+def _resume_config(run_dir: Path, config_path: str | None, overrides: list[str]) -> DmcConfig:
+    if not (run_dir / "latest" / STATE_FILE).is_file():
+        raise ConfigError(f"{str(run_dir)!r} has no latest/ checkpoint to resume")
+    saved = DmcConfig.load(run_dir / "config.yaml")
+    new = DmcConfig.load(config_path, overrides) if config_path else DmcConfig.load(run_dir / "config.yaml", overrides)
+    new.name, new.runs_dir = saved.name, saved.runs_dir
+    changed = [
+        f.name
+        for f in dataclasses.fields(new)
+        if getattr(new, f.name) != getattr(saved, f.name) and f.name not in DmcConfig.RESUME_KEYS
+    ]
+    if changed:
+        raise ConfigError(
+            f"cannot resume {str(run_dir)!r} with a different {', '.join(changed)}; only "
+            f"{', '.join(DmcConfig.RESUME_KEYS)} may change"
+        )
+    return new

@@ -1,0 +1,271 @@
+"""The move-scoring network of :mod:`train.dmc` at play time: numpy only, no torch, no pickle.
+
+A DMC checkpoint is a folder with ``weights.npz`` (plain float32 arrays, read with
+``allow_pickle=False``) and ``meta.json`` (the rules, player count, layer sizes and the
+feature version). The network scores every legal move of a position on its own,
+``Q(observation, move features)``, and the agent plays the move with the highest score:
+
+===================  =====  ======================================================
+move feature         width  meaning
+===================  =====  ======================================================
+``card``             40     one-hot of the played card
+``captured``         40     the captured cards (all 0: a trail)
+``table_after``      40     the table after the move (``table - captured`` or ``table + card``)
+``num_captured``     1      captured cards / 10
+``sweep``            1      1 if the move empties the table (a scopa-shaped capture)
+``table_after_sum``  1      sum of the ranks left on the table / 40
+``table_after_n``    1      cards left on the table / 10
+===================  =====  ======================================================
+
+The state half is the env's observation vector (:mod:`scopa_env.observation`), which holds
+only what the seat to move may see; the move half is computed from that observation's
+``table`` plane and the move id, so the agent decides from its information set alone.
+
+Agents by name: ``dmc:PATH`` (a checkpoint folder or a run folder, whose ``best`` is used).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import Agent
+from scopa_env.actions import TAKE_ALL, move_enumeration
+from scopa_env.cards import NUM_CARDS, RANK_OF
+from scopa_env.game import PlayerView
+from scopa_env.observation import ObservationLayout
+from scopa_env.rules import Move, Rules, get_rules, move_of
+
+FEATURE_VERSION = 1
+"""Bumped whenever :class:`MoveFeatures` changes; a checkpoint with another version is refused."""
+WEIGHTS_FILE = "weights.npz"
+META_FILE = "meta.json"
+ALGO = "dmc"
+
+
+class MoveFeatures:
+    """Per-move feature rows for "move"-mode ids of one rules object (see the module table)."""
+
+    def __init__(self, rules: Rules, num_players: int) -> None:
+        moves = move_enumeration(rules)
+        n = len(moves)
+        self.num_moves = n
+        self.card = np.array([c for c, _ in moves.pairs], np.int64)
+        masks = np.array([0 if m == TAKE_ALL else m for _, m in moves.pairs], np.int64)
+        self.take_all = np.array([m == TAKE_ALL for _, m in moves.pairs], bool)
+        self.mask = masks
+        bits = np.arange(NUM_CARDS, dtype=np.int64)
+        self.captured = ((masks[:, None] >> bits) & 1).astype(np.float32)
+        self.card_onehot = np.zeros((n, NUM_CARDS), np.float32)
+        self.card_onehot[np.arange(n), self.card] = 1.0
+        self.rank = np.array(RANK_OF[:NUM_CARDS], np.float32)
+        self.table_slice = ObservationLayout.for_rules(num_players, rules)["table"]
+        self.size = 3 * NUM_CARDS + 4
+
+    def __call__(self, obs: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """Features of move ``ids[k]`` in the position ``obs[rows[k]]``: float32 ``(len(ids), size)``."""
+        table = obs[rows, self.table_slice]
+        captured = self.captured[ids]
+        take_all = self.take_all[ids]
+        if take_all.any():  # an Ace's compact take-all id captures whatever is on the table
+            captured = captured.copy()
+            captured[take_all] = table[take_all]
+        card = self.card_onehot[ids]
+        trail = ~captured.any(axis=1)
+        after = np.where(trail[:, None], table + card, table - captured)
+        n_after = after.sum(axis=1)
+        out = np.empty((len(ids), self.size), np.float32)
+        k = NUM_CARDS
+        out[:, :k] = card
+        out[:, k : 2 * k] = captured
+        out[:, 2 * k : 3 * k] = after
+        out[:, 3 * k] = captured.sum(axis=1) / 10.0
+        out[:, 3 * k + 1] = (~trail) & (n_after == 0)
+        out[:, 3 * k + 2] = after @ self.rank / 40.0
+        out[:, 3 * k + 3] = n_after / 10.0
+        return out
+
+
+@functools.lru_cache(maxsize=16)
+def move_features(rules: Rules, num_players: int) -> MoveFeatures:
+    return MoveFeatures(rules, num_players)
+
+
+def flatten_legal(legal_ids: np.ndarray, legal_count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(rows, cols, ids)`` of every legal move of a padded ``(B, W)`` id list."""
+    valid = np.arange(legal_ids.shape[1])[None, :] < np.asarray(legal_count)[:, None]
+    rows, cols = np.nonzero(valid)
+    return rows, cols, legal_ids[rows, cols]
+
+
+def best_of(q: np.ndarray, rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """Column of the highest score per row (ties: the lowest column, i.e. the lowest move id)."""
+    table = np.full(shape, -np.inf, np.float64)
+    table[rows, cols] = q
+    return np.argmax(table, axis=1)
+
+
+class NumpyQNet:
+    """``Q(obs, move)`` in numpy: a state trunk, then a head over (trunk output, move features).
+
+    Args:
+        weights: ``trunk.{i}.weight/bias`` and ``head.{i}.weight/bias`` arrays (torch's Linear layout).
+    """
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        self.trunk = _layers(weights, "trunk")
+        self.head = _layers(weights, "head")
+        if not self.trunk or not self.head:
+            raise ValueError("weights hold no trunk.* or head.* layers")
+
+    def state(self, obs: np.ndarray) -> np.ndarray:
+        h = obs
+        for w, b in self.trunk:
+            h = np.maximum(h @ w.T + b, 0.0)
+        return h
+
+    def scores(self, obs: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        h = np.concatenate([self.state(obs)[rows], feats], axis=1)
+        for k, (w, b) in enumerate(self.head):
+            h = h @ w.T + b
+            if k < len(self.head) - 1:
+                h = np.maximum(h, 0.0)
+        return h[:, 0]
+
+
+def _layers(weights: dict[str, np.ndarray], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    out = []
+    i = 0
+    while f"{prefix}.{i}.weight" in weights:
+        out.append((weights[f"{prefix}.{i}.weight"], weights[f"{prefix}.{i}.bias"]))
+        i += 1
+    return out
+
+
+class BatchPolicy:
+    """The network's greedy move for a batch of "move"-mode positions (for the compiled core).
+
+    ``policy(obs, legal_ids, legal_count) -> ids`` (``uses_legal_ids`` tells
+    :func:`train.fast_eval.evaluate_fast` to pass the id lists instead of dense masks).
+    """
+
+    uses_legal_ids = True
+
+    def __init__(self, net: NumpyQNet, features: MoveFeatures) -> None:
+        self.net = net
+        self.features = features
+
+    def __call__(self, obs: np.ndarray, legal_ids: np.ndarray, legal_count: np.ndarray) -> np.ndarray:
+        rows, cols, ids = flatten_legal(legal_ids, legal_count)
+        q = self.net.scores(obs, rows, self.features(obs, rows, ids))
+        best = best_of(q, rows, cols, legal_ids.shape)
+        return legal_ids[np.arange(len(legal_ids)), best]
+
+
+class DmcAgent(Agent):
+    """An agent that plays a DMC checkpoint's greedy move from its :class:`PlayerView`."""
+
+    def __init__(self, net: NumpyQNet, meta: dict, name: str = "dmc", seed=None) -> None:
+        super().__init__(seed)
+        self.net = net
+        self.meta = meta
+        self.rules = get_rules(meta["rules"])
+        self.num_players = int(meta["num_players"])
+        self.layout = ObservationLayout.for_rules(self.num_players, self.rules)
+        self.features = move_features(self.rules, self.num_players)
+        self.moves = move_enumeration(self.rules)
+        self.name = name
+
+    def check_game(self, num_players: int, rules: Rules) -> None:
+        """Refuse a game with other rules or another player count, naming both."""
+        if num_players != self.num_players or rules != self.rules:
+            raise ValueError(
+                f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
+                f"not {num_players} players with {rules.name!r}"
+            )
+
+    def act(self, view: PlayerView) -> Move:
+        from train.env import observe_view
+
+        self.check_game(view.num_players, view.rules)
+        pairs = view.legal_pairs()
+        if not pairs:
+            raise ValueError(f"player_{view.seat} has no legal move (is it their turn?)")
+        obs = observe_view(view, self.layout)[None, :]
+        ids = np.array(self.moves.ids(pairs, view.table), np.int64)
+        rows = np.zeros(len(ids), np.int64)
+        q = self.net.scores(obs, rows, self.features(obs, rows, ids))
+        return move_of(*pairs[int(np.argmax(q))])
+
+    def __repr__(self) -> str:
+        return f"DmcAgent({self.name})"
+
+
+def find_dmc_checkpoint(path: str | Path) -> Path:
+    """The checkpoint folder named by ``path``: a checkpoint, or a run folder (its ``best``)."""
+    p = Path(path)
+    if p.is_dir() and not (p / META_FILE).exists() and (p / "best" / META_FILE).exists():
+        p = p / "best"
+    if not p.exists():
+        raise FileNotFoundError(f"no checkpoint at {str(path)!r}")
+    if not (p / META_FILE).is_file() or not (p / WEIGHTS_FILE).is_file():
+        raise FileNotFoundError(
+            f"{str(path)!r} is not a DMC checkpoint folder (needs {META_FILE} and {WEIGHTS_FILE}); use runs/<name>/best"
+        )
+    return p
+
+
+def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
+    """The network and metadata of a DMC checkpoint (weights and JSON only; nothing is executed)."""
+    folder = find_dmc_checkpoint(path)
+    meta_path = folder / META_FILE
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{meta_path}: not a readable JSON file ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("algo") != ALGO:
+        raise ValueError(
+            f"{meta_path}: not a DMC checkpoint (algo {meta.get('algo') if isinstance(meta, dict) else None!r})"
+        )
+    missing = [k for k in ("rules", "num_players", "feature_version") if k not in meta]
+    if missing:
+        raise ValueError(f"{meta_path}: missing keys {missing}")
+    if meta["feature_version"] != FEATURE_VERSION:
+        raise ValueError(
+            f"{meta_path}: feature version {meta['feature_version']!r}, this kit reads {FEATURE_VERSION}; retrain it"
+        )
+    weights_path = folder / WEIGHTS_FILE
+    try:
+        with np.load(weights_path, allow_pickle=False) as data:
+            weights = {k: np.asarray(data[k], np.float32) for k in data.files}
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"{weights_path}: not a readable weights file ({exc})") from None
+    try:
+        net = NumpyQNet(weights)
+        layout = ObservationLayout.for_rules(int(meta["num_players"]), get_rules(meta["rules"]))
+        probe = np.zeros((1, layout.size), np.float32)
+        feats = move_features(get_rules(meta["rules"]), int(meta["num_players"]))
+        net.scores(probe, np.zeros(1, np.int64), np.zeros((1, feats.size), np.float32))
+    except (ValueError, KeyError) as exc:
+        raise ValueError(f"{weights_path}: weights do not fit the network ({exc})") from None
+    return net, meta
+
+
+def load_dmc_agent(path: str, seed=None) -> DmcAgent:
+    net, meta = load_dmc(path)
+    return DmcAgent(net, meta, name=f"dmc:{path}", seed=seed)
+
+
+def load_dmc_batch_policy(path: str | Path) -> tuple[BatchPolicy, dict]:
+    net, meta = load_dmc(path)
+    return BatchPolicy(net, move_features(get_rules(meta["rules"]), int(meta["num_players"]))), meta
+
+
+def register() -> None:
+    """Register the ``dmc:`` prefix in the agent registry."""
+    from agents.registry import register_agent_factory
+
+    register_agent_factory("dmc", lambda path, seed=None: load_dmc_agent(path, seed))
