@@ -20,7 +20,9 @@ whose move is "this Ace takes the whole table": decode it with the table in view
 Under Cirulla's ``bonus_wildcard`` the Seven of cups may capture and be captured as
 any rank it can be declared as (see :func:`scopa_env.rules.legal_pairs`), so the
 enumeration is the union over those ranks (and its take-all id, with
-``ace_takes_all``, is for any whole table it takes).
+``ace_takes_all``, is for any whole table it takes); declaring it as rank ``r`` for
+the total under 10 is ``(WILDCARD, 1 << c)``, ``c`` the rank-``r`` coin
+(:func:`scopa_env.scoring.declaring_pairs`).
 Where N would exceed :data:`MAX_MOVE_ACTIONS` (65,536) the enumeration raises
 ``ValueError`` pointing to "select" mode.
 
@@ -30,15 +32,18 @@ to play, then the table cards to capture, one at a time in ascending id order), 
 trails where trailing is optional. A self-mask move is chosen by naming the card a
 second time: Chkobba's first-card decision is "name the drawn card, then name it again
 (keep) or CONFIRM (put it on the table)"; a declaration is "name the hand's highest
-card, then name it again (declare) or CONFIRM (pass)".
+card, then name it again (declare) or CONFIRM (pass)"; when Cirulla's wildcard rank is the
+player's choice, "name the Seven of cups, then the coin of the rank it stands for
+(declare) or CONFIRM (pass)".
 """
 
 from __future__ import annotations
 
 import functools
 
-from scopa_env.cards import ACE, NUM_CARDS, RANK_MASK, RANK_OF
+from scopa_env.cards import ACE, NUM_CARDS, RANK_MASK, RANK_OF, card_id
 from scopa_env.rules import WILDCARD, Move, Rules, capture_ranks, move_of
+from scopa_env.scoring import WILD_RANK_LABEL_SUIT
 
 NUM_SELECT_ACTIONS = NUM_CARDS + 1
 CONFIRM = NUM_CARDS
@@ -64,6 +69,9 @@ class MoveEnumeration:
             masks: set[int] = set()
             for rank_of in rank_tables:
                 masks.update(_possible_captures(card, deck, rules, rank_of))
+            if self.wildcard and card == WILDCARD and rules.hand_bonus_points:
+                # declaring the wildcard as rank r: (WILDCARD, the rank-r coin) (scoring.declaring_pairs)
+                masks.update(1 << card_id(WILD_RANK_LABEL_SUIT, r) for r in rules.ranks if r != RANK_OF[WILDCARD])
             pairs.extend((card, m) for m in sorted(masks))
             if self.take_all and (RANK_OF[card] == ACE or (self.wildcard and card == WILDCARD)):
                 pairs.append((card, TAKE_ALL))

@@ -28,6 +28,8 @@ from scopa_env.scoring import (
     WINS_GAME,
     best_declaration,
     declaration,
+    declared_wild_rank,
+    declaring_pairs,
     game_events,
     score_masks,
     secured_points,
@@ -416,15 +418,16 @@ class Game:
             self.deciding = True
             self.current = queue[0]
 
-    def _declare(self, declare: bool) -> None:
-        """The player to move declares (showing the hand) or passes."""
+    def _declare(self, captured: int) -> None:
+        """The player to move declares (``captured`` not 0, showing the hand) or passes
+        (:func:`~scopa_env.scoring.declaring_pairs`)."""
         seat = self.declare_queue.pop(0)
-        if declare:
+        if captured:
             self.pending.append((seat, self.hands[seat]))
             self.revealed[seat] = self.hands[seat]
             # wikipedia, Cirulla: the wildcard "will then keep its declared rank ... for the
             # rest of the hand for the purposes of card capturing".
-            wild = declaration(self.hands[seat], self.rules).wild_rank
+            wild = declared_wild_rank(self.hands[seat], captured, self.rules)
             if wild:
                 self.wild_rank = wild
         if self.declare_queue:
@@ -462,6 +465,8 @@ class Game:
         if self._legal is None:
             if self.hand_over or self.winner is not None:
                 self._legal = []
+            elif self.declare_queue:
+                self._legal = declaring_pairs(self.hands[self.current], self.rules)
             elif self.deciding:
                 card = self.hands[self.current].bit_length() - 1
                 self._legal = [(card, 0), (card, 1 << card)]
@@ -577,7 +582,7 @@ class Game:
             self._legal = None
             self.hand_result = None
             if self.declare_queue:
-                self._declare(captured == bit)
+                self._declare(captured)
             else:
                 self._decide(card, keep=captured == bit)
             return
@@ -824,6 +829,8 @@ class PlayerView:
     def legal_pairs(self) -> list[tuple[int, int]]:
         if self.current != self.seat:
             return []
+        if self.declare_queue:
+            return declaring_pairs(self.hand, self.rules)
         if self.deciding:
             card = self.hand.bit_length() - 1
             return [(card, 0), (card, 1 << card)]

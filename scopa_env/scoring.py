@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from scopa_env.cards import BATONS, CUPS, RANK_MASK, RANK_OF, RE, SUIT_MASK, SUITS, card_id, mask_of
+from scopa_env.cards import BATONS, COINS, CUPS, RANK_MASK, RANK_OF, RE, SUIT_MASK, SUITS, card_id, mask_of
 from scopa_env.rules import STANDARD, WILDCARD, Rules, get_rules
 
 CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope")
@@ -312,9 +312,10 @@ def _hand_bonus(hand: int, rules: Rules) -> Declaration | None:
 
     With :attr:`Rules.bonus_wildcard` the Seven of cups may stand for any card when that
     makes a bonus (wikipedia: "but only as long as doing so allows them to score"): as
-    another card of the pair's rank (three of a kind), or as an Ace (total under 10; the
-    reading of ``docs/rules.md``). The rank it stands for is the declaration's
-    ``wild_rank``, which it keeps for capturing until the end of the hand.
+    another card of the pair's rank (three of a kind), or as a low card (total under 10;
+    reported as an Ace, the player chooses the rank: :func:`wild_rank_choices`). The rank
+    it stands for is the declaration's ``wild_rank``, which it keeps for capturing until
+    the end of the hand.
     """
     ranks = [RANK_OF[c] for c in _cards(hand)]
     wild = rules.bonus_wildcard and hand >> WILDCARD & 1
@@ -333,7 +334,51 @@ def _hand_bonus(hand: int, rules: Rules) -> Declaration | None:
 
 
 WILD_TOTAL_RANK = 1
-"""The rank the wildcard is declared as for the total under 10: an Ace (docs/rules.md)."""
+"""The lowest rank the wildcard may be declared as for the total under 10 (an Ace): the
+rank :func:`declaration` reports; the player chooses among :func:`wild_rank_choices`."""
+WILD_RANK_LABEL_SUIT = COINS
+"""A declaration naming the wildcard's rank ``r`` is the move ``(WILDCARD, 1 << card)`` with
+``card`` the rank-``r`` card of this suit: a label for the rank (see :func:`declaring_pairs`)."""
+
+
+def wild_rank_choices(hand: int, rules: Rules) -> tuple[int, ...]:
+    """Ranks the player may declare the wildcard as, when the hand's bonus is the total under
+    10 and needs it; ``()`` when there is nothing to choose.
+
+    wikipedia, Cirulla: the Seven of hearts "counts as a wildcard ... but only as long as
+    doing so allows them to score", and "will then keep its declared rank ... for the
+    rest of the hand for the purposes of card capturing". Every rank of the deck that
+    makes the total strictly less than 10 with the other two cards qualifies.
+    """
+    found = declaration(hand, rules)
+    if found is None or found.name != HAND_BONUS_NAMES[0] or not found.wild_rank:
+        return ()
+    others = sum(RANK_OF[c] for c in _cards(hand) if c != WILDCARD)
+    return tuple(r for r in sorted(rules.ranks) if others + r < HAND_BONUS_BELOW)
+
+
+def declaring_pairs(hand: int, rules: Rules) -> list[tuple[int, int]]:
+    """The moves of a declaration decision, ``(card, captured_mask)``, ascending.
+
+    Pass is ``(card, 0)`` and declare ``(card, 1 << card)``, ``card`` being the hand's
+    highest card. When the wildcard's rank is the player's choice
+    (:func:`wild_rank_choices`), the moves are pass ``(WILDCARD, 0)`` and, per rank ``r``,
+    ``(WILDCARD, 1 << c)`` with ``c`` the rank-``r`` card of coins: "declare the Seven of
+    cups as rank r" ("select" mode: name the Seven of cups, then the coin of the rank).
+    """
+    choices = wild_rank_choices(hand, rules)
+    if choices:
+        return [(WILDCARD, 0)] + [(WILDCARD, 1 << card_id(WILD_RANK_LABEL_SUIT, r)) for r in choices]
+    card = hand.bit_length() - 1
+    return [(card, 0), (card, 1 << card)]
+
+
+def declared_wild_rank(hand: int, captured: int, rules: Rules) -> int:
+    """The wildcard's rank set by the declaration move ``captured`` (0: none, the bonus needs no wildcard)."""
+    if wild_rank_choices(hand, rules):
+        return RANK_OF[captured.bit_length() - 1]
+    found = declaration(hand, rules)
+    return found.wild_rank if found is not None else 0
 
 
 def table_bonus_scope(table: int, rules: Rules) -> int:

@@ -21,7 +21,7 @@ from scopa_env.cli import main as cli_main
 from scopa_env.game import Game
 from scopa_env.observation import ObservationLayout, write_observation
 from scopa_env.rules import PRESETS, STANDARD, Move, Rules, get_rules, legal_moves, move_of
-from scopa_env.scoring import score_hand
+from scopa_env.scoring import declaring_pairs, score_hand
 
 VARIANTS = sorted(name for name in PRESETS if name != "standard")
 
@@ -831,7 +831,12 @@ def play_checked(game: Game, rnd: random.Random, hands: int) -> None:
             check_cards_accounted(world)
             assert world.legal_pairs() == pairs, "a determinized world has the same legal moves"
         card = game.hands[game.current].bit_length() - 1
-        if game.deciding:
+        if game.declare_queue:
+            hand = game.hands[game.current]
+            assert pairs == declaring_pairs(hand, rules), "declare / pass (Cirulla: declare the wildcard as a rank)"
+            assert pairs[0][1] == 0 and len(pairs) >= 2, "pass first, then one or more declarations"
+            assert game.claim_pair() is None, "no claim during a decision"
+        elif game.deciding:
             assert pairs == [(card, 0), (card, 1 << card)], "the first-card decision, or declare / pass"
             assert game.claim_pair() is None, "no claim during a decision"
         else:
@@ -933,7 +938,10 @@ def test_random_games_env(preset, n):
             if claim is not None:
                 assert claim not in expected and not game.deciding, f"{preset}: the claim is an extra action"
                 expected.add(claim)
-            if game.deciding:
+            if game.declare_queue:
+                want = set(declaring_pairs(game.hands[game.current], rules))
+                assert expected == want, f"{preset}: a declaration is pass or declare (the wildcard's rank)"
+            elif game.deciding:
                 card = game.hands[game.current].bit_length() - 1
                 assert expected == {(card, 0), (card, 1 << card)}, f"{preset}: a decision is self-mask or not"
             assert expected == set(game.action_pairs()), f"{preset}: action_pairs = legal_pairs + claim"

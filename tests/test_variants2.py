@@ -20,7 +20,15 @@ from scopa_env.cards import RANK_MASK, SUIT_MASK, card_id, mask_of, parse_cards
 from scopa_env.game import Game
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import PRIMIERA_SCALES, Move, Rules, get_rules, legal_moves
-from scopa_env.scoring import best_declaration, declaration, score_hand, secured_points, table_bonus_scope
+from scopa_env.scoring import (
+    best_declaration,
+    declaration,
+    declaring_pairs,
+    score_hand,
+    secured_points,
+    table_bonus_scope,
+    wild_rank_choices,
+)
 
 
 def cards(text: str) -> list[int]:
@@ -668,7 +676,7 @@ def test_cirulla_wildcard_captures_as_declared(hand, table, wild_rank, expected,
     [
         ("7c Qd Qs", "bonus_10", WILD_QUEEN, 'wikipedia: "a player holding [7 Q Q] may declare that the [7] is a queen"'),
         ("7c Ad As", "bonus_10", 1, "wikipedia: the wildcard as an Ace makes three of a kind (better than 7+1+1 = 9)"),
-        ("7c 5d 3s", "bonus_3", 1, "docs/rules.md reading: for the total under 10 the wildcard is declared an Ace"),
+        ("7c 5d 3s", "bonus_3", 1, "total under 10: the lowest rank it may be declared as (the player chooses)"),
         ("7c 7d 7s", "bonus_10", 0, 'wikipedia: a wildcard "only as long as doing so allows them to score": three '
          "Sevens need none"),
         ("Qc Qd Qs", "bonus_10", 0, "wikipedia: no wildcard in the hand"),
@@ -750,6 +758,89 @@ def test_cirulla_wildcard_passed_keeps_seven():
     game = wild_deal()
     game.play(Move(cards("Qs")[0]))  # pass: no declaration, no wildcard
     assert game.wild_rank == 0 and (cards("7c")[0], 1 << cards("6d")[0]) not in game.legal_pairs()
+
+
+CHOOSES_RANK = (
+    'wikipedia: the wildcard counts "as long as doing so allows them to score"; it "will then keep its declared '
+    'rank": for the total under 10 the player declares the rank'
+)
+
+
+def choice_deal(rules: str = "cirulla", table: str = "6d 2b 3b 4b") -> Game:
+    """player_0 holds 7c As 2b: 7 + 1 + 2 = 10, a total under 10 only with the wildcard as 1..6."""
+    rules = get_rules(rules)
+    h0, h1 = cards("7c As 2s"), cards("Kd 5c Ks")
+    tb = cards(table)
+    stock = [c for c in rules.deck if c not in h0 + h1 + tb]
+    return Game.from_deal([h0, h1], tb, stock, dealer=1, rules=rules, declare_queue=[0], auto_next_hand=False)
+
+
+def test_cirulla_wildcard_rank_choices():
+    seven = cards("7c")[0]
+    rules = get_rules("cirulla")
+    assert wild_rank_choices(mask_of(cards("7c As 2s")), rules) == (1, 2, 3, 4, 5, 6), CHOOSES_RANK
+    assert wild_rank_choices(mask_of(cards("7c 5d 3s")), rules) == (1,), "5 + 3 + r < 10: only an Ace"
+    assert wild_rank_choices(mask_of(cards("7c Qd Qs")), rules) == (), "three of a kind: the rank is the pair's"
+    assert wild_rank_choices(mask_of(cards("7c Ad 2s")), rules) == (1, 2, 3, 4, 5, 6)
+    assert wild_rank_choices(mask_of(cards("7c 6d 2s")), rules) == (1,)
+    assert wild_rank_choices(mask_of(cards("7d Ad As")), rules) == (), "no wildcard in the hand"
+    pairs = declaring_pairs(mask_of(cards("7c As 2s")), rules)
+    assert pairs == [(seven, 0)] + [(seven, 1 << card_id(0, r)) for r in range(1, 7)], "pass, then one move per rank"
+    hi = max(cards("7c Qd Qs"))
+    assert declaring_pairs(mask_of(cards("7c Qd Qs")), rules) == [(hi, 0), (hi, 1 << hi)], "no choice: declare / pass"
+
+
+@pytest.mark.parametrize("rank", [1, 4, 6])
+def test_cirulla_declared_rank_is_the_players_choice(rank):
+    game = choice_deal()
+    seven = cards("7c")[0]
+    assert game.legal_pairs() == declaring_pairs(game.hands[0], game.rules)
+    assert game.view(0).legal_pairs() == game.legal_pairs(), "the view offers the same choice"
+    game.play_pair(seven, 1 << card_id(0, rank))
+    assert game.wild_rank == rank and game.view(1).wild_rank == rank, CHOOSES_RANK
+    assert game.scores == [3, 0] and game.declarations[0]["name"] == "bonus_3"
+    assert game.revealed[0] == mask_of(cards("7c As 2s")), "the declared hand is shown"
+    # With 6d 2b 3b 4b on the table the wildcard captures as the chosen rank: the 6d as a Six,
+    # the 4b as a Four, the whole table as an Ace (the Ace-capture).
+    six, four = cards("6d 4b")
+    pairs = game.legal_pairs()
+    assert ((seven, 1 << six) in pairs) == (rank == 6), f"declared {rank}: {pairs}"
+    assert ((seven, 1 << four) in pairs) == (rank == 4), f"declared {rank}: {pairs}"
+    assert ((seven, game.table) in pairs) == (rank == 1), f"declared {rank}: {pairs}"
+
+
+def test_cirulla_passing_a_choice_keeps_the_seven():
+    game = choice_deal()
+    game.play_pair(cards("7c")[0], 0)
+    assert game.wild_rank == 0 and game.scores == [0, 0] and not game.declarations
+
+
+@pytest.mark.parametrize("mode", ["move", "select"])
+def test_wildcard_rank_choice_in_the_env(mode):
+    """Both action modes: the mask offers pass and one declaration per rank; the chosen rank is public."""
+    rules = WILD_OPTION if mode == "move" else "cirulla"
+    env = scopa_v0.raw_env(rules=rules, action_mode=mode)
+    h0, h1 = cards("7c As 2s"), cards("Kd 5c Ks")
+    tb = cards("6d 2b 3b 4b")
+    stock = [c for c in env.rules.deck if c not in h0 + h1 + tb]
+    env.reset(options={"deal": {"hands": [h0, h1], "table": tb, "stock": stock, "dealer": 1, "declare_queue": [0]}})
+    seven, five_coins = cards("7c")[0], card_id(0, 5)
+    ids = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
+    if mode == "move":
+        offered = {(m.card, m.mask) for m in (env.decode_action(i) for i in ids)}
+        assert offered == set(declaring_pairs(mask_of(h0), env.rules)), CHOOSES_RANK
+        env.step(env.encode_action(Move(seven, [five_coins])))
+    else:
+        assert ids == [seven], "name the Seven of cups first"
+        env.step(seven)
+        ids = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
+        assert ids == [card_id(0, r) for r in range(1, 7)] + [40], "then the coin of the rank, or CONFIRM (pass)"
+        env.step(five_coins)
+    assert env.game.wild_rank == 5, CHOOSES_RANK
+    layout = env.layout
+    for seat in (0, 1):
+        obs = env.observe(f"player_{seat}")["observation"]
+        assert list(np.flatnonzero(obs[layout["wild_rank"]])) == [4], "the declared rank is public"
 
 
 @pytest.mark.parametrize("mode", ["move", "select"])
