@@ -7,9 +7,9 @@
                                [--json PATH] [--csv PATH] [--png PATH]
 
 Agents are specs for :func:`agents.registry.make_agent` (``random``, ``greedy``,
-``heuristic``, ``search``, ``search:ply_budget=4000``, later ``ppo:PATH``). Bad input
-(unknown agent or preset, missing or wrong checkpoint) ends with one line on stderr and
-exit status 2; Ctrl-C prints what finished.
+``heuristic``, ``search``, ``search:ply_budget=4000``, checkpoints such as ``ppo:PATH``).
+Bad input (unknown agent or preset, missing or wrong checkpoint) ends with one line on
+stderr and exit status 2; Ctrl-C prints what finished.
 """
 
 from __future__ import annotations
@@ -30,10 +30,17 @@ from agents.evaluate import (
     write_csv,
     write_json,
 )
-from agents.registry import known_specs, make_agent
-from scopa_env.rules import PRESETS, get_rules
+from agents.registry import make_agent
+from scopa_env.rules import get_rules
 
 EXIT_BAD_INPUT = 2
+RULES_HELP = "rules preset (default standard; `scopa presets` lists them)"
+
+
+def agents_help() -> str:
+    from scopa_env.play import agents_help as help_text
+
+    return help_text()
 
 
 def _common(p: argparse.ArgumentParser, games_default: int) -> None:
@@ -43,7 +50,7 @@ def _common(p: argparse.ArgumentParser, games_default: int) -> None:
         default=games_default,
         help=f"duplicate deals; each is played in every seat rotation (default {games_default})",
     )
-    p.add_argument("--rules", default="standard", help=f"rules preset: {', '.join(sorted(PRESETS))}")
+    p.add_argument("--rules", default="standard", help=RULES_HELP)
     p.add_argument("--players", type=int, default=2, help="2, 3, 4 (teams) or 6 (teams); default 2")
     p.add_argument("--workers", type=int, default=1, help="processes; results do not depend on it")
     p.add_argument("--seed", type=int, default=0, help="master seed of the deals and agents")
@@ -57,9 +64,11 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "eval",
         help="play two agents on duplicate deals and report win rates and margins with CIs",
-        description=__doc__.split("\n\n")[0],
+        description="Play two agents against each other on duplicate deals (every deal in every seat "
+        "rotation, whole games) and report game win rates, hand-point margins and score categories with "
+        "95% confidence intervals.",
     )
-    p.add_argument("agents", nargs=2, metavar="AGENT", help=f"agent spec: {', '.join(known_specs())}")
+    p.add_argument("agents", nargs=2, metavar="AGENT", help=f"agent: {agents_help()}")
     _common(p, 1000)
     p.add_argument(
         "--fast",
@@ -76,8 +85,10 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "tournament",
         help="play every pair of agents and fit Bradley-Terry (Elo-scale) ratings with CIs",
+        description="Play every pair of agents on duplicate deals and fit Bradley-Terry ratings on the Elo "
+        "scale, with 95% confidence intervals.",
     )
-    p.add_argument("agents", nargs="+", metavar="AGENT", help=f"two or more agent specs: {', '.join(known_specs())}")
+    p.add_argument("agents", nargs="+", metavar="AGENT", help=f"two or more agents: {agents_help()}")
     _common(p, 200)
     p.add_argument("--png", metavar="PATH", default="tournament.png", help="ratings chart (default tournament.png)")
     p.set_defaults(func=run_tournament)

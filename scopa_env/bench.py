@@ -8,6 +8,10 @@
 * floor: that loop on a do-nothing AEC env with the same wrappers and the same
   observation and mask shapes: the cost of the API itself. ``env / floor`` is the
   share of the API's speed the Scopa env keeps.
+
+:func:`run_all` takes a ``progress`` callback (called with each step's label before it
+runs) and :func:`estimate_seconds` says how long it will take, so ``scopa bench`` can tell
+the user before the minutes it runs.
 """
 
 from __future__ import annotations
@@ -145,17 +149,41 @@ def bench_env(
     return {"env_steps_per_s": env_best, "floor_steps_per_s": floor_best, "ratio": env_best / floor_best}
 
 
-def run_all(seconds: float = 3.0, extra: list[Callable[[float], list[tuple[str, float, str]]]] | None = None) -> list:
-    """Every benchmark as ``(name, value, unit)`` rows."""
+PLAYER_COUNTS = (2, 4)
+ACTION_MODES = ("move", "select")
+ENV_ROUNDS = 3
+
+
+def estimate_seconds(seconds: float) -> float:
+    """Wall time of :func:`run_all` without extras: each engine row takes ``seconds``, each
+    env mode twice that (the env's first round, then alternating rounds of floor and env)."""
+    return seconds * (len(PLAYER_COUNTS) + 2 * len(ACTION_MODES))
+
+
+def run_all(
+    seconds: float = 3.0,
+    extra: list[Callable[..., list[tuple[str, float, str]]]] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> list:
+    """Every benchmark as ``(name, value, unit)`` rows.
+
+    Args:
+        seconds: time per measurement.
+        extra: more row makers, called as ``fn(seconds, progress=progress)``.
+        progress: called with a label before each step.
+    """
+    say = progress or (lambda label: None)
     rows: list[tuple[str, float, str]] = []
-    for n in (2, 4):
+    for n in PLAYER_COUNTS:
+        say(f"Python engine, random play, {n} players")
         r = bench_engine(seconds, num_players=n)
         rows.append((f"engine random play, {n} players", r["moves_per_s"], "moves/s"))
-    for mode in ("move", "select"):
-        r = bench_env(seconds, action_mode=mode)
+    for mode in ACTION_MODES:
+        say(f"AEC env and the do-nothing floor, {mode} mode")
+        r = bench_env(seconds, action_mode=mode, rounds=ENV_ROUNDS)
         rows.append((f"AEC env + wrappers, {mode} mode", r["env_steps_per_s"], "steps/s"))
         rows.append((f"do-nothing AEC floor, {mode} mode", r["floor_steps_per_s"], "steps/s"))
         rows.append((f"env / floor, {mode} mode", r["ratio"], "ratio"))
     for fn in extra or []:
-        rows.extend(fn(seconds))
+        rows.extend(fn(seconds, progress=progress))
     return rows

@@ -1,10 +1,13 @@
 """The ``scopa`` command.
 
 Subcommands: ``play-random`` (a random game rendered in the terminal), ``bench``
-(speed numbers), and those other parts of the kit add: ``eval``, ``tournament``,
-``train``, ``play``, ``web``. Each of those lives beside the code it drives and
-exposes ``add_parser(subparsers)``; a part whose optional dependencies are missing
-still shows up and says which extra to install.
+(speed numbers), ``presets`` (the named rule variants), and those other parts of the kit
+add: ``eval``, ``tournament``, ``train``, ``play``, ``web``. Each of those lives beside the
+code it drives and exposes ``add_parser(subparsers)``; a part whose optional dependencies
+are missing still shows up and says which extra to install.
+
+A user's mistake (a bad value, a missing file) ends with one line on stderr, ``scopa
+COMMAND: error: ...``, and exit status 2, never a traceback.
 """
 
 from __future__ import annotations
@@ -27,6 +30,10 @@ SUBCOMMAND_PROVIDERS = (
 )
 
 
+RULES_HELP = "rules preset (default standard; `scopa presets` lists them, docs/rules.md explains them)"
+"""The ``--rules`` help of every subcommand (the presets are listed once, by ``scopa presets``)."""
+
+
 def rules_arg(name: str):
     """argparse type for ``--rules``: a known preset name."""
     try:
@@ -35,23 +42,59 @@ def rules_arg(name: str):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def positive_seconds(text: str) -> float:
+    """argparse type for ``--seconds``: a positive number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scopa", description="Scopa for reinforcement-learning research.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("play-random", help="play a random game and render it in the terminal")
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6))
-    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=f"preset: {', '.join(sorted(PRESETS))}")
-    p.add_argument("--seed", type=int, default=0)
+    p = sub.add_parser(
+        "play-random",
+        help="play a random game and render it in the terminal",
+        description="Play a whole game of uniformly random legal moves and print every position (all hands "
+        "shown) and each hand's score.",
+    )
+    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6), help="number of players (default 2)")
+    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the moves (default 0)")
     p.add_argument("--hand", action="store_true", help="stop after one hand")
     p.add_argument("--quiet", action="store_true", help="print only the hand results")
-    p.add_argument("--no-color", action="store_true")
+    p.add_argument("--no-color", action="store_true", help="plain text")
     p.set_defaults(func=_play_random)
 
-    p = sub.add_parser("bench", help="speed benchmarks (numbers and ratios)")
-    p.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
+    p = sub.add_parser(
+        "bench",
+        help="speed benchmarks (numbers and ratios)",
+        description="Measure the Python engine, the PettingZoo env against a do-nothing env, and the compiled "
+        "core (a cold start included). It says how long it will take, then shows each step; rows ending in "
+        "/cpu count this process's CPU time instead of the wall clock (the rate of one whole core).",
+    )
+    p.add_argument(
+        "--seconds",
+        type=positive_seconds,
+        default=3.0,
+        help="seconds per measurement (default 3; the whole run "
+        "takes about 13 times as long, plus the compiled core's cold start)",
+    )
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     p.set_defaults(func=_bench)
+
+    p = sub.add_parser(
+        "presets",
+        help="list the named rule variants (for --rules)",
+        description="List every rules preset with its player counts, target and a line about it; "
+        "docs/rules.md quotes the rule texts.",
+    )
+    p.set_defaults(func=_presets)
 
     for module_name, fn_name in SUBCOMMAND_PROVIDERS:
         try:
@@ -71,6 +114,7 @@ def _play_random(args: argparse.Namespace) -> int:
     args.rules.check_players(args.players)
     rnd = random.Random(args.seed)
     game = Game(args.players, args.rules, seed=args.seed, auto_next_hand=False)
+    # The frame after a hand's last card shows that hand (render_game numbers an ended hand as itself).
     color = not args.no_color and sys.stdout.isatty()
     if not args.quiet:
         print(render_game(game, color=color))
@@ -93,20 +137,42 @@ def _play_random(args: argparse.Namespace) -> int:
     return 0
 
 
+def _presets(args: argparse.Namespace) -> int:
+    for rules in PRESETS.values():
+        counts = "/".join(str(n) for n in rules.player_counts)
+        print(f"{rules.name:28s} {counts:9s} to {rules.target:<3d} {rules.description}")
+    return 0
+
+
 def _bench(args: argparse.Namespace) -> int:
+    import time
+
     from rich.console import Console
     from rich.table import Table
 
-    from scopa_env.bench import run_all
+    from scopa_env.bench import estimate_seconds, run_all
 
     extra = []
     try:
-        from scopa_env.fast.bench import bench_rows  # the compiled core, when present
+        from scopa_env.fast.bench import bench_rows, estimate_fast_seconds  # the compiled core, when present
     except ModuleNotFoundError:
         bench_rows = None
     if bench_rows is not None:
         extra.append(bench_rows)
-    rows = run_all(args.seconds, extra)
+    total = estimate_seconds(args.seconds) + (estimate_fast_seconds(args.seconds) if bench_rows else 0.0)
+    print(
+        f"scopa bench: about {_duration(total)} ({args.seconds:g} s per measurement"
+        + (", and the compiled core's cold start, 15 s to a minute" if bench_rows else "")
+        + "); the table comes at the end.",
+        file=sys.stderr,
+        flush=True,
+    )
+    start = time.perf_counter()
+
+    def progress(label: str) -> None:
+        print(f"  [{time.perf_counter() - start:5.0f} s] {label} ...", file=sys.stderr, flush=True)
+
+    rows = run_all(args.seconds, extra, progress=progress)
     table = Table(title="scopa bench")
     table.add_column("benchmark")
     table.add_column("value", justify="right")
@@ -120,6 +186,10 @@ def _bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} seconds" if seconds < 90 else f"{seconds / 60:.0f} minutes"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -128,8 +198,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
-    except ValueError as exc:
-        print(f"scopa {args.command}: error: {exc}", file=sys.stderr)
+    except (ValueError, OSError) as exc:  # bad values, missing or unwritable files: the user's to fix
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(f"scopa {args.command}: error: {message}", file=sys.stderr)
         return 2
 
 

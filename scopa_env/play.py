@@ -10,11 +10,11 @@ Input at the card prompt::
     2             play the second card of your hand
     7d 3c 4s      play 7d and take 3c and 4s in one go
     ?             list the legal moves (then a move's number plays it: m3)
-    h             help;  q  quit
+    h             help;  q  quit (exit status 0)
 
 When the chosen card has several legal captures you choose one by number (or by
 naming the cards). Invalid input re-prompts with the reason; Ctrl-C or end of input
-leaves the game cleanly.
+leaves the game cleanly (exit status 130).
 
 The loop takes ``input_fn`` and ``output_fn`` so tests (and other front ends) can drive
 it with scripted input. :func:`explain_move` and :func:`breakdown` are shared with the
@@ -79,6 +79,22 @@ def agent_names() -> list[str]:
     return known_specs()
 
 
+def agents_help() -> str:
+    """The agents a spec may name, for ``--help``: the built-ins, then every checkpoint prefix."""
+    try:
+        import train  # noqa: F401  (registers the checkpoint prefixes: ppo:, dqn:, rllib: ...)
+    except ImportError:
+        pass
+    from agents.registry import AGENT_NAMES, PLANNED_PREFIXES, known_specs
+
+    prefixes = [s for s in known_specs() if s not in AGENT_NAMES]
+    prefixes += [f"{p}:PATH" for p in PLANNED_PREFIXES if f"{p}:PATH" not in prefixes]
+    return (
+        f"{', '.join(AGENT_NAMES)} (with options: search:ply_budget=4000), or a trained checkpoint: "
+        f"{', '.join(prefixes)} (PATH: a run folder or its best/)"
+    )
+
+
 def seat_agents(
     num_players: int, opponent: str, teammate: str | None = None, seed: int | None = None
 ) -> dict[int, object]:
@@ -119,13 +135,22 @@ def side_label(view: PlayerView, side: int) -> str:
 # --- explaining moves ---------------------------------------------------------------------
 
 
-def explain_move(view: PlayerView, card: int, captured: Sequence[int] | int) -> str | None:
+TRAIL_ON_THE_PAGE = "trail it into the empty slot"
+"""How a trail is made on the web page (its table has an empty slot to click)."""
+TRAIL_IN_THE_TERMINAL = "trail it: type the card alone"
+"""How a trail is made at the terminal's prompt."""
+
+
+def explain_move(
+    view: PlayerView, card: int, captured: Sequence[int] | int, trail_how: str = TRAIL_ON_THE_PAGE
+) -> str | None:
     """Why playing ``card`` and taking ``captured`` is illegal for ``view.seat``, or ``None`` if legal.
 
-    The messages follow the rules as players know them (web-game-help.txt): "If it is
-    possible to play your card on a single table card, you may not play that same card on
-    multiple table cards"; "If you can't play a trick, you must place one of your cards in
-    the empty slot on the table".
+    The messages follow the rules as players know them (the well-known web game's help): "If
+    it is possible to play your card on a single table card, you may not play that same card
+    on multiple table cards"; "If you can't play a trick, you must place one of your cards in
+    the empty slot on the table". ``trail_how`` says how the front end trails a card
+    (:data:`TRAIL_ON_THE_PAGE` or :data:`TRAIL_IN_THE_TERMINAL`).
     """
     if view.current != view.seat:
         return f"it is player_{view.current}'s turn, not yours"
@@ -154,7 +179,7 @@ def explain_move(view: PlayerView, card: int, captured: Sequence[int] | int) -> 
     if not mask:
         return f"your {name} can take {listed}, so it cannot be trailed: take one of those"
     if not captures:
-        return f"your {name} cannot take anything from the table; trail it into the empty slot"
+        return f"your {name} cannot take anything from the table; {trail_how}"
     if not view.rules.plain_captures:
         # Variant capture rules (sums to 15, Ace takes all, fewest cards ...): name the legal options.
         return f"your {name} cannot take {format_cards(mask)} under the {view.rules.name!r} rules; it can take {listed}"
@@ -296,7 +321,8 @@ class TerminalGame:
             self.output_fn = lambda text: print(text, flush=True)
 
     def run(self) -> int:
-        """Play until the game ends or the player quits; returns the exit code (0, or 130 on quit)."""
+        """Play until the game ends or the player quits; returns the exit code: 0 when the game
+        ends or the player types ``q``, 130 on Ctrl-C or the end of input."""
         try:
             self.output_fn(self._banner())
             while True:
@@ -330,7 +356,10 @@ class TerminalGame:
                     continue
                 game.play(move)
                 self.output_fn(self._describe(seat, move, scopa=game.scope[side] > scope_before, decision=decision))
-        except (Quit, KeyboardInterrupt, EOFError):
+        except Quit:
+            self.output_fn("\nGame abandoned. Ciao!")
+            return 0
+        except (KeyboardInterrupt, EOFError):
             self.output_fn("\nGame abandoned. Ciao!")
             return 130
 
@@ -393,9 +422,9 @@ class TerminalGame:
             return None, "a table card is named twice"
         if not captured:
             if not view.hand >> card & 1:
-                return None, explain_move(view, card, 0)
+                return None, explain_move(view, card, 0, TRAIL_IN_THE_TERMINAL)
             return self._choose_capture(view, card)
-        error = explain_move(view, card, captured)
+        error = explain_move(view, card, captured, TRAIL_IN_THE_TERMINAL)
         if error:
             return None, error
         return move_of(card, mask_of(captured)), None
@@ -428,7 +457,7 @@ class TerminalGame:
             if len(named) != len(set(named)):
                 self.output_fn("  ! a table card is named twice")
                 continue
-            error = explain_move(view, card, named)
+            error = explain_move(view, card, named, TRAIL_IN_THE_TERMINAL)
             if error:
                 self.output_fn(f"  ! {error}")
                 continue
@@ -561,12 +590,14 @@ class TerminalGame:
 
 
 HELP = """  How to play: choose a hand card by its number (1, 2, 3) or its name (7d = Seven of coins;
-  ranks A 2-7 J Q K, suits d coins, c cups, s swords, b batons). If it can take several
-  sets of table cards you then choose one. You may also type the whole move: 7d 3c 4s.
-  A card equal to a single table card must take one such card; otherwise it may take
-  table cards adding up to its value; a card that can take something cannot be trailed.
-  ? lists the legal moves (m2 plays the second), q quits. Where the rules allow chiamarsi
-  fuori, "claim" ends the game claiming the target (a wrong claim loses it)."""
+  ranks A 2-7 J Q K, suits d coins, c cups, s swords, b batons). Cards are worth their
+  number, A is 1, and the figures J, Q, K (Fante, Cavallo, Re) are 8, 9, 10. If a card can take
+  several sets of table cards you then choose one. You may also type the whole move:
+  7d 3c 4s. A card equal to a single table card must take one such card; otherwise it may
+  take table cards adding up to its value; a card that can take something cannot be
+  trailed (played to the table alone). ? lists the legal moves (m2 plays the second),
+  q quits. Where the rules allow chiamarsi fuori, "claim" ends the game claiming the
+  target (a wrong claim loses it)."""
 
 
 # --- command line -------------------------------------------------------------------------------
@@ -582,33 +613,47 @@ def new_terminal_game(
     output_fn: Callable[[str], None] | None = None,
     color: bool = False,
 ) -> TerminalGame:
-    """A :class:`TerminalGame` with agents on every seat but 0 (seeded game and agents when ``seed`` is given)."""
+    """A :class:`TerminalGame` with agents on every seat but 0 (seeded game and agents when ``seed`` is given).
+
+    Raises:
+        ValueError: bad rules or player count, an unknown agent, or a checkpoint trained for
+            another game (the message names the agent, its game and this one).
+        FileNotFoundError: a checkpoint that is not there.
+    """
     rules = get_rules(rules)
     rules.check_players(players)
     game = Game(players, rules, seed=seed, auto_next_hand=False)
     agents = seat_agents(players, opponent, teammate, seed)
     sides = game.side_of
     specs = {s: (teammate if teammate and sides[s] == sides[HUMAN_SEAT] else opponent) for s in agents}
+    for seat, agent in agents.items():
+        check = getattr(agent, "mismatch", None)  # checkpoints play the game they were trained for
+        problem = check(players, rules) if callable(check) else None
+        if problem:
+            raise ValueError(f"agent {specs[seat]!r} cannot play this game: {problem}")
     return TerminalGame(game, agents, specs, input_fn=input_fn, output_fn=output_fn, color=color)
 
 
 def add_play_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``scopa play``."""
-    from scopa_env.cli import rules_arg
-    from scopa_env.rules import PRESETS
+    from scopa_env.cli import RULES_HELP, rules_arg
 
-    p = subparsers.add_parser("play", help="play against the agents in the terminal")
+    p = subparsers.add_parser(
+        "play",
+        help="play against the agents in the terminal",
+        description="Play a game against the agents at the terminal; you are player_0 and lead the first hand. "
+        "Type h in the game for how to enter moves.",
+    )
     p.add_argument(
         "--opponent",
         default=DEFAULT_OPPONENT,
-        metavar="NAME",
-        help=f"agent spec (default {DEFAULT_OPPONENT}); "
-        "random, greedy, heuristic, search, or a checkpoint like ppo:PATH",
+        metavar="AGENT",
+        help=f"agent (default {DEFAULT_OPPONENT}): {agents_help()}",
     )
     p.add_argument(
-        "--teammate", default=None, metavar="NAME", help="agent of your partners (4-6 players; default: --opponent)"
+        "--teammate", default=None, metavar="AGENT", help="agent of your partners (4-6 players; default: --opponent)"
     )
-    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=f"preset: {', '.join(sorted(PRESETS))}")
+    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
     p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6), help="number of players (you are player_0)")
     p.add_argument("--seed", type=int, default=None, help="seed the deal and the agents")
     p.add_argument("--no-color", action="store_true", help="plain text")

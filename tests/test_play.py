@@ -127,7 +127,7 @@ def test_ctrl_c_exits_cleanly():
 
 def test_quit_command():
     code, text, _ = run_script(["q"])
-    assert code == 130 and "Game abandoned" in text
+    assert code == 0 and "Game abandoned" in text, "q is a normal exit (0), unlike Ctrl-C (130)"
 
 
 def answer_first_legal(prompt: str) -> str:
@@ -185,7 +185,7 @@ def test_cli_registers_play(monkeypatch, capsys):
     assert args.opponent == "greedy" and args.func is not None
     answers = iter(["?", "q"])
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
-    assert main(["play", "--opponent", "random", "--seed", "1", "--no-color"]) == 130
+    assert main(["play", "--opponent", "random", "--seed", "1", "--no-color"]) == 0, "q exits with 0"
     out = capsys.readouterr().out
     assert "Legal moves" in out and "Game abandoned" in out
 

@@ -27,7 +27,8 @@ INT_LIST_KEYS = CARD_KEYS | {"scores", "points", "player_counts"}
 
 @pytest.fixture(scope="module")
 def app():
-    return create_app(default_opponent="random")
+    # Client seeds make the deals of these tests known; a real server refuses them (see test_hardening.py).
+    return create_app(default_opponent="random", allow_client_seeds=True, new_sessions_per_minute=None)
 
 
 @pytest.fixture
@@ -82,16 +83,18 @@ def snapshot(app, client, game_id) -> tuple:
     return (repr(g), list(g.history), list(g.piles), list(g.scope), list(g.scores), g.rng.bit_generator.state, state)
 
 
-def test_page_sets_an_httponly_session_cookie(app):
+def test_page_sets_no_cookie_and_the_first_game_starts_an_httponly_session(app):
     with TestClient(app) as c:
         r = c.get("/")
         assert r.status_code == 200 and "text/html" in r.headers["content-type"]
+        assert "set-cookie" not in r.headers, "a visit alone makes no session"
+        assert "default-src 'self'" in r.headers["content-security-policy"]
+        r = c.post("/api/games", json={"opponent": "random"})
         cookie = r.headers["set-cookie"]
         assert cookie.startswith(SESSION_COOKIE + "=") and "HttpOnly" in cookie and "samesite=strict" in cookie.lower()
         assert len(c.cookies.get(SESSION_COOKIE)) >= 40, "the token is long enough to be unguessable"
-        assert "default-src 'self'" in r.headers["content-security-policy"]
-        r2 = c.get("/")
-        assert "set-cookie" not in r2.headers, "a known session keeps its cookie"
+        r2 = c.post("/api/games", json={"opponent": "random"})
+        assert r2.status_code == 201 and "set-cookie" not in r2.headers, "a known session keeps its cookie"
 
 
 def test_static_assets_are_served(client):

@@ -13,8 +13,9 @@
   then a second fresh process on that cache (it must load, not compile).
 
 The machine is shared, so every rate is the best of several short rounds, reported on
-the wall clock and on this process's CPU time (``/cpu``: the rate one core gives when
-the process gets a whole one).
+the wall clock and on this process's CPU time (rows ending in ``/cpu``: the rate one core
+gives when the process gets a whole one; far above the wall-clock row, they say the
+machine was busy).
 """
 
 from __future__ import annotations
@@ -107,27 +108,43 @@ def cold_start() -> list[tuple[float, float]]:
     return times
 
 
-def bench_rows(seconds: float = 3.0) -> list[tuple[str, float, str]]:
-    """The compiled core's benchmark rows ``(name, value, unit)`` for ``scopa bench``."""
+BATCH_CASES = (
+    ("select", None, "batch step, select, obs + masks, N=1024"),
+    ("move", None, "batch step, move ids, obs, N=1024"),
+    ("select", "greedy", "learner vs greedy step, select, N=1024"),
+    ("select", "heuristic", "learner vs heuristic step, select, N=1024"),
+    ("select", {"greedy": 0.5, "heuristic": 0.5}, "learner vs greedy+heuristic mix, select, N=1024"),
+)
+COLD_START_SECONDS = 20.0
+"""A typical cold start plus the second process, for :func:`estimate_fast_seconds`."""
+
+
+def estimate_fast_seconds(seconds: float) -> float:
+    """Wall time of :func:`bench_rows`: random play, the engine, each batch case, the cold starts."""
+    return seconds * (2 + len(BATCH_CASES)) + COLD_START_SECONDS
+
+
+def bench_rows(seconds: float = 3.0, progress=None) -> list[tuple[str, float, str]]:
+    """The compiled core's benchmark rows ``(name, value, unit)`` for ``scopa bench``
+    (``progress(label)`` is called before each step)."""
     from scopa_env.bench import bench_engine
 
+    say = progress or (lambda label: None)
     rows: list[tuple[str, float, str]] = []
+    say("compiled core, random play (compiles first when the cache is empty)")
     wall, cpu = _best(_random_play, seconds)
     rows.append(("fast: random play, standard, 2 players, 1 thread", wall, "moves/s"))
     rows.append(("fast: random play, standard, 2 players, 1 thread /cpu", cpu, "moves/s"))
+    say("Python engine, random play, 2 players (for the ratio)")
     engine = max(bench_engine(seconds / ROUNDS, num_players=2, seed=r)["moves_per_s"] for r in range(ROUNDS))
     rows.append(("python engine: random play, 2 players (same run)", engine, "moves/s"))
     rows.append(("fast / python engine, random play", wall / engine, "ratio"))
-    for mode, opponent, label in (
-        ("select", None, "batch step, select, obs + masks, N=1024"),
-        ("move", None, "batch step, move ids, obs, N=1024"),
-        ("select", "greedy", "learner vs greedy step, select, N=1024"),
-        ("select", "heuristic", "learner vs heuristic step, select, N=1024"),
-        ("select", {"greedy": 0.5, "heuristic": 0.5}, "learner vs greedy+heuristic mix, select, N=1024"),
-    ):
+    for mode, opponent, label in BATCH_CASES:
+        say(f"compiled core, {label}")
         wall, cpu = _best(_batch_steps(mode, opponent), seconds)
         rows.append((f"fast: {label}", wall, "steps/s"))
         rows.append((f"fast: {label} /cpu", cpu, "steps/s"))
+    say("compiled core, cold start in a fresh process with an empty cache, then a second process")
     (cold, cold_cpu), (warm, warm_cpu) = cold_start()
     rows.append(("fast: cold start (empty numba cache): import + compile + step", cold * 1000, "ms"))
     rows.append(("fast: cold start (empty numba cache) /cpu (whole process)", cold_cpu * 1000, "ms"))

@@ -5,6 +5,9 @@ receives what the human's seat may see (built from :class:`~scopa_env.game.Playe
 and every action is checked against the legal moves. The page (``static/``) is plain
 HTML, CSS and JavaScript that draws the cards as SVG, so nothing is downloaded at run time.
 
+The command binds its port before it prints the address, so a port in use is an error
+(with a free one suggested), never a link to someone else's server.
+
 This module only registers the subcommand; FastAPI and uvicorn (the ``web`` extra) are
 imported when the command runs.
 """
@@ -12,25 +15,78 @@ imported when the command runs.
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 
 DEFAULT_PORT = 8000
+DESCRIPTION = """Serve a page to play Scopa against the agents in your browser (you are player_0).
+The page offers every rules preset, 2 to 6 players, and the built-in agents plus --opponent."""
+
+
+def port_arg(text: str) -> int:
+    """argparse type for ``--port``: 0 (any free port) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {port}")
+    return port
 
 
 def add_web_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``scopa web``."""
-    from scopa_env.play import DEFAULT_OPPONENT
+    from scopa_env.play import DEFAULT_OPPONENT, agents_help
 
-    p = subparsers.add_parser("web", help="serve a page to play against the agents in the browser")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    p = subparsers.add_parser(
+        "web",
+        help="serve a page to play against the agents in the browser",
+        description=DESCRIPTION,
+    )
+    p.add_argument(
+        "--port", type=port_arg, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: any free port)"
+    )
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1, this machine only)")
     p.add_argument(
         "--opponent",
         default=DEFAULT_OPPONENT,
-        metavar="NAME",
-        help=f"default opponent agent (default {DEFAULT_OPPONENT}); a checkpoint such as ppo:PATH is offered on the page",
+        metavar="AGENT",
+        help=f"default opponent (default {DEFAULT_OPPONENT}): {agents_help()}; the page offers the built-in "
+        "agents and this one (a checkpoint is loaded once, at start)",
+    )
+    p.add_argument(
+        "--allow-seeds",
+        action="store_true",
+        help="let the page choose the deal's seed (tests and demos only: a known seed reveals every hidden card)",
     )
     p.set_defaults(func=_web_command)
     return p
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``.
+
+    Raises:
+        ValueError: the port is taken or the host cannot be listened on (one line, with what to do).
+    """
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise ValueError(f"cannot listen on host {host!r}: {exc.strerror}") from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ValueError(
+                f"port {port} on {host} is already in use (another server?); choose another with --port, "
+                f"e.g. --port {port + 1 if port < 65535 else 8080}, or --port 0 for any free one"
+            ) from None
+        raise ValueError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
 
 
 def _web_command(args: argparse.Namespace) -> int:
@@ -40,7 +96,19 @@ def _web_command(args: argparse.Namespace) -> int:
         from scopa_env.web.server import create_app
     except ModuleNotFoundError as exc:
         raise ValueError(f"{exc.name} is missing: install the web extra (pip install -e '.[web]')") from None
-    app = create_app(default_opponent=args.opponent)
-    print(f"Scopa: open http://{args.host}:{args.port}/ in your browser (Ctrl-C stops the server)", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    try:
+        app = create_app(default_opponent=args.opponent, allow_client_seeds=args.allow_seeds)
+    except (ValueError, FileNotFoundError) as exc:
+        raise ValueError(f"--opponent {args.opponent}: {exc}") from None
+    sock = bind(args.host, args.port)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"Scopa: open http://{shown}:{port}/ in your browser (Ctrl-C stops the server)", flush=True)
+    if args.allow_seeds:
+        print("  --allow-seeds: the page may choose deals by seed; do not use this for real games", flush=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
     return 0

@@ -2,34 +2,51 @@
 
 ::
 
-    GET  /                              the page (sets the session cookie)
+    GET  /                              the page
     GET  /api/options                   presets, player counts, agents offered
-    POST /api/games                     {"rules", "players", "opponent", "teammate", "seed"} -> state (201)
+    POST /api/games                     {"rules", "players", "opponent", "teammate"} -> state (201)
     GET  /api/games/{id}                state
     POST /api/games/{id}/move           {"card": 6, "captured": [16]} -> state
     POST /api/games/{id}/next-hand      deal the next hand -> state
 
 Trust and hidden information:
 
-* A session is an unguessable token in an HttpOnly, SameSite=Strict cookie. Game ids
-  are bound to the session that created them; any other session (or none) gets 404.
+* A session is an unguessable token in an HttpOnly, SameSite=Strict cookie, made when the
+  browser starts its first game (not for every visit). Game ids are bound to the session
+  that created them; any other session (or none) gets 404.
 * Every state is built from the human seat's :class:`~scopa_env.game.PlayerView`:
   cards appear only under the keys :data:`CARD_KEYS`, and never a card of another hand
   or of the stock (only their counts).
+* The deal's seed is the server's: a seed chosen by the client would let it recompute every
+  hand and the stock. ``create_app(allow_client_seeds=True)`` (``scopa web --allow-seeds``)
+  accepts ``"seed"`` in ``POST /api/games`` for tests and demos.
 * Every move is checked against ``Game.legal_pairs()``; malformed or illegal requests
-  get a 4xx with a readable ``detail`` and leave the game untouched.
+  get a 4xx with a readable ``detail`` and leave the game untouched. A request is all or
+  nothing: the human's move and the agents' replies are played on a copy of the game that
+  replaces it only when all went well, so a failing agent leaves the game as it was (500,
+  with a JSON ``detail``).
 * Agents play their seats here, after each human action, until it is the human's turn
   again or the hand ends; the state's ``events`` lists each play since the last request.
 * The page may only pick agents from :attr:`ServerConfig.agents` (the built-in names and
   the ``--opponent`` the server was started with), so no request makes the server load
-  a file it was not told about.
+  a file it was not told about. Checkpoint agents are loaded once, when the server starts
+  (keyed by those specs); each game gets its own shallow copy, sharing the weights. A game
+  whose rules or player count a checkpoint was not trained for is refused when it is created.
+* Hostile use: request bodies are limited to :data:`MAX_BODY_BYTES`; sessions and games are
+  dropped least recently used first beyond :data:`MAX_SESSIONS` and
+  :data:`MAX_GAMES_PER_SESSION`, and one client address may start at most
+  :data:`NEW_SESSIONS_PER_MINUTE` sessions a minute, so nobody can push everyone else out.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 import secrets
 import threading
-from collections import OrderedDict
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -49,9 +66,13 @@ from scopa_env.rules import PRESETS, get_rules
 STATIC_DIR = Path(__file__).parent / "static"
 SESSION_COOKIE = "scopa_session"
 MAX_GAMES_PER_SESSION = 16
-"""Older games of a session are dropped beyond this many."""
+"""The session's least recently used games are dropped beyond this many."""
 MAX_SESSIONS = 1000
 """Least recently used sessions are dropped beyond this many."""
+NEW_SESSIONS_PER_MINUTE = 30
+"""Sessions one client address may start per minute (429 beyond; ``None`` in tests: no limit)."""
+MAX_BODY_BYTES = 16 * 1024
+"""Largest request body accepted (413 beyond); a move is well under 200 bytes."""
 
 CARD_KEYS = frozenset({"hand", "table", "card", "captured", "leftover"})
 """The only keys of a state whose values are card ids (for the hidden-information tests)."""
@@ -105,22 +126,50 @@ class WebGame:
 
 @dataclass
 class ServerConfig:
-    """What the server offers: the default opponent and the agent specs the page may choose."""
+    """What the server offers: the default opponent, the agent specs the page may choose, and
+    whether the page may choose the deal's seed."""
 
     default_opponent: str = DEFAULT_OPPONENT
     agents: tuple[str, ...] = ()
+    allow_client_seeds: bool = False
+    new_sessions_per_minute: int | None = NEW_SESSIONS_PER_MINUTE
+
+
+class TooManySessions(Exception):
+    """A client address started too many sessions in the last minute."""
 
 
 class GameStore:
-    """Sessions (token -> games by id), bounded in size, safe across threads."""
+    """Sessions (token -> games by id), bounded in size, safe across threads.
 
-    def __init__(self) -> None:
+    Both levels are least-recently-used orders: reading or playing a game moves it and its
+    session to the back, and the front is dropped when a bound is passed.
+    """
+
+    def __init__(self, new_sessions_per_minute: int | None = NEW_SESSIONS_PER_MINUTE) -> None:
         self._sessions: OrderedDict[str, OrderedDict[str, WebGame]] = OrderedDict()
         self._lock = threading.Lock()
+        self._per_minute = new_sessions_per_minute
+        self._started: dict[str, deque[float]] = {}
 
-    def new_session(self) -> str:
+    def new_session(self, client: str = "") -> str:
+        """A fresh session token.
+
+        Raises:
+            TooManySessions: ``client`` started :data:`NEW_SESSIONS_PER_MINUTE` sessions in the last minute.
+        """
         token = secrets.token_urlsafe(32)
         with self._lock:
+            if self._per_minute is not None:
+                now = time.monotonic()
+                started = self._started.setdefault(client, deque())
+                while started and now - started[0] > 60.0:
+                    started.popleft()
+                if len(started) >= self._per_minute:
+                    raise TooManySessions
+                started.append(now)
+                for key in [k for k, v in self._started.items() if not v or now - v[-1] > 60.0]:
+                    del self._started[key]
             self._sessions[token] = OrderedDict()
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)
@@ -137,6 +186,8 @@ class GameStore:
             while len(games) > MAX_GAMES_PER_SESSION:
                 games.popitem(last=False)
             self._sessions.move_to_end(token)
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
 
     def get(self, token: str | None, game_id: str) -> WebGame:
         """The session's game, or 404 (unknown id, another session's id, or no session at all)."""
@@ -145,8 +196,62 @@ class GameStore:
             web_game = games.get(game_id) if games is not None else None
             if web_game is None:
                 raise HTTPException(404, f"no game {game_id!r} in this browser session; start a new game")
+            games.move_to_end(game_id)
             self._sessions.move_to_end(token)
             return web_game
+
+
+class AgentFactory:
+    """The agents the server offers, each checkpoint loaded once.
+
+    Built-in agents (cheap, with per-game state such as a search tree) are built fresh for
+    every game. Other specs (checkpoints: ``ppo:PATH`` ...) are built once here, keyed by the
+    spec the server was started with, and every game gets a shallow copy: the loaded weights
+    are shared, the generator and per-move attributes are the game's own.
+    """
+
+    def __init__(self, specs: tuple[str, ...]) -> None:
+        from agents.registry import AGENT_CLASSES
+
+        self._prototypes = {}
+        for spec in specs:
+            if spec.partition(":")[0] not in AGENT_CLASSES:
+                self._prototypes[spec] = make_agent(spec)
+            else:
+                make_agent(spec)  # a bad option fails at start-up, not on the first game
+
+    def __call__(self, spec: str, seed: int):
+        prototype = self._prototypes.get(spec)
+        if prototype is None:
+            return make_agent(spec, seed=seed)
+        agent = copy.copy(prototype)
+        agent.reset(seed=seed)
+        return agent
+
+    def trained_for(self) -> dict[str, dict]:
+        """``{spec: {"players": n, "rules": name}}`` of the agents that play one game only (checkpoints)."""
+        return {
+            spec: {"players": agent.num_players, "rules": agent.rules.name}
+            for spec, agent in self._prototypes.items()
+            if callable(getattr(agent, "mismatch", None))
+        }
+
+    def mismatch(self, spec: str, num_players: int, rules) -> str | None:
+        """Why the agent of ``spec`` cannot play this game (a checkpoint's own player count and rules), or None."""
+        check = getattr(self._prototypes.get(spec), "mismatch", None)
+        return check(num_players, rules) if check is not None else None
+
+
+_SOURCE_FILE = re.compile(r"[\w.-]+\.txt")
+
+
+def player_description(text: str) -> str:
+    """A preset's description without the names of the rule-text files it cites (for players)."""
+    text = _SOURCE_FILE.sub("", text)
+    text = re.sub(r"\(\s*[,;\s]*\)", "", text)  # brackets left empty
+    text = re.sub(r"\(\s*[,;]\s*|\s*[,;]\s*\)", lambda m: "(" if "(" in m.group() else ")", text)
+    text = re.sub(r"\s+([.,;:)])", r"\1", text)
+    return " ".join(text.split())
 
 
 # --- the state sent to the page ---------------------------------------------------------------------
@@ -237,7 +342,7 @@ def state_of(web_game: WebGame) -> dict:
         "game_id": web_game.id,
         "phase": phase,
         "your_turn": your_turn,
-        "rules": {"name": rules.name, "description": rules.description, "target": rules.target},
+        "rules": {"name": rules.name, "description": player_description(rules.description), "target": rules.target},
         # How the page explains a wrong pick: standard captures (sums, single-card priority) or a variant's.
         "plain_captures": rules.plain_captures,
         "single_card_priority": rules.single_card_priority,
@@ -304,32 +409,107 @@ def run_agents(web_game: WebGame) -> None:
         seat = game.current
         move = web_game.agents[seat].act(game.view(seat))
         if (move.card, move.mask) not in game.legal_pairs():  # an agent bug must not corrupt the game
-            raise RuntimeError(f"agent {web_game.specs.get(seat)} on seat {seat} chose an illegal move {move}")
+            raise RuntimeError(f"it chose an illegal move, {move}")
         _play(web_game, move.card, move.mask)
+
+
+def all_or_nothing(web_game: WebGame, step: Callable[[], None]) -> None:
+    """Run ``step`` (a human action and the agents' replies) with a copy of the game kept
+    aside: on any error the game and its events are put back as they were, and the error
+    becomes a 500 with a JSON ``detail`` naming the failing agent."""
+    saved_game = copy.deepcopy(web_game.game, {id(web_game.game.rules): web_game.game.rules})
+    saved_events = web_game.events
+    web_game.events = []
+    try:
+        step()
+    except Exception as exc:
+        failed_seat = web_game.game.current
+        web_game.game, web_game.events = saved_game, saved_events
+        if isinstance(exc, HTTPException):
+            raise
+        who = f"player_{failed_seat} ({web_game.specs.get(failed_seat, 'agent')})"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise HTTPException(500, f"{who} failed: {first}; the game is as it was before this request") from None
+
+
+class BodySizeLimit:
+    """ASGI middleware: 413 for a request body over ``limit`` bytes (declared or streamed)."""
+
+    def __init__(self, app, limit: int = MAX_BODY_BYTES) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
+            await self._too_large(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited_receive():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, limited_receive, send)
+        except _BodyTooLarge:
+            await self._too_large(scope, receive, send)
+
+    async def _too_large(self, scope, receive, send) -> None:
+        response = JSONResponse({"detail": f"request body too large (limit {self.limit} bytes)"}, status_code=413)
+        await response(scope, receive, send)
+
+
+class _BodyTooLarge(Exception):
+    pass
 
 
 # --- the app ------------------------------------------------------------------------------------------
 
 
 def create_app(
-    default_opponent: str = DEFAULT_OPPONENT, extra_agents: tuple[str, ...] = (), seed: int | None = None
+    default_opponent: str = DEFAULT_OPPONENT,
+    extra_agents: tuple[str, ...] = (),
+    seed: int | None = None,
+    allow_client_seeds: bool = False,
+    new_sessions_per_minute: int | None = NEW_SESSIONS_PER_MINUTE,
 ) -> FastAPI:
     """The FastAPI app.
 
     Args:
         default_opponent: agent spec offered first on the page (also used when a request names none).
-        extra_agents: more specs the page may choose (e.g. ``ppo:runs/x.pt``).
-        seed: seeds the deals of games started without a seed (tests); ``None``: fresh entropy.
+        extra_agents: more specs the page may choose (e.g. ``ppo:runs/x/best``).
+        seed: seeds the server's choice of deals (tests); ``None``: fresh entropy.
+        allow_client_seeds: accept ``"seed"`` in ``POST /api/games`` (tests and demos only:
+            the seed reveals every hidden card to whoever knows it).
+        new_sessions_per_minute: sessions one client address may start per minute (``None``: no limit).
+
+    Raises:
+        ValueError, FileNotFoundError: an agent spec is unknown or its checkpoint cannot be loaded.
     """
     from agents.registry import AGENT_NAMES
 
-    make_agent(default_opponent)  # fail at start-up, not on the first game, if the spec is wrong
     offered = tuple(dict.fromkeys((default_opponent, *AGENT_NAMES, *extra_agents)))
-    config = ServerConfig(default_opponent=default_opponent, agents=offered)
-    store = GameStore()
+    agents = AgentFactory(offered)  # checkpoints load here, once; a bad spec fails at start-up
+    config = ServerConfig(
+        default_opponent=default_opponent,
+        agents=offered,
+        allow_client_seeds=allow_client_seeds,
+        new_sessions_per_minute=new_sessions_per_minute,
+    )
+    store = GameStore(new_sessions_per_minute)
     app = FastAPI(title="Scopa", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
     app.state.config = config
+    app.state.agents = agents
+    app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES)
     seeder = np.random.default_rng(seed)
     seeder_lock = threading.Lock()
 
@@ -355,20 +535,10 @@ def create_app(
                 parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
         return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=422)
 
-    def ensure_session(token: str | None, response: Response) -> str:
-        if store.has_session(token):
-            return token
-        token = store.new_session()
-        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
-        return token
-
     @app.get("/", include_in_schema=False)
-    def index(scopa_session: Annotated[str | None, Cookie()] = None):
-        page = FileResponse(STATIC_DIR / "index.html", media_type="text/html")
-        if not store.has_session(scopa_session):
-            token = store.new_session()
-            page.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
-        return page
+    def index():
+        # No session yet: one is made when the page starts its first game.
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
     @app.get("/api/options")
     def options() -> dict:
@@ -376,53 +546,76 @@ def create_app(
             "rules": [
                 {
                     "name": r.name,
-                    "description": r.description,
+                    "description": player_description(r.description),
                     "player_counts": list(r.player_counts),
                     "target": r.target,
                 }
                 for r in PRESETS.values()
             ],
             "agents": list(config.agents),
+            # Checkpoint agents play only the game they were trained for: {spec: {"players", "rules"}}.
+            "agent_games": agents.trained_for(),
             "default_opponent": config.default_opponent,
             "default_rules": "standard",
         }
 
     @app.post("/api/games", status_code=201)
     def new_game(
+        request: Request,
         response: Response,
-        request: Annotated[NewGameRequest, Body()] = None,
+        body: Annotated[NewGameRequest, Body()] = None,
         scopa_session: Annotated[str | None, Cookie()] = None,
     ) -> dict:
-        request = request or NewGameRequest()
+        body = body or NewGameRequest()
         try:
-            rules = get_rules(request.rules)
-            rules.check_players(request.players)
+            rules = get_rules(body.rules)
+            rules.check_players(body.players)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
-        opponent = request.opponent or config.default_opponent
-        teammate = request.teammate or opponent
+        opponent = body.opponent or config.default_opponent
+        teammate = body.teammate or opponent
         for role, spec in (("opponent", opponent), ("teammate", teammate)):
             if spec not in config.agents:
                 raise HTTPException(
                     400, f"unknown {role} agent {spec!r}; this server offers: {', '.join(config.agents)}"
                 )
-        if request.seed is None:
+        if body.seed is not None and not config.allow_client_seeds:
+            raise HTTPException(
+                400,
+                "this server chooses the deals itself (a seed from the page would reveal every hidden card); "
+                "start it with --allow-seeds for tests and demos",
+            )
+        if body.seed is not None:  # tests and demos: the deal and the agents replay exactly
+            seed, agent_seeds = body.seed, [body.seed + seat for seat in range(body.players)]
+        else:  # the agents' seeds are drawn apart from the deal's, so their play tells nothing of it
             with seeder_lock:
                 seed = int(seeder.integers(2**62))
-        else:
-            seed = request.seed
-        game = Game(request.players, rules, seed=seed, auto_next_hand=False)
-        agents, specs = {}, {}
-        for seat in range(1, request.players):
-            specs[seat] = teammate if game.side_of[seat] == game.side_of[HUMAN_SEAT] else opponent
-            try:
-                agents[seat] = make_agent(specs[seat], seed=seed + seat)
-            except (ValueError, FileNotFoundError) as exc:
-                raise HTTPException(400, f"cannot build agent {specs[seat]!r}: {exc}") from None
-        token = ensure_session(scopa_session, response)
-        web_game = WebGame(secrets.token_urlsafe(16), game, agents, specs)
+                agent_seeds = [int(x) for x in seeder.integers(2**62, size=body.players)]
+        game = Game(body.players, rules, seed=seed, auto_next_hand=False)
+        specs = {
+            seat: teammate if game.side_of[seat] == game.side_of[HUMAN_SEAT] else opponent
+            for seat in range(1, body.players)
+        }
+        for spec in dict.fromkeys(specs.values()):
+            problem = agents.mismatch(spec, body.players, rules)
+            if problem:
+                raise HTTPException(400, f"agent {spec!r} cannot play this game: {problem}")
+        try:
+            seat_agents = {seat: agents(spec, agent_seeds[seat]) for seat, spec in specs.items()}
+        except (ValueError, FileNotFoundError) as exc:
+            raise HTTPException(400, f"cannot build the agents: {exc}") from None
+        web_game = WebGame(secrets.token_urlsafe(16), game, seat_agents, specs)
         with web_game.lock:
-            run_agents(web_game)
+            all_or_nothing(web_game, lambda: run_agents(web_game))
+            token = scopa_session if store.has_session(scopa_session) else None
+            if token is None:
+                try:
+                    token = store.new_session(request.client.host if request.client else "")
+                except TooManySessions:
+                    raise HTTPException(
+                        429, "too many new sessions from this address in the last minute; try again later"
+                    ) from None
+                response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
             store.add(token, web_game)
             return state_of(web_game)
 
@@ -456,9 +649,12 @@ def create_app(
             pair = (request.card, captured)
             if pair not in game.legal_pairs() and pair != game.claim_pair():  # explain_move agrees; checked again
                 raise HTTPException(400, f"{format_card(request.card)} is not a legal move now")
-            web_game.events = []
-            _play(web_game, request.card, captured)
-            run_agents(web_game)
+
+            def step() -> None:
+                _play(web_game, request.card, captured)
+                run_agents(web_game)
+
+            all_or_nothing(web_game, step)
             return state_of(web_game)
 
     @app.post("/api/games/{game_id}/next-hand")
@@ -470,9 +666,12 @@ def create_app(
                 raise HTTPException(409, "the game is over; start a new game")
             if not game.hand_over:
                 raise HTTPException(409, "the current hand is still being played")
-            game.next_hand()
-            web_game.events = []
-            run_agents(web_game)
+
+            def step() -> None:
+                web_game.game.next_hand()
+                run_agents(web_game)
+
+            all_or_nothing(web_game, step)
             return state_of(web_game)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

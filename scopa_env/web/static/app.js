@@ -69,17 +69,17 @@
     ui.selected = state.deciding && state.your_turn ? (state.declaring ? state.legal[0].card : state.hand[0]) : null;
     ui.picked.clear();
     sessionStorage.setItem(GAME_KEY, state.game_id);
-    for (const ev of state.events) ui.log.unshift(ev);
-    ui.log.length = Math.min(ui.log.length, LOG_LIMIT);
+    // The log reads top to bottom, oldest first; each hand's header opens its section.
+    for (const ev of state.events) ui.log.push(ev);
+    if (ui.log.length > LOG_LIMIT) ui.log.splice(0, ui.log.length - LOG_LIMIT);
     render();
     defaultMessage();
   }
 
   async function startGame(settings) {
     ui.lastSettings = settings;
-    ui.log = [];
     const state = await api("POST", "/api/games", settings);
-    ui.log.unshift({ marker: "Hand 1" });
+    ui.log = [{ marker: "Hand 1" }];
     accept(state);
   }
 
@@ -476,7 +476,7 @@
     const you = ev.seat === ui.state.seat;
     if (ev.decision === "keep") return you ? " kept the first card " : " kept the first card";
     if (ev.decision === "table") return " put the first card on the table ";
-    if (ev.decision === "declare") return ` declared ${ev.shown.map((c) => Cards.shortName(c, ui.style)).join(" ")} `;
+    if (ev.decision === "declare") return ` declared ${listNames(ev.shown)} `;
     if (ev.decision === "pass") return " did not declare ";
     if (ev.decision === "claim") return " claimed the game (chiamarsi fuori) ";
     if (ev.decision === "false_claim") return " claimed the game wrongly (chiamarsi fuori) and lost ";
@@ -517,18 +517,19 @@
         box.append(el("li", "marker", ev.marker));
         continue;
       }
+      // Cards are named as everywhere else on the page, in the chosen card style.
       const who = ev.seat === ui.state.seat ? "You" : `player_${ev.seat}`;
       if (ev.decision) {
-        const card = ev.card !== null ? ` (${Cards.shortName(ev.card, ui.style)})` : "";
+        const card = ev.card !== null ? ` (${nameOf(ev.card)})` : "";
         box.append(el("li", "", `${who} ${eventText(ev).trim()}${card}`));
         continue;
       }
       const self = ev.captured.length === 1 && ev.captured[0] === ev.card;
-      const taken = ev.captured.map((c) => Cards.shortName(c, ui.style)).join(" ");
-      const capt = self ? " (it takes itself)" : ev.captured.length ? ` took ${taken}` : "";
+      const capt = self ? " (it takes itself)" : ev.captured.length ? ` and took ${listNames(ev.captured)}` : "";
       const verb = ev.captured.length ? "played" : "trailed";
-      box.append(el("li", ev.scopa ? "scopa" : "", `${who} ${verb} ${Cards.shortName(ev.card, ui.style)}${capt}${ev.scopa ? " — SCOPA!" : ""}`));
+      box.append(el("li", ev.scopa ? "scopa" : "", `${who} ${verb} ${nameOf(ev.card)}${capt}${ev.scopa ? " — SCOPA!" : ""}`));
     }
+    box.scrollTop = box.scrollHeight; // the newest play in view
   }
 
   // --- dialogs ------------------------------------------------------------------------------------
@@ -601,7 +602,7 @@
         next.type = "button";
         next.addEventListener("click", () =>
           run(async () => {
-            ui.log.unshift({ marker: `Hand ${s.hand_number + 1}` });
+            ui.log.push({ marker: `Hand ${s.hand_number + 1}` });
             accept(await api("POST", `/api/games/${s.game_id}/next-hand`));
           }),
         );
@@ -632,6 +633,21 @@
         oppSel.append(new Option(a, a, false, a === (last.opponent || opts.default_opponent)));
         mateSel.append(new Option(a, a, false, a === (last.teammate || last.opponent || opts.default_opponent)));
       }
+      // A trained checkpoint plays only the game it was trained for: offer it only there.
+      const trained = opts.agent_games || {};
+      const fits = (a) => !trained[a] || (trained[a].rules === rulesSel.value && trained[a].players === Number(playersSel.value));
+      const markAgents = () => {
+        for (const sel of [oppSel, mateSel]) {
+          for (const o of sel.options) {
+            o.disabled = !fits(o.value);
+            o.textContent = o.disabled ? `${o.value} (trained for ${trained[o.value].players} players, ${trained[o.value].rules})` : o.value;
+          }
+          if (sel.selectedOptions.length && sel.selectedOptions[0].disabled) {
+            const ok = [...sel.options].find((o) => !o.disabled);
+            if (ok) sel.value = ok.value;
+          }
+        }
+      };
       const sync = () => {
         const r = opts.rules.find((x) => x.name === rulesSel.value);
         $("f-rules-desc").textContent = `${r.description} First to ${r.target}.`;
@@ -642,9 +658,13 @@
           playersSel.append(new Option(label, String(n), false, n === keep));
         }
         $("f-teammate-row").hidden = Number(playersSel.value) < 4;
+        markAgents();
       };
       rulesSel.addEventListener("change", sync);
-      playersSel.addEventListener("change", () => ($("f-teammate-row").hidden = Number(playersSel.value) < 4));
+      playersSel.addEventListener("change", () => {
+        $("f-teammate-row").hidden = Number(playersSel.value) < 4;
+        markAgents();
+      });
       sync();
       $("f-cancel").addEventListener("click", () => {
         if (ui.state) {
@@ -691,7 +711,12 @@
           sessionStorage.removeItem(GAME_KEY);
         }
       }
-      await startGame({ rules: ui.options.default_rules, players: 2, opponent: ui.options.default_opponent });
+      const trained = (ui.options.agent_games || {})[ui.options.default_opponent]; // a checkpoint's own game
+      await startGame({
+        rules: trained ? trained.rules : ui.options.default_rules,
+        players: trained ? trained.players : 2,
+        opponent: ui.options.default_opponent,
+      });
     });
   }
 
