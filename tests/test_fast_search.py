@@ -1,0 +1,271 @@
+"""The compiled search (``fsearch``, :mod:`scopa_env.fast.search`) plays legally, from the view only.
+
+What must always hold (issue 16):
+
+- it never plays an illegal move, for every preset family and player count it is given;
+- it decides from the seat's view only: shuffling the hidden cards (the other hands and the
+  stock) gives the same values and the same move for a seed;
+- it is reproducible for a seed (and the seed matters);
+- its exact endgame agrees with a brute-force minimax solver on the Python engine, and so
+  does alpha-beta deep enough to reach the end of the hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.fast_search import FastSearchAgent
+from agents.registry import make_agent
+from agents.search import _alphabeta as reference_alphabeta
+from scopa_env.fast import BatchedScopa, core
+from scopa_env.fast.batch import compiled_rules
+from scopa_env.fast.search import (
+    OBS_CAPTURED,
+    OBS_CARD,
+    OBS_KNOWN,
+    OBS_SEAT,
+    OBS_TABLE,
+    OUT_INDEX,
+    round_plays,
+    row_from_view,
+    search_config,
+    search_params,
+    search_rows,
+)
+from scopa_env.game import Game
+from scopa_env.rules import get_rules
+
+SMALL = "fsearch:worlds=6,min_worlds=2"
+
+
+def _values(view, C, seed=7):
+    """The kernel's ``(out, values)`` for one view (values in legal_pairs order)."""
+    P, F, TBL, _ = compiled_rules(view.rules, view.num_players)
+    P = search_params(P)
+    row, counts = row_from_view(view, P)
+    obs = round_plays(view)[None] if C[7] else None
+    out, values = search_rows(row[None], counts[None], np.array([seed]), P, F, TBL, C, obs)
+    return out[0], values[0, : len(view.legal_pairs())]
+
+
+def _positions(rules, num_players, games, pilot_seed=0, keep=lambda g: True):
+    """Positions (games, auto_next_hand off) reached by greedy play, where the mover has 2+ moves."""
+    pilot = make_agent("greedy", seed=pilot_seed)
+    out = []
+    for d in range(games):
+        game = Game(num_players, rules, seed=1000 + d, auto_next_hand=False)
+        while not game.hand_over:
+            if len(game.legal_pairs()) > 1 and keep(game):
+                out.append(game.clone())
+            game.play(pilot.act(game.view()))
+    return out
+
+
+# --- legality ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rules, players, spec",
+    [
+        ("standard", 2, SMALL),
+        ("standard", 2, "fsearch:worlds=4,rollout=heuristic,exact_cards=12,inference=true"),
+        ("standard", 3, "fsearch:worlds=4,ab_depth=2,exact_cards=9"),
+        ("scopone", 4, "fsearch:worlds=4,exact_cards=8,exact_worlds=2,inference=true"),
+        ("standard", 6, SMALL),
+        ("escoba", 2, "fsearch:worlds=4,exact_cards=8"),
+        ("scopa_d_assi", 2, "fsearch:worlds=4,ab_depth=1"),
+        ("cirulla", 2, "fsearch:worlds=2"),  # not on the compiled core: the Python search plays
+    ],
+)
+def test_never_plays_an_illegal_move(rules, players, spec):
+    """Whole hands against the greedy player: every move the search returns is legal."""
+    agent = make_agent(spec, seed=1)
+    other = make_agent("greedy", seed=2)
+    moves = 0
+    for d in range(3 if rules != "cirulla" else 1):
+        game = Game(players, rules, seed=d, auto_next_hand=False)
+        while not game.hand_over:
+            view = game.view()
+            if game.side_of[game.current] == 0:
+                move = agent.act(view)
+                assert (move.card, move.mask) in game.legal_pairs(), (
+                    f"{spec} under {rules}: {move} is illegal; legal: {game.legal_pairs()}"
+                )
+                moves += 1
+            else:
+                move = other.act(view)
+            game.play(move)
+    assert moves > 10, "too few searched moves to mean anything"
+
+
+def test_bad_options_are_refused():
+    for spec in ("fsearch:rollout=random", "fsearch:worlds=0", "fsearch:exact_cards=-1", "fsearch:infer_temp=0"):
+        with pytest.raises(ValueError, match="fsearch"):
+            make_agent(spec)
+
+
+# --- decides from the view only -------------------------------------------------------------
+
+
+def test_hidden_card_permutation_gives_the_same_decision():
+    """Other worlds consistent with the view (other hands and stock redrawn): same values, same move."""
+    rng = np.random.default_rng(0)
+    agent_spec = dict(worlds=8, exact_cards=12, inference=True)
+    C = search_config(**agent_spec)
+    checked = 0
+    moved = 0
+    for game in _positions("standard", 2, 6)[::3] + _positions("scopone", 4, 2)[::7]:
+        view = game.view()
+        out, values = _values(view, C)
+        decision = FastSearchAgent(seed=3, **agent_spec).act(view)
+        for _ in range(2):
+            other = view.determinize(rng)
+            other_view = other.view(view.seat)
+            assert other_view.hand == view.hand and other_view.table == view.table
+            if any(other.hands[s] != game.hands[s] for s in range(game.num_players) if s != view.seat):
+                moved += 1
+            out2, values2 = _values(other_view, C)
+            assert np.array_equal(values, values2), f"values changed with the hidden cards: {values} vs {values2}"
+            assert out2[OUT_INDEX] == out[OUT_INDEX]
+            assert FastSearchAgent(seed=3, **agent_spec).act(other_view) == decision
+            checked += 1
+    assert checked > 20 and moved > 10, f"only {checked} positions, {moved} with other hidden cards"
+
+
+def test_batch_rows_ignore_the_hidden_columns():
+    """search_rows on BatchedScopa rows: permuting the other hands and the stock in place changes nothing,
+    while the seed does change some decision (the check is not vacuous)."""
+    batch = BatchedScopa(64, num_players=2, action_mode="move", episode="hand")
+    batch.reset(np.arange(64))
+    rng = np.random.default_rng(1)
+    for _ in range(5):  # a few random plays so the positions differ
+        batch.step(np.array([rng.choice(ids[:n]) for ids, n in zip(batch.legal_ids, batch.legal_count)]))
+    S = batch._S.copy()
+    P, F, TBL, _ = compiled_rules(batch.rules, 2)
+    P = search_params(P)
+    counts = np.zeros((64, 6), np.int64)
+    for s in range(2):
+        counts[:, s] = [int(h).bit_count() for h in S[:, core.COL_HAND + s]]
+    C = search_config(worlds=8, exact_cards=6)
+    out, values = search_rows(S, counts, np.arange(64), P, F, TBL, C)
+    permuted = S.copy()
+    size = len(batch.rules.deck)
+    for i in range(64):
+        mover = int(S[i, core.COL_CURRENT])
+        other = 1 - mover
+        pos = int(S[i, core.COL_STOCK_POS])
+        hidden = [c for c in range(40) if S[i, core.COL_HAND + other] >> c & 1] + list(
+            S[i, core.COL_DECK + pos : core.COL_DECK + size]
+        )
+        rng.shuffle(hidden)
+        k = int(counts[i, other])
+        permuted[i, core.COL_HAND + other] = sum(1 << c for c in hidden[:k])
+        permuted[i, core.COL_DECK + pos : core.COL_DECK + size] = hidden[k:]
+    assert not np.array_equal(permuted, S)
+    out2, values2 = search_rows(permuted, counts, np.arange(64), P, F, TBL, C)
+    assert np.array_equal(out, out2) and np.array_equal(values, values2)
+    out3, _ = search_rows(S, counts, np.arange(64) + 1000, P, F, TBL, C)
+    assert not np.array_equal(values, search_rows(S, counts, np.arange(64) + 1000, P, F, TBL, C)[1])
+    assert out3.shape == out.shape
+
+
+# --- reproducible -------------------------------------------------------------------------------
+
+
+def _hand_moves(seed, spec="fsearch:worlds=4,rollout=heuristic,inference=true"):
+    agent = make_agent(spec, seed=seed)
+    other = make_agent("heuristic", seed=0)
+    game = Game(2, seed=5, auto_next_hand=False)
+    moves = []
+    while not game.hand_over:
+        move = (agent if game.current == 0 else other).act(game.view())
+        moves.append(move)
+        game.play(move)
+    return moves
+
+
+def test_reproducible_for_a_seed():
+    assert _hand_moves(11) == _hand_moves(11), "same seed, different moves"
+    assert any(_hand_moves(11) != _hand_moves(s) for s in (12, 13, 14, 15)), "the seed is ignored"
+
+
+# --- exact endgame ------------------------------------------------------------------------------
+
+
+def _brute_force(game: Game, side: int) -> float:
+    """Minimax over every line to the end of the hand on the Python engine (no pruning)."""
+    if game.hand_over:
+        score = game.hand_result.hand_score
+        return score[side]["total"] - score[1 - side]["total"]
+    values = []
+    for c, m in game.legal_pairs():
+        g = game.clone()
+        g.play_pair(c, m)
+        values.append(_brute_force(g, side))
+    return max(values) if game.side_of[game.current] == side else min(values)
+
+
+def _move_values(game: Game, solve) -> list[float]:
+    side = game.side_of[game.current]
+    out = []
+    for c, m in game.legal_pairs():
+        g = game.clone()
+        g.play_pair(c, m)
+        out.append(solve(g, side))
+    return out
+
+
+@pytest.mark.parametrize("rules", ["standard", "escoba", "scopa_d_assi", "napola"])
+def test_exact_endgame_agrees_with_brute_force(rules):
+    """2 players, stock empty, 3 cards or fewer each: the kernel's exact values, its alpha-beta
+    with the depth to reach the end, and the Python search's solver equal brute-force minimax."""
+    r = get_rules(rules)
+    positions = _positions(r, 2, 12, keep=lambda g: not g.stock and sum(map(int.bit_count, g.hands)) <= 6)
+    assert len(positions) >= 10
+    exact = search_config(worlds=4, exact_cards=6)
+    deep = search_config(worlds=1, exact_cards=0, ab_depth=6)
+    for game in positions:
+        truth = _move_values(game, _brute_force)
+        _, values = _values(game.view(), exact)
+        np.testing.assert_allclose(values, truth, err_msg=f"exact endgame, {rules}, position {game.view()}")
+        _, deep_values = _values(game.view(), deep)
+        np.testing.assert_allclose(deep_values, truth, err_msg=f"alpha-beta depth 6, {rules}")
+        ref = _move_values(game, lambda g, side: reference_alphabeta(g, side, -1e9, 1e9))
+        np.testing.assert_allclose(ref, truth, err_msg="the Python reference solver")
+
+
+def test_shallow_search_differs_from_exact_somewhere():
+    """The exact test can fail: rollouts alone (no exact endgame) miss the exact values somewhere."""
+    positions = _positions("standard", 2, 12, keep=lambda g: not g.stock and sum(map(int.bit_count, g.hands)) <= 6)
+    rollout_only = search_config(worlds=1, exact_cards=0)
+    assert any(not np.allclose(_values(g.view(), rollout_only)[1], _move_values(g, _brute_force)) for g in positions)
+
+
+# --- inference -------------------------------------------------------------------------------------
+
+
+def test_round_plays_rebuild_the_table_before_each_play():
+    """round_plays walks the history back: the table before each of this round's plays, the card,
+    and what the player was then known to hold (the card and its later plays this round)."""
+    pilot = make_agent("greedy", seed=0)
+    checked = 0
+    for d in range(4):
+        game = Game(2, seed=d, auto_next_hand=False)
+        tables = []
+        while not game.hand_over:
+            view = game.view()
+            rows = round_plays(view)
+            start = len(game.history) - len(game.history) % 6  # 3 cards each per round, 2 players
+            expect = [(k, h) for k, h in enumerate(game.history) if k >= start and h[0] != view.seat]
+            got = [r for r in rows if r[OBS_SEAT] >= 0]
+            assert len(got) == len(expect)
+            for row, (k, (seat, card, captured)) in zip(got, reversed(expect)):
+                assert (row[OBS_SEAT], row[OBS_CARD], row[OBS_CAPTURED]) == (seat, card, captured)
+                assert row[OBS_TABLE] == tables[k], "table before the play"
+                later = [c for s, c, _ in game.history[k:] if s == seat]
+                assert row[OBS_KNOWN] == sum(1 << c for c in later)
+                checked += 1
+            tables.append(game.table)
+            game.play(pilot.act(view))
+    assert checked > 20
