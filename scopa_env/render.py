@@ -24,8 +24,10 @@ def render_game(game: Game, seat: int | None = None, color: bool = False) -> str
         color: add ANSI suit colours.
     """
     fmt = colorize if color else (lambda s: s)
+    # hand_number counts finished hands: the one being played, or just ended, is the next one or the last.
+    shown_hand = game.hand_number if game.hand_over else game.hand_number + 1
     lines = [
-        f"Scopa ({game.rules.name}, {game.num_players} players) hand {game.hand_number + 1}, "
+        f"Scopa ({game.rules.name}, {game.num_players} players) hand {shown_hand}, "
         f"dealer player_{game.dealer}, stock {len(game.stock)}",
         f"  table : {fmt(format_cards(game.table)) or '(empty)'}",
     ]

@@ -71,8 +71,9 @@ Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
 ``player_0`` leads).
 
 ``raw_env.step`` raises ``ValueError`` (listing the legal moves) on an illegal or
-out-of-range action; ``env()`` adds PettingZoo's standard wrappers, which end the game
-with -1 for the offender instead. PettingZoo has no environment registry to join;
+out-of-range action, and ``RuntimeError`` when called before ``reset`` or after every
+agent is done (call ``reset`` for a new episode); ``env()`` adds PettingZoo's standard
+wrappers, which end the game with -1 for the offender instead. PettingZoo has no environment registry to join;
 import this module directly.
 
 Version history: v0 (first release).
@@ -266,6 +267,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # --- step --------------------------------------------------------------------
 
     def step(self, action: int | None) -> None:
+        if self.game is None:
+            raise RuntimeError("step() before reset(): call env.reset() to start an episode")
+        if not self.agents:
+            raise RuntimeError(
+                "step() after the episode ended (every agent is done): call env.reset() to start a new one"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -1,21 +1,25 @@
 """The training config: one dataclass, loaded from YAML and ``key=value`` overrides.
 
-Every field is documented below; ``scopa train --help-config`` prints them. Unknown keys,
-wrong types and bad choices raise :class:`ConfigError` before anything is trained, with the
-valid keys listed.
+Every field is documented below; ``scopa train --help-config`` prints them. Unknown keys
+(with a "did you mean" for a near miss), wrong types, bad choices and values out of range
+(:attr:`RunConfig.RANGES`) raise :class:`ConfigError` before anything is written or
+trained, naming the key; a bad ``key=value`` override is blamed on the command line, not
+on the file.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
+import difflib
 import inspect
+import math
 import textwrap
 import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar, Union
+from typing import Any, ClassVar, NamedTuple, TypeVar, Union
 
 import yaml
 
@@ -37,7 +41,45 @@ RESUME_KEYS = (
 
 
 class ConfigError(ValueError):
-    """A bad config: the message says which key and lists the valid ones."""
+    """A bad config: the message says where (file or command line) and which key.
+
+    Args:
+        message: the whole one-line message.
+        key: the config key at fault, when there is one.
+        detail: the message without its "where" prefix (to blame another source).
+    """
+
+    def __init__(self, message: str, key: str | None = None, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.key, self.detail = key, detail
+
+
+def _bad(source: str, key: str, detail: str) -> ConfigError:
+    return ConfigError(f"{source}: {detail}", key=key, detail=detail)
+
+
+class Range(NamedTuple):
+    """Allowed values of a number key: ``low`` to ``high``, each end included unless ``open``."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+
+    def __contains__(self, value: float) -> bool:
+        above = value > self.low if self.low_open else value >= self.low
+        below = value < self.high if self.high_open else value <= self.high
+        return above and below and not (isinstance(value, float) and math.isnan(value))
+
+    def describe(self) -> str:
+        low, high = (f"{v:g}" if isinstance(v, float) else str(v) for v in (self.low, self.high))
+        if self.high == math.inf:
+            return f"{'>' if self.low_open else '>='} {low}"
+        return f"in {'(' if self.low_open else '['}{low}, {high}{')' if self.high_open else ']'}"
+
+
+SEED_RANGE = Range(0, 2**31 - 1)
+"""Seeds NumPy's legacy generator accepts (SB3 seeds it), with room for ``seed + timestep``."""
 
 
 _Config = TypeVar("_Config", bound="RunConfig")
@@ -67,6 +109,13 @@ class RunConfig:
     """Keys that must be at least 1."""
     UNIT_KEYS: ClassVar[tuple[str, ...]] = ("selfplay_fraction",)
     """Keys whose value must lie in [0, 1]."""
+    RANGES: ClassVar[dict[str, Range]] = {
+        "seed": SEED_RANGE,
+        "eval_seed": SEED_RANGE,
+        "learning_rate": Range(0, 1, low_open=True),
+        "gamma": Range(0, 1),
+    }
+    """Other number keys with a range (checked with the key named)."""
     KEYS_LABEL: ClassVar[str] = ""
     """Said after "unknown key(s) [...]" (which backend's keys these are)."""
 
@@ -127,23 +176,43 @@ class RunConfig:
         return [f.name for f in dataclasses.fields(cls)]
 
     @classmethod
-    def from_dict(cls: type[_Config], data: dict[str, Any], source: str = "config") -> _Config:
+    def from_dict(
+        cls: type[_Config], data: dict[str, Any], source: str = "config", overrides: dict[str, Any] | None = None
+    ) -> _Config:
         """A checked config from a mapping (a loaded YAML plus overrides).
 
+        Args:
+            data: every key given (the file's, then the overrides').
+            source: where ``data`` comes from, for messages (the file name).
+            overrides: the keys given on the command line (``key=value``): a problem with one
+                of them is blamed on the command line instead of ``source``.
+
         Raises:
-            ConfigError: unknown key (the message lists the valid ones), wrong type or value.
+            ConfigError: unknown key (with the closest valid one and the list), wrong type or value.
         """
+        overrides = overrides or {}
         if not isinstance(data, dict):
             raise ConfigError(f"{source}: expected a mapping of keys to values, got {type(data).__name__}")
-        unknown = sorted(set(data) - set(cls.field_names()))
+        unknown = sorted(set(data) - set(cls.field_names()), key=str)
         if unknown:
+            guesses = [g for k in unknown for g in difflib.get_close_matches(str(k), cls.field_names(), n=1)]
+            hint = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
+            where = "command line" if all(k in overrides for k in unknown) else source
             raise ConfigError(
-                f"{source}: unknown key(s) {unknown}{cls.KEYS_LABEL}; valid keys: {', '.join(cls.field_names())}"
+                f"{where}: unknown key(s) {unknown}{hint}{cls.KEYS_LABEL}; valid keys: {', '.join(cls.field_names())}"
             )
         hints = typing.get_type_hints(cls)
         data = {k: _coerce_number(v, hints[k]) for k, v in data.items()}
         cfg = cls(**data)
-        cfg.validate(source)
+        try:
+            cfg.validate(source)
+        except ConfigError as exc:
+            if exc.key in overrides and exc.detail:
+                shown = yaml.safe_dump(overrides[exc.key], default_flow_style=True).strip().removesuffix("...").strip()
+                raise ConfigError(
+                    f"command line ({exc.key}={shown}): {exc.detail}", key=exc.key, detail=exc.detail
+                ) from None
+            raise
         return cfg
 
     def to_dict(self) -> dict[str, Any]:
@@ -160,35 +229,40 @@ class RunConfig:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if not _type_ok(value, hints[f.name]):
-                raise ConfigError(f"{source}: {f.name} must be {_type_name(hints[f.name])}, got {value!r}")
+                raise _bad(source, f.name, f"{f.name} must be {_type_name(hints[f.name])}, got {value!r}")
             if f.name in self.CHOICES and value not in self.CHOICES[f.name]:
-                raise ConfigError(f"{source}: {f.name} must be one of {list(self.CHOICES[f.name])}, got {value!r}")
+                raise _bad(source, f.name, f"{f.name} must be one of {list(self.CHOICES[f.name])}, got {value!r}")
         for key in self.POSITIVE_KEYS:
             if getattr(self, key) < 1:
-                raise ConfigError(f"{source}: {key} must be positive, got {getattr(self, key)!r}")
+                raise _bad(source, key, f"{key} must be positive, got {getattr(self, key)!r}")
         for key in self.UNIT_KEYS:
-            if not 0.0 <= getattr(self, key) <= 1.0:
-                raise ConfigError(f"{source}: {key} must be in [0, 1], got {getattr(self, key)!r}")
+            if getattr(self, key) not in Range(0, 1):
+                raise _bad(source, key, f"{key} must be in [0, 1], got {getattr(self, key)!r}")
+        for key, allowed in self.RANGES.items():
+            if getattr(self, key) not in allowed:
+                raise _bad(source, key, f"{key} must be {allowed.describe()}, got {getattr(self, key)!r}")
         if not self.net_arch or not all(_type_ok(h, int) and h > 0 for h in self.net_arch):
-            raise ConfigError(f"{source}: net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+            raise _bad(source, "net_arch", f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
         from scopa_env.rules import get_rules
 
         try:
             get_rules(self.rules).check_players(self.num_players)
         except ValueError as exc:
-            raise ConfigError(f"{source}: {exc}") from None
+            raise _bad(source, "rules", str(exc)) from None
         from train.opponents import normalize_weights
 
         try:
             normalize_weights(self.opponents)
         except ValueError as exc:
-            raise ConfigError(f"{source}: opponents: {exc}") from None
+            raise _bad(source, "opponents", f"opponents: {exc}") from None
         if not all(isinstance(s, str) for s in self.eval_opponents):
-            raise ConfigError(f"{source}: eval_opponents must be a list of agent specs, got {self.eval_opponents!r}")
+            raise _bad(
+                source, "eval_opponents", f"eval_opponents must be a list of agent specs, got {self.eval_opponents!r}"
+            )
         if self.best_opponent and self.best_opponent not in self.eval_opponents:
-            raise ConfigError(f"{source}: best_opponent {self.best_opponent!r} is not in eval_opponents")
+            raise _bad(source, "best_opponent", f"best_opponent {self.best_opponent!r} is not in eval_opponents")
         if not self.name or "/" in self.name:
-            raise ConfigError(f"{source}: name must be a non-empty folder name, got {self.name!r}")
+            raise _bad(source, "name", f"name must be a non-empty folder name, got {self.name!r}")
 
     def agent_specs(self) -> list[str]:
         """Every agent the run builds from a spec: opponents and evaluation baselines."""
@@ -328,7 +402,18 @@ class TrainConfig(RunConfig):
         "gae_lambda",
         "tau",
         "exploration_fraction",
+        "exploration_initial_eps",
+        "exploration_final_eps",
     )
+    RANGES: ClassVar[dict[str, Range]] = {
+        **RunConfig.RANGES,
+        "clip_range": Range(0, math.inf, low_open=True),
+        "ent_coef": Range(0),
+        "vf_coef": Range(0),
+        "max_grad_norm": Range(0, math.inf, low_open=True),
+        "learning_starts": Range(0),
+        "final_eval_pairs": Range(0),
+    }
 
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> TrainConfig:
@@ -342,33 +427,36 @@ class TrainConfig(RunConfig):
             if not isinstance(data, dict):
                 raise ConfigError(f"{path}: expected a mapping of keys to values")
             data.setdefault("name", p.stem)
-        data.update(parse_overrides(overrides or []))
-        return cls.from_dict(data, str(path) if path else "config")
+        extra = parse_overrides(overrides or [])
+        data.update(extra)
+        return cls.from_dict(data, str(path) if path else "config", overrides=extra)
 
     def validate(self, source: str = "config") -> None:
         super().validate(source)
-        if self.final_eval_pairs < 0:
-            raise ConfigError(f"{source}: final_eval_pairs must be >= 0, got {self.final_eval_pairs!r}")
         if not all(isinstance(s, str) for s in self.curriculum):
-            raise ConfigError(f"{source}: curriculum must be a list of agent specs, got {self.curriculum!r}")
+            raise _bad(source, "curriculum", f"curriculum must be a list of agent specs, got {self.curriculum!r}")
         if self.curriculum and not set(self.curriculum) <= set(self.eval_opponents):
-            raise ConfigError(f"{source}: every curriculum stage must be in eval_opponents (to measure the switch)")
+            raise _bad(source, "curriculum", "every curriculum stage must be in eval_opponents (to measure the switch)")
         if self.policy_net == "cards" and (self.algo != "ppo" or self.action_mode != "select"):
-            raise ConfigError(
-                f"{source}: policy_net cards is PPO's card-wise network for action_mode select, "
-                f"got algo={self.algo!r}, action_mode={self.action_mode!r}"
+            raise _bad(
+                source,
+                "policy_net",
+                "policy_net cards is PPO's card-wise network for action_mode select, "
+                f"got algo={self.algo!r}, action_mode={self.action_mode!r}",
             )
         if self.pretrain and (self.algo != "ppo" or self.action_mode != "select" or self.vec_env != "fast"):
-            raise ConfigError(
-                f"{source}: pretrain needs algo ppo, action_mode select and vec_env fast (a compiled teacher), "
-                f"got algo={self.algo!r}, action_mode={self.action_mode!r}, vec_env={self.vec_env!r}"
+            raise _bad(
+                source,
+                "pretrain",
+                "pretrain needs algo ppo, action_mode select and vec_env fast (a compiled teacher), "
+                f"got algo={self.algo!r}, action_mode={self.action_mode!r}, vec_env={self.vec_env!r}",
             )
         if self.vec_env == "fast":
             from train.fast import fast_config_problem
 
             problem = fast_config_problem(self)
             if problem:
-                raise ConfigError(f"{source}: vec_env fast: {problem}")
+                raise _bad(source, "vec_env", f"vec_env fast: {problem}")
 
     def agent_specs(self) -> list[str]:
         return super().agent_specs() + list(self.curriculum)

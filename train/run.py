@@ -282,7 +282,8 @@ def resume_config(run_dir: str | Path, config_path: str | None, overrides: list[
     else:
         from train.config import parse_overrides
 
-        new = TrainConfig.from_dict({**saved_dict, **parse_overrides(overrides)}, "overrides")
+        extra = parse_overrides(overrides)
+        new = TrainConfig.from_dict({**saved_dict, **extra}, str(saved_path), overrides=extra)
     new.name, new.runs_dir = saved.name, saved.runs_dir
     changed = [k for k, v in new.to_dict().items() if v != saved_dict[k] and k not in RESUME_KEYS]
     if changed:
