@@ -355,7 +355,7 @@ def test_agents_play_a_hand_at_every_table_size(name, num_players):
 
 
 def test_registry_names_and_options():
-    assert set(AGENT_NAMES) == {"random", "greedy", "heuristic", "search"}
+    assert set(AGENT_NAMES) == {"random", "greedy", "heuristic", "search", "fsearch"}
     agent = make_agent("search:ply_budget=500,max_worlds=8,exact_endgame=false", seed=1)
     assert (agent.ply_budget, agent.max_worlds, agent.exact_endgame) == (500, 8, False)
     assert parse_options("a=1,b=0.5,c=true,d=x") == {"a": 1, "b": 0.5, "c": True, "d": "x"}
