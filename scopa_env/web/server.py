@@ -433,7 +433,10 @@ def all_or_nothing(web_game: WebGame, step: Callable[[], None]) -> None:
 
 
 class BodySizeLimit:
-    """ASGI middleware: 413 for a request body over ``limit`` bytes (declared or streamed)."""
+    """ASGI middleware: 413 for a request body over ``limit`` bytes, declared or streamed.
+
+    The body is read (up to the limit) before the app sees the request, then handed on.
+    """
 
     def __init__(self, app, limit: int = MAX_BODY_BYTES) -> None:
         self.app, self.limit = app, limit
@@ -446,29 +449,27 @@ class BodySizeLimit:
         if declared is not None and (not declared.isdigit() or int(declared) > self.limit):
             await self._too_large(scope, receive, send)
             return
-        seen = 0
-
-        async def limited_receive():
-            nonlocal seen
+        messages, size = [], 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _BodyTooLarge
-            return message
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.limit:
+                await self._too_large(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
 
-        try:
-            await self.app(scope, limited_receive, send)
-        except _BodyTooLarge:
-            await self._too_large(scope, receive, send)
+        async def replay():
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
 
     async def _too_large(self, scope, receive, send) -> None:
         response = JSONResponse({"detail": f"request body too large (limit {self.limit} bytes)"}, status_code=413)
         await response(scope, receive, send)
-
-
-class _BodyTooLarge(Exception):
-    pass
 
 
 # --- the app ------------------------------------------------------------------------------------------
