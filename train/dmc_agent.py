@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import json
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -241,7 +242,7 @@ def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
     try:
         with np.load(weights_path, allow_pickle=False) as data:
             weights = {k: np.asarray(data[k], np.float32) for k in data.files}
-    except (OSError, ValueError, EOFError) as exc:
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{weights_path}: not a readable weights file ({exc})") from None
     try:
         net = NumpyQNet(weights)

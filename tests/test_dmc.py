@@ -1,0 +1,315 @@
+"""Deep Monte-Carlo (train/dmc.py), its checkpoints and agents (train/dmc_agent.py), and the zoo."""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+
+import numpy as np
+import pytest
+from test_agents import positions, reshuffle_hidden
+
+from agents.evaluate import Match, play_game
+from agents.registry import make_agent
+from scopa_env.actions import move_enumeration
+from scopa_env.cards import parse_cards
+from scopa_env.fast import BatchedScopa
+from scopa_env.game import Game
+from scopa_env.observation import ObservationLayout
+from scopa_env.rules import get_rules
+from train.config import ConfigError
+from train.dmc import DmcConfig, train
+from train.dmc_agent import BatchPolicy, DmcAgent, NumpyQNet, load_dmc, move_features
+
+TINY = {
+    "name": "tiny",
+    "selfplay_games": 8,
+    "opponent_games": 8,
+    "opponents": {"greedy": 1.0},
+    "trunk": [32],
+    "net_arch": [16],
+    "batch_size": 64,
+    "buffer_size": 2048,
+    "rollout_steps": 4,
+    "teacher_steps": 500,
+    "total_timesteps": 1500,
+    "eval_every": 700,
+    "eval_pairs": 3,
+    "eval_opponents": ["random", "greedy"],
+    "final_eval_pairs": 2,
+    "progress_bar": False,
+    "torch_threads": 1,
+}
+
+
+def tiny_config(tmp_path, **overrides) -> DmcConfig:
+    return DmcConfig.from_dict({**TINY, "runs_dir": str(tmp_path), **overrides})
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("dmc")
+    return train(tiny_config(tmp))
+
+
+def random_net(num_players: int = 2, seed: int = 0) -> NumpyQNet:
+    rng = np.random.default_rng(seed)
+    layout = ObservationLayout.for_rules(num_players, get_rules("standard"))
+    feats = move_features(get_rules("standard"), num_players)
+    sizes = [(layout.size, 24), (24 + feats.size, 12), (12, 1)]
+    weights = {}
+    for name, (a, b) in zip(("trunk.0", "head.0", "head.1"), sizes):
+        weights[f"{name}.weight"] = rng.normal(0, 1 / np.sqrt(a), (b, a)).astype(np.float32)
+        weights[f"{name}.bias"] = rng.normal(0, 0.1, b).astype(np.float32)
+    return NumpyQNet(weights)
+
+
+# --- the run folder ------------------------------------------------------------------
+
+
+def test_tiny_run_writes_the_run_folder(tiny_run):
+    """A run writes the usual folder: config, TensorBoard, evaluations.csv with the category rates, checkpoints, report."""
+    for name in (
+        "config.yaml",
+        "evaluations.csv",
+        "report.md",
+        "final_eval.json",
+        "latest/weights.npz",
+        "best/meta.json",
+    ):
+        assert (tiny_run / name).exists(), f"{name} missing from the run folder"
+    assert any((tiny_run / "tb").iterdir()), "no TensorBoard events"
+    rows = list(csv.DictReader((tiny_run / "evaluations.csv").open()))
+    assert {r["opponent"] for r in rows} == {"random", "greedy"}
+    assert {"learner_primiera", "learner_settebello", "learner_coins", "learner_cards", "learner_scope"} <= set(rows[0])
+    assert [int(r["timestep"]) for r in rows if r["opponent"] == "random"][0] == 0, "the untrained net is evaluated"
+    state = json.loads((tiny_run / "latest" / "state.json").read_text())
+    assert state["timestep"] >= TINY["total_timesteps"]
+    assert state["updates"] > 0, "the learner never updated"
+
+
+def test_same_seed_same_metrics(tiny_run, tmp_path):
+    """Reproducible: the same config and seed give the same evaluations (CPU)."""
+    again = train(tiny_config(tmp_path, name="tiny_again", final_eval_pairs=0))
+    first = [r for r in csv.DictReader((tiny_run / "evaluations.csv").open())]
+    second = [r for r in csv.DictReader((again / "evaluations.csv").open())]
+    keys = ("timestep", "opponent", "margin", "win_rate", "learner_scope")
+    assert [[r[k] for k in keys] for r in first] == [[r[k] for k in keys] for r in second]
+    w1 = np.load(tiny_run / "latest" / "weights.npz")
+    w2 = np.load(again / "latest" / "weights.npz")
+    assert all(np.array_equal(w1[k], w2[k]) for k in w1.files), "same seed, different weights"
+
+
+def test_resume_continues_from_latest(tiny_run, tmp_path):
+    """--resume picks up the counters of latest/ and trains on to the new budget."""
+    import shutil
+
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run, run)
+    before = json.loads((run / "latest" / "state.json").read_text())["timestep"]
+    cfg = tiny_config(tmp_path, total_timesteps=before + 600, final_eval_pairs=0)
+    train(cfg, resume=True, report=False)
+    after = json.loads((run / "latest" / "state.json").read_text())
+    assert after["timestep"] >= before + 600 and after["updates"] > 0
+
+
+def test_cli_trains_a_dmc_config(scopa_cli, tmp_path):
+    """`scopa train CONFIG` sends `algo: dmc` configs here; a bad key is a one-line error."""
+    cfg = tmp_path / "d.yaml"
+    cfg.write_text("algo: dmc\n" + "".join(f"{k}: {json.dumps(v)}\n" for k, v in TINY.items() if k != "name"))
+    bad = scopa_cli("train", str(cfg), f"runs_dir={tmp_path}", "epsilonn=0.1")
+    assert bad.returncode == 2 and "unknown key(s) ['epsilonn']" in bad.stderr and "Traceback" not in bad.stderr
+    ok = scopa_cli("train", str(cfg), f"runs_dir={tmp_path}", "total_timesteps=300", "eval_every=300", "--no-report")
+    assert ok.returncode == 0, ok.stderr
+    assert (tmp_path / "d" / "best" / "weights.npz").exists()
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"epsilon": 2}, "epsilon must be in [0, 1]"),
+        ({"learning_rate": -1}, "learning_rate must be a positive number"),
+        ({"opponents": "ppo:x"}, "not compiled players"),
+        ({"eval_opponents": ["search"]}, "not compiled players"),
+        ({"gamma": 0.9}, "gamma must be 1.0"),
+        ({"action_mode": "select"}, "action_mode must be one of ['move']"),
+        ({"device": "tpu"}, "device must be one of"),
+        ({"seed": -1}, "seed must be >= 0"),
+        ({"selfplay_games": 0, "opponent_games": 0}, "at least 1"),
+    ],
+)
+def test_config_errors_name_the_key(tmp_path, override, message):
+    with pytest.raises(ConfigError, match=None) as exc:
+        tiny_config(tmp_path, **override)
+    assert message in str(exc.value)
+
+
+# --- the network never plays an illegal move ---------------------------------------------
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_batch_policy_picks_a_legal_move_everywhere(num_players):
+    """Over whole self-play games on the compiled core the network's move is always a legal id."""
+    policy = BatchPolicy(random_net(num_players), move_features(get_rules("standard"), num_players))
+    batch = BatchedScopa(64, num_players, action_mode="move", episode="game", legal_width=128)
+    batch.reset(np.arange(64))
+    for _ in range(300):
+        actions = policy(batch.obs, batch.legal_ids, batch.legal_count)
+        for i, a in enumerate(actions):
+            assert a in batch.legal_ids[i, : batch.legal_count[i]], f"game {i}: {a} is not legal"
+        batch.step(actions)  # would raise ValueError on an illegal id
+
+
+def test_agent_plays_legal_whole_games():
+    """The view-based agent plays whole Python-engine games (illegal moves would forfeit)."""
+    layout = ObservationLayout.for_rules(2, get_rules("standard"))
+    agent = DmcAgent(random_net(), {"rules": "standard", "num_players": 2, "observation_size": layout.size})
+    match = Match(("a", "b"), 2, "standard", 0)
+    for deal in range(3):
+        rec = play_game(match, deal, 0, [agent, make_agent("greedy", seed=1)])
+        assert rec["forfeit"] is None, rec["forfeit"]
+        assert rec["winner"] is not None
+
+
+def test_agent_refuses_other_rules_or_player_counts():
+    agent = DmcAgent(random_net(), {"rules": "standard", "num_players": 2})
+    game = Game(4, seed=1)
+    with pytest.raises(ValueError, match="trained for 2 players with rules 'standard', not 4 players"):
+        agent.act(game.view(game.current))
+
+
+def test_decision_ignores_hidden_cards():
+    """Permuting the hidden cards (other hands, stock order) never changes the network's move."""
+    agent = DmcAgent(random_net(seed=3), {"rules": "standard", "num_players": 2})
+    rng = np.random.default_rng(5)
+    for game in positions(2, 12, seed=7):
+        other = reshuffle_hidden(game, game.current, rng)
+        assert game.hands != other.hands or game.stock != other.stock
+        assert agent.act(game.view(game.current)) == agent.act(other.view(game.current))
+
+
+def test_move_features_read_the_table():
+    """A capture that empties the table is flagged as a sweep; a trail adds the card to the table."""
+    rules = get_rules("standard")
+    feats = move_features(rules, 2)
+    layout = ObservationLayout.for_rules(2, rules)
+    obs = np.zeros((1, layout.size), np.float32)
+    table = parse_cards("3c 4c")
+    for c in table:
+        obs[0, layout["table"].start + c] = 1.0
+    moves = move_enumeration(rules)
+    seven = parse_cards("7b")[0]
+    sweep = moves.index[(seven, (1 << table[0]) | (1 << table[1]))]
+    trail = moves.index[(seven, 0)]
+    f = feats(obs, np.zeros(2, np.int64), np.array([sweep, trail]))
+    k = 40
+    assert f[0, 3 * k + 1] == 1.0 and f[0, 2 * k : 3 * k].sum() == 0, "7 takes 3+4: the table is empty, a sweep"
+    assert f[1, 3 * k + 1] == 0.0 and f[1, 2 * k + seven] == 1.0 and f[1, 2 * k : 3 * k].sum() == 3
+    assert f[1, 3 * k + 2] == pytest.approx((3 + 4 + 7) / 40)
+
+
+# --- checkpoints load weights and JSON only -------------------------------------------------
+
+
+def test_checkpoint_round_trip(tiny_run):
+    net, meta = load_dmc(tiny_run / "best")
+    assert meta["algo"] == "dmc" and meta["rules"] == "standard" and meta["num_players"] == 2
+    agent = make_agent(f"dmc:{tiny_run}")
+    assert isinstance(agent, DmcAgent)
+
+
+def test_pickled_weights_are_refused_without_running(tiny_run, tmp_path):
+    """A weights file carrying a pickled object is refused by np.load(allow_pickle=False); nothing runs."""
+    import shutil
+
+    bad = tmp_path / "bad"
+    shutil.copytree(tiny_run / "best", bad)
+    marker = tmp_path / "ran"
+    payload = np.array([_Boom(str(marker))], dtype=object)
+    with zipfile.ZipFile(bad / "weights.npz", "w") as zf:
+        with zf.open("trunk.0.weight.npy", "w") as fh:
+            np.lib.format.write_array(fh, payload, allow_pickle=True)
+    with pytest.raises(ValueError, match="weights.npz: not a readable weights file"):
+        load_dmc(bad)
+    assert not marker.exists(), "loading the checkpoint ran code from it"
+
+
+class _Boom:
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (self.path, "w"))
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (lambda d: (d / "meta.json").write_text("{not json"), "meta.json: not a readable JSON file"),
+        (lambda d: (d / "meta.json").write_text('{"algo": "ppo"}'), "not a DMC checkpoint"),
+        (lambda d: (d / "weights.npz").write_bytes(b"PK\x03\x04trunc"), "weights.npz: not a readable weights file"),
+        (lambda d: (d / "weights.npz").unlink(), "is not a DMC checkpoint folder"),
+    ],
+)
+def test_damaged_checkpoints_name_the_file(tiny_run, tmp_path, damage, message):
+    import shutil
+
+    bad = tmp_path / "ckpt"
+    shutil.copytree(tiny_run / "best", bad)
+    damage(bad)
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        load_dmc(bad)
+
+
+# --- the zoo ------------------------------------------------------------------------------------
+
+
+def zoo_names() -> list[str]:
+    from train import zoo
+
+    return zoo.names()
+
+
+def test_the_zoo_ships_the_standard_agent():
+    assert "standard-2p" in zoo_names()
+
+
+@pytest.mark.parametrize("name", zoo_names())
+def test_zoo_agent_card_matches_and_plays(name):
+    """Every zoo checkpoint loads, its card matches its file (hash, game), and it plays legal games."""
+    from train import zoo
+    from train.fast_eval import evaluate_fast_sides
+
+    card = zoo.card(name)
+    folder = zoo.path_of(name)
+    assert card["weights_sha256"] == zoo.weights_sha256(folder)
+    net, meta = load_dmc(folder)
+    assert (meta["rules"], meta["num_players"]) == (card["rules"], card["num_players"])
+    assert (folder / "weights.npz").stat().st_size < 5_000_000, "a zoo checkpoint is a few MB at most"
+    for opp in ("random", "greedy", "heuristic"):
+        assert any(r["opponent"] == opp for r in card["results"]), f"the card has no result against {opp}"
+    agent = make_agent(f"zoo:{name}")
+    match = Match(("zoo", "greedy"), card["num_players"], card["rules"], 0)
+    rec = play_game(match, 0, 0, [agent if s % 2 == 0 else make_agent("greedy") for s in range(card["num_players"])])
+    assert rec["forfeit"] is None
+    policy = BatchPolicy(net, move_features(get_rules(card["rules"]), card["num_players"]))
+    report = evaluate_fast_sides(policy, "random", 4, card["num_players"], card["rules"], seed=1)
+    assert report["agents"][0]["games"] == 8
+
+
+def test_zoo_refuses_a_damaged_file(tmp_path, monkeypatch):
+    import shutil
+
+    from train import zoo
+
+    name = zoo_names()[0]
+    copy = tmp_path / name
+    shutil.copytree(zoo.path_of(name), copy)
+    w = dict(np.load(copy / "weights.npz"))
+    first = sorted(w)[0]
+    w[first] = w[first] + 1.0
+    np.savez(copy / "weights.npz", **w)
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path)
+    with pytest.raises(ValueError, match="does not match the SHA-256 on its card"):
+        zoo.load_zoo_agent(name)

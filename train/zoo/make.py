@@ -1,0 +1,121 @@
+"""Put a trained DMC checkpoint into the zoo with its model card.
+
+::
+
+    python -m train.zoo.make standard-2p runs/dmc_standard --pairs 10000
+    python -m train.zoo.make standard-2p --results-only search=runs/eval_search.json
+
+The first form copies ``RUN/best`` (weights and metadata only) to ``train/zoo/NAME/``, plays
+``--pairs`` duplicate deals against each compiled baseline (random, greedy, heuristic) on the
+compiled core, and writes ``card.json``: the game, the config and seed, the training
+CPU-hours, those results and the SHA-256 of the weights. ``--add-result SPEC=FILE`` adds a
+result measured elsewhere (the JSON report of ``scopa eval ... --json FILE``, e.g. against
+``search`` in the Python harness).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import yaml
+
+from train.dmc_agent import META_FILE, WEIGHTS_FILE, find_dmc_checkpoint, load_dmc_batch_policy
+from train.zoo import CARD_FILE, ZOO_DIR, weights_sha256
+
+CARD_SEED = 31_337
+"""Seed of the card's evaluation deals (not the training-time or final evaluation deals)."""
+CATEGORY_KEYS = ("primiera", "settebello", "coins", "cards", "scope")
+
+
+def result_row(opponent: str, m: dict, pairs: int, where: str) -> dict:
+    """One card row from :func:`train.evaluation.flat_metrics` numbers."""
+    return {
+        "opponent": opponent,
+        "deal_pairs": pairs,
+        "evaluated_on": where,
+        "margin": round(m["margin"], 4),
+        "margin_lo": round(m["margin_lo"], 4),
+        "margin_hi": round(m["margin_hi"], 4),
+        "win_rate": round(m["win_rate"], 4),
+        "win_rate_lo": round(m["win_rate_lo"], 4),
+        "win_rate_hi": round(m["win_rate_hi"], 4),
+        "per_hand": {side: {c: round(m[f"{side}_{c}"], 4) for c in CATEGORY_KEYS} for side in ("learner", "opponent")},
+    }
+
+
+def make_entry(name: str, run_dir: Path, pairs: int, progress: bool = True) -> Path:
+    from train.evaluation import flat_metrics
+    from train.fast_eval import evaluate_fast_sides
+
+    src = find_dmc_checkpoint(run_dir)
+    run_dir = src.parent
+    cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+    meta = json.loads((src / META_FILE).read_text())
+    dest = ZOO_DIR / name
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in (WEIGHTS_FILE, META_FILE):
+        shutil.copyfile(src / f, dest / f)
+    policy, _ = load_dmc_batch_policy(dest)
+    results = []
+    for opp in ("random", "greedy", "heuristic"):
+        report = evaluate_fast_sides(
+            policy, opp, pairs, meta["num_players"], meta["rules"], CARD_SEED, progress=progress
+        )
+        results.append(result_row(opp, flat_metrics(report), pairs, "compiled core, whole games"))
+    state = json.loads((run_dir / "latest" / "state.json").read_text())
+    card = {
+        "name": name,
+        "rules": meta["rules"],
+        "num_players": meta["num_players"],
+        "algo": meta["algo"],
+        "config": f"configs/{cfg['name']}.yaml" if not cfg["name"].endswith("_again") else cfg["name"],
+        "seed": cfg["seed"],
+        "decisions_trained": meta["timestep"],
+        "cpu_hours": meta.get("cpu_hours", round(state["cpu_seconds"] / 3600, 4)),
+        "network": {"trunk": meta["trunk"], "head": meta["net_arch"]},
+        "evaluation_seed": CARD_SEED,
+        "results": results,
+        "weights_sha256": weights_sha256(dest),
+    }
+    (dest / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
+    return dest
+
+
+def add_result(name: str, opponent: str, report_file: Path) -> None:
+    """Add (or replace) the card's row against ``opponent`` from a ``scopa eval --json`` report."""
+    from train.evaluation import flat_metrics
+
+    path = ZOO_DIR / name / CARD_FILE
+    card = json.loads(path.read_text())
+    report = json.loads(report_file.read_text())
+    m = flat_metrics(report)
+    row = result_row(opponent, m, int(m["games"]) // 2, "Python harness (scopa eval), whole games")
+    card["results"] = [r for r in card["results"] if r["opponent"] != opponent] + [row]
+    path.write_text(json.dumps(card, indent=2) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m train.zoo.make", description=__doc__.split("\n\n")[0])
+    p.add_argument("name", help="zoo name, e.g. standard-2p")
+    p.add_argument("run", nargs="?", help="run folder (its best/) or checkpoint folder")
+    p.add_argument("--pairs", type=int, default=10_000, help="duplicate deal pairs per baseline")
+    p.add_argument("--add-result", metavar="SPEC=FILE", action="append", default=[], help="a scopa eval --json report")
+    args = p.parse_args(argv)
+    try:
+        if args.run:
+            print(f"zoo:{args.name} -> {make_entry(args.name, Path(args.run), args.pairs)}")
+        for item in args.add_result:
+            spec, _, file = item.partition("=")
+            add_result(args.name, spec, Path(file))
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
