@@ -5,8 +5,8 @@ checkpoint agents and the shipped ``zoo:NAME`` agents in :mod:`agents.registry` 
 imported only when a PPO or DQN checkpoint is loaded; DMC and zoo agents run on numpy; ray never).
 """
 
-from train.policy_agent import register as _register
 from train.dmc_agent import register as _register_dmc
+from train.policy_agent import register as _register
 from train.rllib.agent import register as _register_rllib
 from train.zoo import register as _register_zoo
 
