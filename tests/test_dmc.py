@@ -207,6 +207,34 @@ def test_move_features_read_the_table():
     assert f[0, 3 * k + 1] == 1.0 and f[0, 2 * k : 3 * k].sum() == 0, "7 takes 3+4: the table is empty, a sweep"
     assert f[1, 3 * k + 1] == 0.0 and f[1, 2 * k + seven] == 1.0 and f[1, 2 * k : 3 * k].sum() == 3
     assert f[1, 3 * k + 2] == pytest.approx((3 + 4 + 7) / 40)
+    assert f[0, 3 * k + 4] == 0.0 and f[1, 3 * k + 4] == 0.0, "an empty table or a sum of 14 cannot be swept"
+
+
+def test_move_features_count_the_sweep_threat():
+    """Trailing a 2 on 3+4 leaves 9 on the table: the unseen Nines threaten a sweep by the next seat."""
+    from math import comb
+
+    rules = get_rules("standard")
+    feats = move_features(rules, 2)
+    layout = ObservationLayout.for_rules(2, rules)
+    obs = np.zeros((1, layout.size), np.float32)
+    table, hand = parse_cards("3c 4c"), parse_cards("2b 6s Kd")
+    for c in table:
+        obs[0, layout["table"].start + c] = 1.0
+    for c in hand:
+        obs[0, layout["hand"].start + c] = 1.0
+    unseen = [c for c in range(40) if c not in table + hand and c != parse_cards("Kc")[0]]  # a King in a pile
+    for c in unseen:
+        obs[0, layout["unseen"].start + c] = 1.0
+    obs[0, layout["hand_counts"].start + 1] = 1.0  # the next seat holds 3 cards
+    moves = move_enumeration(rules)
+    two, six = parse_cards("2b 6s")
+    f = feats(obs, np.zeros(2, np.int64), np.array([moves.index[(two, 0)], moves.index[(six, 0)]]))
+    k = 40
+    assert f[0, 3 * k + 4] == pytest.approx(4 / 4), "the sum is 9 and all four Nines are unseen"
+    u = len(unseen)
+    assert f[0, 3 * k + 5] == pytest.approx(1 - comb(u - 4, 3) / comb(u, 3), rel=1e-5)
+    assert f[1, 3 * k + 4] == 0.0, "3 + 4 + 6 = 13 cannot be swept"
 
 
 # --- checkpoints load weights and JSON only -------------------------------------------------

@@ -62,6 +62,7 @@ from train.dmc_agent import (
 COMPILED = ("random", "greedy", "heuristic")
 STATE_FILE = "state.json"
 OPTIMIZER_FILE = "optimizer.pt"
+ONLINE_FILE = "online.npz"
 CSV_FILE = "evaluations.csv"
 FINAL_EVAL_SEED = 20_261_122
 RETURN_SLOTS = 16
@@ -110,6 +111,11 @@ class DmcConfig(RunConfig):
     """Decisions over which the teacher's share decays linearly to 0."""
     max_grad_norm: float = 10.0
     """Gradient norm clip."""
+    learning_rate_end: float | None = None
+    """Learning rate at ``total_timesteps``, reached linearly from ``learning_rate`` (None: constant)."""
+    ema: float = 0.0
+    """Decay of an exponential moving average of the weights, per update; the average is what is
+    evaluated and saved (it smooths the noise of Monte-Carlo targets). 0: off, e.g. 0.999."""
     total_timesteps: int = 20_000_000
     """Decisions (samples) to train on."""
     torch_threads: int = 2
@@ -145,7 +151,7 @@ class DmcConfig(RunConfig):
         "rollout_steps",
         "teacher_steps",
     )
-    UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start")
+    UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
     RESUME_KEYS: ClassVar[tuple[str, ...]] = (
         "total_timesteps",
@@ -189,6 +195,14 @@ class DmcConfig(RunConfig):
             raise ConfigError(f"{source}: selfplay_games + opponent_games must be at least 1")
         if not self.learning_rate > 0 or not math.isfinite(self.learning_rate):
             raise ConfigError(f"{source}: learning_rate must be a positive number, got {self.learning_rate!r}")
+        if self.learning_rate_end is not None and not (
+            self.learning_rate_end > 0 and math.isfinite(self.learning_rate_end)
+        ):
+            raise ConfigError(
+                f"{source}: learning_rate_end must be a positive number or null, got {self.learning_rate_end!r}"
+            )
+        if self.ema >= 1.0:
+            raise ConfigError(f"{source}: ema must be in [0, 1), got {self.ema!r}")
         if not self.sample_reuse > 0:
             raise ConfigError(f"{source}: sample_reuse must be positive, got {self.sample_reuse!r}")
         if not self.max_grad_norm > 0:
@@ -437,10 +451,20 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
     # --- learner --------------------------------------------------------------------------------
     net = build_network(layout.size, features.size, list(cfg.trunk), list(cfg.net_arch)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    ema_net = None
+    if cfg.ema:
+        import copy
+
+        ema_net = copy.deepcopy(net).requires_grad_(False)
     if resume:
-        weights = np.load(run_dir / "latest" / WEIGHTS_FILE, allow_pickle=False)
-        net.load_state_dict({k: torch.from_numpy(weights[k]) for k in weights.files})
-        optimizer.load_state_dict(torch.load(run_dir / "latest" / OPTIMIZER_FILE, weights_only=True))
+        latest = run_dir / "latest"
+        online = latest / ONLINE_FILE if (latest / ONLINE_FILE).exists() else latest / WEIGHTS_FILE
+        for target, path in ((net, online), (ema_net, latest / WEIGHTS_FILE)):
+            if target is not None:
+                weights = np.load(path, allow_pickle=False)
+                target.load_state_dict({k: torch.from_numpy(weights[k]) for k in weights.files})
+        optimizer.load_state_dict(torch.load(latest / OPTIMIZER_FILE, weights_only=True))
+    played = ema_net if ema_net is not None else net  # what is evaluated and saved
     buffer = Buffer(cfg.buffer_size, layout.size, features.size)
 
     def score(obs: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
@@ -471,7 +495,7 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
     wall0, cpu0 = time.time() - state["wall_seconds"], time.process_time() - state["cpu_seconds"]
     losses: list[float] = []
     if state["timestep"] == 0:
-        _evaluate(cfg, net, features, run_dir, writer, state, 0, bar)
+        _evaluate(cfg, played, features, run_dir, writer, state, 0, bar)
 
     # --- the loop: actors, then learner -------------------------------------------------------
     while state["timestep"] < cfg.total_timesteps:
@@ -489,6 +513,10 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         state["timestep"] += new
         net.train()
         updates = max(1, round(new * cfg.sample_reuse / cfg.batch_size)) if buffer.size >= cfg.batch_size else 0
+        if cfg.learning_rate_end is not None:
+            frac = min(1.0, state["timestep"] / cfg.total_timesteps)
+            for group in optimizer.param_groups:
+                group["lr"] = cfg.learning_rate + (cfg.learning_rate_end - cfg.learning_rate) * frac
         for _ in range(updates):
             idx = rng.integers(0, buffer.size, cfg.batch_size)
             obs_t = torch.from_numpy(buffer.obs[idx]).to(device)
@@ -500,6 +528,10 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             optimizer.step()
+            if ema_net is not None:
+                with torch.no_grad():
+                    for p_avg, p in zip(ema_net.parameters(), net.parameters()):
+                        p_avg.mul_(cfg.ema).add_(p, alpha=1.0 - cfg.ema)
             losses.append(loss.item())
             state["updates"] += 1
         if bar is not None:
@@ -515,12 +547,12 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         if state["timestep"] - state["last_eval"] >= cfg.eval_every or state["timestep"] >= cfg.total_timesteps:
             state["wall_seconds"] = time.time() - wall0
             state["cpu_seconds"] = time.process_time() - cpu0
-            _evaluate(cfg, net, features, run_dir, writer, state, state["timestep"], bar)
-            _save(run_dir / "latest", net, cfg, state, optimizer)
+            _evaluate(cfg, played, features, run_dir, writer, state, state["timestep"], bar)
+            _save(run_dir / "latest", played, cfg, state, optimizer, online=net if ema_net is not None else None)
     state["hands"] += sum(a.hands for a in actors)
     state["wall_seconds"] = time.time() - wall0
     state["cpu_seconds"] = time.process_time() - cpu0
-    _save(run_dir / "latest", net, cfg, state, optimizer)
+    _save(run_dir / "latest", played, cfg, state, optimizer, online=net if ema_net is not None else None)
     if bar is not None:
         bar.close()
     writer.close()
@@ -587,7 +619,7 @@ def checkpoint_meta(cfg: DmcConfig, state: dict) -> dict:
     }
 
 
-def _save(folder: Path, net, cfg: DmcConfig, state: dict, optimizer=None) -> None:
+def _save(folder: Path, net, cfg: DmcConfig, state: dict, optimizer=None, online=None) -> None:
     """A checkpoint: ``weights.npz`` + ``meta.json`` (+ optimizer and state for ``latest``), atomically."""
     import torch
 
@@ -597,6 +629,8 @@ def _save(folder: Path, net, cfg: DmcConfig, state: dict, optimizer=None) -> Non
     tmp.mkdir(parents=True)
     np.savez(tmp / WEIGHTS_FILE, **numpy_weights(net))
     (tmp / META_FILE).write_text(json.dumps(checkpoint_meta(cfg, state), indent=2) + "\n")
+    if online is not None:  # with ema on, the learner's own weights (to resume from)
+        np.savez(tmp / ONLINE_FILE, **numpy_weights(online))
     if optimizer is not None:
         torch.save(optimizer.state_dict(), tmp / OPTIMIZER_FILE)
         (tmp / STATE_FILE).write_text(json.dumps(state, indent=2) + "\n")

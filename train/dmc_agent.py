@@ -15,7 +15,14 @@ move feature         width  meaning
 ``sweep``            1      1 if the move empties the table (a scopa-shaped capture)
 ``table_after_sum``  1      sum of the ranks left on the table / 40
 ``table_after_n``    1      cards left on the table / 10
+``sweep_unseen``     1      unseen cards of the rank that would sweep the table after the
+                            move (the rank equal to its sum, up to 10) / 4
+``next_sweeps``      1      chance that the next seat holds one of them (hypergeometric
+                            over the unseen cards and that seat's hand size)
 ===================  =====  ======================================================
+
+The last two read the standard capture rule (a card takes a set of cards summing to its
+rank); under variants with other captures they are a hint the network weighs, not a rule.
 
 The state half is the env's observation vector (:mod:`scopa_env.observation`), which holds
 only what the seat to move may see; the move half is computed from that observation's
@@ -40,7 +47,7 @@ from scopa_env.game import PlayerView
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import Move, Rules, get_rules, move_of
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 """Bumped whenever :class:`MoveFeatures` changes; a checkpoint with another version is refused."""
 WEIGHTS_FILE = "weights.npz"
 META_FILE = "meta.json"
@@ -63,8 +70,15 @@ class MoveFeatures:
         self.card_onehot = np.zeros((n, NUM_CARDS), np.float32)
         self.card_onehot[np.arange(n), self.card] = 1.0
         self.rank = np.array(RANK_OF[:NUM_CARDS], np.float32)
-        self.table_slice = ObservationLayout.for_rules(num_players, rules)["table"]
-        self.size = 3 * NUM_CARDS + 4
+        layout = ObservationLayout.for_rules(num_players, rules)
+        self.table_slice = layout["table"]
+        self.unseen_slice = layout["unseen"]
+        self.next_hand = layout["hand_counts"].start + 1  # seat +1's cards / hand size
+        self.hand_size = rules.hand_size
+        ranks = np.array(RANK_OF[:NUM_CARDS], np.int64)
+        self.rank_onehot = np.zeros((NUM_CARDS, 11), np.float32)
+        self.rank_onehot[np.arange(NUM_CARDS), ranks] = 1.0
+        self.size = 3 * NUM_CARDS + 6
 
     def __call__(self, obs: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """Features of move ``ids[k]`` in the position ``obs[rows[k]]``: float32 ``(len(ids), size)``."""
@@ -87,6 +101,21 @@ class MoveFeatures:
         out[:, 3 * k + 1] = (~trail) & (n_after == 0)
         out[:, 3 * k + 2] = after @ self.rank / 40.0
         out[:, 3 * k + 3] = n_after / 10.0
+        # the rank that would sweep what is left, and how many of it the mover cannot see
+        sweep_rank = np.rint(after @ self.rank).astype(np.int64)
+        sweep_rank[(n_after == 0) | (sweep_rank > 10)] = 0
+        unseen = obs[rows, self.unseen_slice]
+        by_rank = unseen @ self.rank_onehot  # (M, 11): unseen cards per rank
+        k_threat = np.where(sweep_rank > 0, by_rank[np.arange(len(ids)), sweep_rank], 0.0)
+        out[:, 3 * k + 4] = k_threat / 4.0
+        total = unseen.sum(axis=1)
+        held = np.rint(obs[rows, self.next_hand] * self.hand_size)
+        miss = np.ones(len(ids), np.float64)  # P(next seat holds none of them)
+        for i in range(int(held.max(initial=0))):
+            live = i < held
+            denom = np.maximum(total - i, 1.0)
+            miss = np.where(live, miss * np.clip(total - k_threat - i, 0.0, None) / denom, miss)
+        out[:, 3 * k + 5] = np.where(k_threat > 0, 1.0 - miss, 0.0)
         return out
 
 
