@@ -6,8 +6,8 @@ with more ingredients: alpha-beta plies before the rollouts (``ab_depth``), an e
 endgame from ``exact_cards`` cards left, heuristic rollouts, and inference about the other
 hands from their plays this round. Spec examples::
 
-    fsearch                                   64 worlds, greedy rollouts, exact last round (2 players)
-    fsearch:worlds=200,rollout=heuristic      more worlds, heuristic rollouts
+    fsearch                                   256 worlds, greedy rollouts, exact last round (2 players)
+    fsearch:worlds=64,rollout=heuristic       fewer worlds, heuristic rollouts
     fsearch:exact_cards=12,inference=true     exact from the last deal on, weighted worlds
 
 The agent builds the kernel's state row from the :class:`~scopa_env.game.PlayerView` alone
@@ -41,7 +41,7 @@ class FastSearchAgent(Agent):
     def __init__(
         self,
         seed=None,
-        worlds: int = 64,
+        worlds: int = 256,
         rollout: str = "greedy",
         exact_cards: int = 6,
         exact_worlds: int = 16,

@@ -18,7 +18,10 @@ does the same on the state rows of :mod:`scopa_env.fast.core`, with more ingredi
    the mean of the other sides'); with ``inference`` on, a world counts with the chance
    that the other players would have made the plays they made this round holding the
    cards the world gives them (a softmax over the compiled greedy player's move values).
-   The move with the best (weighted) mean wins; ties go to a seeded draw.
+   The move with the best (weighted) mean wins. Exact values tie often (the other side
+   may play perfectly in many lines); the rollout players' margin after the move breaks
+   those ties, so the search still exploits an opponent that errs. Remaining ties go to
+   a seeded draw.
 
 Alpha-beta with more than two sides is *paranoid*: every other side minimises the
 searcher's margin. Budget: ``worlds`` (and ``ply_budget``, which lowers the worlds where
@@ -325,6 +328,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
         mm = LM[0, :count].copy()
         seed_row[0] = seeds[i]
         core.seed_games(rng, seed_row)  # rng[0]: stream 0 draws the worlds, stream 1 the final tie-break
+        tie = np.zeros(count, np.float64)  # exact mode: rollout values that break ties between equal exact values
         for k in range(count):
             values[i, k] = 0.0
         if count == 1:
@@ -402,6 +406,26 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
                         info,
                         hand_score,
                     )
+                    if exact:  # among equal exact values, prefer what the rollout players would reward
+                        rng[1, 1] = stream
+                        tie[k] += weight * _rollout(
+                            R,
+                            1,
+                            rng,
+                            P,
+                            F,
+                            H,
+                            TBL,
+                            kind,
+                            side,
+                            sub_mask,
+                            sub_sum,
+                            LC[1],
+                            LM[1],
+                            rewards,
+                            info,
+                            hand_score,
+                        )
                 values[i, k] += weight * v
         if total_w > 0.0:
             for k in range(count):
@@ -411,13 +435,17 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
         for k in range(count):
             if values[i, k] > best:
                 best = values[i, k]
+        best_tie = NEG
+        for k in range(count):
+            if values[i, k] >= best - TIE_TOL and tie[k] > best_tie:
+                best_tie = tie[k]
         ties = 0
         for k in range(count):
-            if values[i, k] >= best - TIE_TOL:
+            if values[i, k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
                 ties += 1
         nth = core._below(rng, 0, 1, ties) if ties > 1 else 0
         for k in range(count):
-            if values[i, k] >= best - TIE_TOL:
+            if values[i, k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
                 if nth == 0:
                     out[i, OUT_CARD] = mc[k]
                     out[i, OUT_MASK] = mm[k]
@@ -430,7 +458,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
 
 
 def search_config(
-    worlds: int = 64,
+    worlds: int = 256,
     rollout: str = "greedy",
     exact_cards: int = 6,
     exact_worlds: int = 16,
