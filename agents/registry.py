@@ -39,6 +39,8 @@ PLANNED_PREFIXES: dict[str, str] = {
     "ppo": "trained PPO checkpoints (module train.ppo, install the 'train' extra: pip install -e '.[train]')",
     "dqn": "trained DQN checkpoints (module train.dqn, install the 'train' extra: pip install -e '.[train]')",
     "rllib": "RLlib checkpoints (module train.rllib, install the 'train' extra: pip install -e '.[train]')",
+    "dmc": "deep Monte-Carlo checkpoints (module train.dmc_agent; import train to register it)",
+    "zoo": "the trained agents shipped with the kit (module train.zoo; import train to register it)",
 }
 """Prefixes that later modules provide, with where they come from (for the error message)."""
 

@@ -341,3 +341,27 @@ def test_zoo_refuses_a_damaged_file(tmp_path, monkeypatch):
     monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path)
     with pytest.raises(ValueError, match="does not match the SHA-256 on its card"):
         zoo.load_zoo_agent(name)
+
+
+def test_compiled_heuristic_scores_are_the_python_agents():
+    """The heuristic-score move features read on the compiled core equal the Python agent's scores."""
+    from test_fast_heuristic import python_best
+
+    from agents.heuristic import HeuristicAgent
+    from scopa_env.fast.features import heuristic_move_scores
+
+    batch = BatchedScopa(16, 2, action_mode="move", legal_width=128)
+    batch.reset(np.arange(16) + 100)
+    rng = np.random.default_rng(0)
+    moves, agent, compared = batch.moves, HeuristicAgent(), 0
+    for _ in range(40):
+        scores = heuristic_move_scores(batch)
+        for i in range(16):
+            table = batch.state(i)["table"]
+            _, expected = python_best(batch, i, agent)
+            for k in range(batch.legal_count[i]):
+                pair = moves.pair(int(batch.legal_ids[i, k]), table)
+                assert scores[i, k] == pytest.approx(expected[pair], abs=1e-9), f"game {i}, move {pair}"
+                compared += 1
+        batch.step(batch.legal_ids[np.arange(16), (rng.random(16) * batch.legal_count).astype(int)])
+    assert compared > 500

@@ -87,6 +87,9 @@ class DmcConfig(RunConfig):
     """Games in the self-play batch (the network plays every seat); 0: none."""
     opponent_games: int = 256
     """Games in the batch against ``opponents`` (the network holds one random seat); 0: none."""
+    heuristic_features: bool = False
+    """Give the network the ``heuristic`` baseline's score of each move as three more move features
+    (:mod:`train.dmc_agent`); the agent then computes that score at play time too."""
     trunk: list = field(default_factory=lambda: [512])
     """Hidden layers of the state trunk (the observation alone, computed once per position)."""
     net_arch: list = field(default_factory=lambda: [256, 256])
@@ -322,7 +325,7 @@ class Actors:
         )
         self.batch.reset(seeds)
         self.rng = rng
-        self.features = move_features(self.batch.rules, cfg.num_players)
+        self.features = move_features(self.batch.rules, cfg.num_players, cfg.heuristic_features)
         n = num_games
         self.serial = np.zeros(n, np.int64)  # hand number of each row
         self.returns = np.zeros((n, RETURN_SLOTS, cfg.num_players), np.float32)
@@ -335,7 +338,12 @@ class Actors:
         b = self.batch
         obs = b.obs.copy()
         rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
-        feats = self.features(obs, rows, ids)
+        h = None
+        if self.features.heuristic:
+            from scopa_env.fast.features import heuristic_move_scores
+
+            h = heuristic_move_scores(b)[rows, cols]
+        feats = self.features(obs, rows, ids, h)
         q = score_fn(obs, rows, feats)
         choice = best_of(q, rows, cols, b.legal_ids.shape)
         n = b.num_games
@@ -610,6 +618,7 @@ def checkpoint_meta(cfg: DmcConfig, state: dict) -> dict:
         "num_players": cfg.num_players,
         "action_mode": "move",
         "observation_size": ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size,
+        "heuristic_features": cfg.heuristic_features,
         "trunk": list(cfg.trunk),
         "net_arch": list(cfg.net_arch),
         "timestep": state["timestep"],

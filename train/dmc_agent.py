@@ -21,7 +21,18 @@ move feature         width  meaning
                             over the unseen cards and that seat's hand size)
 ===================  =====  ======================================================
 
-The last two read the standard capture rule (a card takes a set of cards summing to its
+With ``heuristic_features`` (a key of the checkpoint's metadata) three more come last, from the
+``heuristic`` baseline's score of the move (:meth:`agents.heuristic.HeuristicAgent.scores`; on
+the compiled core its twin, :func:`scopa_env.fast.features.heuristic_move_scores`), which reads
+only the mover's information:
+
+===================  =====  ======================================================
+``h_score``          1      the heuristic's score / 10
+``h_gap``            1      (score - the best legal move's score) / 10
+``h_top``            1      1 if no legal move scores higher
+===================  =====  ======================================================
+
+The sweep features read the standard capture rule (a card takes a set of cards summing to its
 rank); under variants with other captures they are a hint the network weighs, not a rule.
 
 The state half is the env's observation vector (:mod:`scopa_env.observation`), which holds
@@ -57,8 +68,9 @@ ALGO = "dmc"
 class MoveFeatures:
     """Per-move feature rows for "move"-mode ids of one rules object (see the module table)."""
 
-    def __init__(self, rules: Rules, num_players: int) -> None:
+    def __init__(self, rules: Rules, num_players: int, heuristic: bool = False) -> None:
         moves = move_enumeration(rules)
+        self.heuristic = heuristic
         n = len(moves)
         self.num_moves = n
         self.card = np.array([c for c, _ in moves.pairs], np.int64)
@@ -78,10 +90,15 @@ class MoveFeatures:
         ranks = np.array(RANK_OF[:NUM_CARDS], np.int64)
         self.rank_onehot = np.zeros((NUM_CARDS, 11), np.float32)
         self.rank_onehot[np.arange(NUM_CARDS), ranks] = 1.0
-        self.size = 3 * NUM_CARDS + 6
+        self.size = 3 * NUM_CARDS + 6 + (3 if heuristic else 0)
 
-    def __call__(self, obs: np.ndarray, rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        """Features of move ``ids[k]`` in the position ``obs[rows[k]]``: float32 ``(len(ids), size)``."""
+    def __call__(
+        self, obs: np.ndarray, rows: np.ndarray, ids: np.ndarray, h_scores: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Features of move ``ids[k]`` in the position ``obs[rows[k]]``: float32 ``(len(ids), size)``.
+
+        ``h_scores``: the heuristic's score of each move (needed with ``heuristic`` features).
+        """
         table = obs[rows, self.table_slice]
         captured = self.captured[ids]
         take_all = self.take_all[ids]
@@ -116,12 +133,21 @@ class MoveFeatures:
             denom = np.maximum(total - i, 1.0)
             miss = np.where(live, miss * np.clip(total - k_threat - i, 0.0, None) / denom, miss)
         out[:, 3 * k + 5] = np.where(k_threat > 0, 1.0 - miss, 0.0)
+        if self.heuristic:
+            if h_scores is None:
+                raise ValueError("these move features need the heuristic's scores (h_scores)")
+            best = np.full(int(rows.max(initial=-1)) + 1, -np.inf)
+            np.maximum.at(best, rows, h_scores)
+            gap = h_scores - best[rows]
+            out[:, 3 * k + 6] = h_scores / 10.0
+            out[:, 3 * k + 7] = gap / 10.0
+            out[:, 3 * k + 8] = gap >= -1e-9
         return out
 
 
 @functools.lru_cache(maxsize=16)
-def move_features(rules: Rules, num_players: int) -> MoveFeatures:
-    return MoveFeatures(rules, num_players)
+def move_features(rules: Rules, num_players: int, heuristic: bool = False) -> MoveFeatures:
+    return MoveFeatures(rules, num_players, heuristic)
 
 
 def flatten_legal(legal_ids: np.ndarray, legal_count: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -187,10 +213,19 @@ class BatchPolicy:
     def __init__(self, net: NumpyQNet, features: MoveFeatures) -> None:
         self.net = net
         self.features = features
+        self.needs_batch = features.heuristic
+        """Whether a call needs ``batch=`` (the compiled heuristic's scores are read from it)."""
 
-    def __call__(self, obs: np.ndarray, legal_ids: np.ndarray, legal_count: np.ndarray) -> np.ndarray:
+    def __call__(self, obs: np.ndarray, legal_ids: np.ndarray, legal_count: np.ndarray, batch=None) -> np.ndarray:
         rows, cols, ids = flatten_legal(legal_ids, legal_count)
-        q = self.net.scores(obs, rows, self.features(obs, rows, ids))
+        h = None
+        if self.needs_batch:
+            if batch is None:
+                raise ValueError("this policy reads the compiled heuristic's scores: pass batch=")
+            from scopa_env.fast.features import heuristic_move_scores
+
+            h = heuristic_move_scores(batch)[rows, cols]
+        q = self.net.scores(obs, rows, self.features(obs, rows, ids, h))
         best = best_of(q, rows, cols, legal_ids.shape)
         return legal_ids[np.arange(len(legal_ids)), best]
 
@@ -205,8 +240,13 @@ class DmcAgent(Agent):
         self.rules = get_rules(meta["rules"])
         self.num_players = int(meta["num_players"])
         self.layout = ObservationLayout.for_rules(self.num_players, self.rules)
-        self.features = move_features(self.rules, self.num_players)
+        self.features = move_features(self.rules, self.num_players, bool(meta.get("heuristic_features", False)))
         self.moves = move_enumeration(self.rules)
+        self.scorer = None
+        if self.features.heuristic:
+            from agents.heuristic import HeuristicAgent
+
+            self.scorer = HeuristicAgent()
         self.name = name
 
     def check_game(self, num_players: int, rules: Rules) -> None:
@@ -227,7 +267,8 @@ class DmcAgent(Agent):
         obs = observe_view(view, self.layout)[None, :]
         ids = np.array(self.moves.ids(pairs, view.table), np.int64)
         rows = np.zeros(len(ids), np.int64)
-        q = self.net.scores(obs, rows, self.features(obs, rows, ids))
+        h = np.asarray(self.scorer.scores(view, pairs), np.float64) if self.scorer is not None else None
+        q = self.net.scores(obs, rows, self.features(obs, rows, ids, h))
         return move_of(*pairs[int(np.argmax(q))])
 
     def __repr__(self) -> str:
@@ -277,7 +318,9 @@ def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
         net = NumpyQNet(weights)
         layout = ObservationLayout.for_rules(int(meta["num_players"]), get_rules(meta["rules"]))
         probe = np.zeros((1, layout.size), np.float32)
-        feats = move_features(get_rules(meta["rules"]), int(meta["num_players"]))
+        feats = move_features(
+            get_rules(meta["rules"]), int(meta["num_players"]), bool(meta.get("heuristic_features", False))
+        )
         net.scores(probe, np.zeros(1, np.int64), np.zeros((1, feats.size), np.float32))
     except (ValueError, KeyError) as exc:
         raise ValueError(f"{weights_path}: weights do not fit the network ({exc})") from None
@@ -291,7 +334,8 @@ def load_dmc_agent(path: str, seed=None) -> DmcAgent:
 
 def load_dmc_batch_policy(path: str | Path) -> tuple[BatchPolicy, dict]:
     net, meta = load_dmc(path)
-    return BatchPolicy(net, move_features(get_rules(meta["rules"]), int(meta["num_players"]))), meta
+    features = move_features(get_rules(meta["rules"]), int(meta["num_players"]), bool(meta.get("heuristic_features")))
+    return BatchPolicy(net, features), meta
 
 
 def register() -> None:

@@ -122,23 +122,18 @@ def _play(batch, policy: BatchPolicy, seeds: list[int]) -> list[dict]:
     return [{**rec, "seconds": seconds} for rec in out]
 
 
-LegalPolicy = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
-"""``policy(obs (B, size), legal_ids (B, W), legal_count (B,)) -> move ids (B,)`` ("move" mode)."""
-
-
-def _id_tables(moves) -> tuple[np.ndarray, np.ndarray]:
-    """Card and captured mask of every "move" id (mask -1: an Ace's take-all id)."""
-    cards = np.array([c for c, _ in moves.pairs], np.int64)
-    masks = np.array([m for _, m in moves.pairs], np.int64)
-    return cards, masks
+LegalPolicy = Callable[..., np.ndarray]
+"""``policy(obs (B, size), legal_ids (B, W), legal_count (B,)) -> move ids (B,)`` ("move" mode);
+a policy with ``needs_batch = True`` is also given ``batch=`` (to read compiled features from it)."""
 
 
 def compiled_move_ids(batch, player: str) -> np.ndarray:
     """The "move" id the compiled ``player`` would play now in every game of ``batch``."""
     from scopa_env.fast import core
+    from scopa_env.fast.features import move_id_tables
 
     choices = np.asarray(batch.choose(player), np.int64)
-    cards, masks = _id_tables(batch.moves)
+    cards, masks = move_id_tables(batch.rules)
     legal_ids, count = batch.legal_ids, batch.legal_count
     valid = np.arange(legal_ids.shape[1])[None, :] < count[:, None]
     safe = np.where(valid, legal_ids, 0)
@@ -209,7 +204,11 @@ def _play_sides(
     while live.any():
         mine = batch.to_play % sides == learner_side
         start = time.process_time()
-        actions = np.asarray(policy(batch.obs, batch.legal_ids, batch.legal_count), np.int64)
+        if getattr(policy, "needs_batch", False):
+            actions = policy(batch.obs, batch.legal_ids, batch.legal_count, batch=batch)
+        else:
+            actions = policy(batch.obs, batch.legal_ids, batch.legal_count)
+        actions = np.asarray(actions, np.int64)
         spent += time.process_time() - start
         if not mine.all():
             actions = np.where(mine, actions, compiled_move_ids(batch, opponent))
