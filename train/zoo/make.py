@@ -2,8 +2,8 @@
 
 ::
 
-    python -m train.zoo.make standard-2p runs/dmc_standard --pairs 10000
-    python -m train.zoo.make standard-2p --results-only search=runs/eval_search.json
+    python -m train.zoo.make standard-2p runs/dmc_standard --pairs 10000 --config configs/dmc_standard.yaml
+    python -m train.zoo.make standard-2p --add-result search=runs/eval_search.json
 
 The first form copies ``RUN/best`` (weights and metadata only) to ``train/zoo/NAME/``, plays
 ``--pairs`` duplicate deals against each compiled baseline (random, greedy, heuristic) on the
@@ -47,7 +47,7 @@ def result_row(opponent: str, m: dict, pairs: int, where: str) -> dict:
     }
 
 
-def make_entry(name: str, run_dir: Path, pairs: int, progress: bool = True) -> Path:
+def make_entry(name: str, run_dir: Path, pairs: int, config: str, progress: bool = True) -> Path:
     from train.evaluation import flat_metrics
     from train.fast_eval import evaluate_fast_sides
 
@@ -72,7 +72,8 @@ def make_entry(name: str, run_dir: Path, pairs: int, progress: bool = True) -> P
         "rules": meta["rules"],
         "num_players": meta["num_players"],
         "algo": meta["algo"],
-        "config": f"configs/{cfg['name']}.yaml" if not cfg["name"].endswith("_again") else cfg["name"],
+        "config": config,
+        "run": cfg["name"],
         "seed": cfg["seed"],
         "decisions_trained": meta["timestep"],
         "cpu_hours": meta.get("cpu_hours", round(state["cpu_seconds"] / 3600, 4)),
@@ -103,11 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("name", help="zoo name, e.g. standard-2p")
     p.add_argument("run", nargs="?", help="run folder (its best/) or checkpoint folder")
     p.add_argument("--pairs", type=int, default=10_000, help="duplicate deal pairs per baseline")
+    p.add_argument("--config", default="", help="the config the run came from, as the card names it")
     p.add_argument("--add-result", metavar="SPEC=FILE", action="append", default=[], help="a scopa eval --json report")
     args = p.parse_args(argv)
     try:
         if args.run:
-            print(f"zoo:{args.name} -> {make_entry(args.name, Path(args.run), args.pairs)}")
+            config = args.config or f"configs/{Path(args.run).name}.yaml"
+            print(f"zoo:{args.name} -> {make_entry(args.name, Path(args.run), args.pairs, config)}")
         for item in args.add_result:
             spec, _, file = item.partition("=")
             add_result(args.name, spec, Path(file))
