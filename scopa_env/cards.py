@@ -99,8 +99,24 @@ def mask_of(cards: Iterable[int]) -> int:
     return mask
 
 
+# Card ids of each suit's 10-bit row of a bitmask: _ROW_CARDS[suit][row], built once.
+_ROW_CARDS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
+    tuple(tuple(s * NUM_RANKS + b for b in range(NUM_RANKS) if row >> b & 1) for row in range(1 << NUM_RANKS))
+    for s in SUITS
+)
+_ROW = (1 << NUM_RANKS) - 1
+
+
 def cards_of(mask: int) -> list[int]:
     """Sorted card ids of a bitmask."""
+    if 0 <= mask <= ALL_CARDS_MASK:  # a deck's mask: one table look-up per suit
+        rows = _ROW_CARDS
+        return [
+            *rows[COINS][mask & _ROW],
+            *rows[CUPS][mask >> NUM_RANKS & _ROW],
+            *rows[SWORDS][mask >> 2 * NUM_RANKS & _ROW],
+            *rows[BATONS][mask >> 3 * NUM_RANKS],
+        ]
     out = []
     while mask:
         low = mask & -mask

@@ -38,6 +38,7 @@ from scopa_env.cards import (
     COINS,
     CUPS,
     NUM_CARDS,
+    NUM_RANKS,
     PRIMIERA_BY_RANK,
     RANK_MASK,
     RANK_OF,
@@ -909,70 +910,90 @@ def _sets_up_to(
     table: int, max_total: int, rank_of: tuple[int, ...] = RANK_OF
 ) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
     """Rank combinations of 1+ table cards with their size, grouped by sum (0..max_total)."""
-    key = 0
-    t = table
-    while t:
-        low = t & -t
-        t ^= low
-        key += _POW5[rank_of[low.bit_length() - 1]]
+    if rank_of is RANK_OF:
+        key = _rank_key(table)
+    else:
+        key = 0
+        t = table
+        while t:
+            low = t & -t
+            t ^= low
+            key += _POW5[rank_of[low.bit_length() - 1]]
     combos = _WIDE.get((key, max_total))
     if combos is None:
         if len(_WIDE) > _COMBO_CACHE_LIMIT:
             _WIDE.clear()
-        counts = [key // _POW5[r] % 5 for r in range(11)]
-        by_sum: list[list[tuple[tuple[tuple[int, int], ...], int]]] = [[] for _ in range(max_total + 1)]
-
-        def walk(rank: int, total: int, size: int, chosen: tuple[tuple[int, int], ...]) -> None:
-            if rank > 10:
-                if size >= 1:
-                    by_sum[total].append((chosen, size))
-                return
-            for k in range(min(counts[rank], (max_total - total) // rank) + 1):
-                walk(rank + 1, total + k * rank, size + k, chosen + ((rank, k),) if k else chosen)
-
-        walk(1, 0, 0, ())
-        combos = _WIDE[(key, max_total)] = by_sum
+        counts = _counts_of(key)
+        combos = _WIDE[(key, max_total)] = [
+            [(c, size) for c, size in by_sum if _fits(c, counts)] for by_sum in _rank_partitions(max_total, 1)
+        ]
     return combos
 
 
 # Capture sets depend on the table only through its ranks, so the rank combinations
 # (e.g. "one 3 and one 5") summing to each value are cached per rank multiset of the
-# table and then expanded to the table's actual cards.
+# table and then expanded to the table's actual cards. The multiset is a base-5 number
+# (digit r: how many cards of rank r), read from the table's four suit rows with
+# _SUIT_ROW_KEY; its combinations are the rows of the _rank_partitions table that fit it.
 _POW5 = tuple(5**r for r in range(11))
+_SUIT_ROW_KEY = tuple(sum(_POW5[b + 1] for b in range(NUM_RANKS) if row >> b & 1) for row in range(1 << NUM_RANKS))
+"""Rank-multiset key of one suit's 10-bit row of a card bitmask (bit ``b``: rank ``b + 1``)."""
+_ROW_MASK = (1 << NUM_RANKS) - 1
 _COMBOS: dict[int, list[list[tuple[tuple[int, int], ...]]]] = {}
 _CHOOSE: dict[tuple[int, int], list[int]] = {}
 _COMBO_CACHE_LIMIT = 500_000
 
 
+def _rank_key(mask: int) -> int:
+    """The base-5 rank-multiset key of a card bitmask (four table look-ups, one per suit)."""
+    return (
+        _SUIT_ROW_KEY[mask & _ROW_MASK]
+        + _SUIT_ROW_KEY[mask >> NUM_RANKS & _ROW_MASK]
+        + _SUIT_ROW_KEY[mask >> 2 * NUM_RANKS & _ROW_MASK]
+        + _SUIT_ROW_KEY[mask >> 3 * NUM_RANKS]
+    )
+
+
+def _counts_of(key: int) -> list[int]:
+    """Cards per rank (index 0..10) of a rank-multiset key."""
+    return [key // _POW5[r] % 5 for r in range(11)]
+
+
+def _fits(combo: tuple[tuple[int, int], ...], counts: list[int]) -> bool:
+    return all(counts[rank] >= k for rank, k in combo)
+
+
+@functools.cache
+def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple[tuple[tuple[int, int], ...], int], ...], ...]:
+    """Every rank combination of ``min_size``+ cards a 40-card deck allows (at most 4 per
+    rank), with its size, grouped by sum 0..max_total: the table, built once, that each
+    table's combinations are filtered from. Within a sum, combinations are ordered by
+    their count of Aces, then Twos ... (the order :func:`_expand`'s callers always had)."""
+    by_sum: list[list[tuple[tuple[tuple[int, int], ...], int]]] = [[] for _ in range(max_total + 1)]
+    # (total, size, combo) after deciding ranks 1..rank, extended one rank at a time.
+    partial = [(0, 0, ())]
+    for rank in range(1, 11):
+        partial = [
+            (total + k * rank, size + k, combo + ((rank, k),) if k else combo)
+            for total, size, combo in partial
+            for k in range(min(4, (max_total - total) // rank) + 1)
+        ]
+    for total, size, combo in partial:
+        if size >= min_size:
+            by_sum[total].append((combo, size))
+    return tuple(tuple(row) for row in by_sum)
+
+
 def _sets_by_sum(table: int) -> list[list[tuple[tuple[int, int], ...]]]:
     """Rank combinations of 2+ table cards, grouped by their sum (0..10)."""
-    key = 0
-    t = table
-    while t:
-        low = t & -t
-        t ^= low
-        key += _POW5[RANK_OF[low.bit_length() - 1]]
+    key = _rank_key(table)
     combos = _COMBOS.get(key)
     if combos is None:
         if len(_COMBOS) > _COMBO_CACHE_LIMIT:
             _COMBOS.clear()
-        combos = _COMBOS[key] = _rank_combos([key // _POW5[r] % 5 for r in range(11)])
+        counts = _counts_of(key)
+        combos = _COMBOS[key] = [[c for c, _ in by_sum if _fits(c, counts)] for by_sum in _rank_partitions(10, 2)]
     return combos
-
-
-def _rank_combos(counts: list[int]) -> list[list[tuple[tuple[int, int], ...]]]:
-    by_sum: list[list[tuple[tuple[int, int], ...]]] = [[] for _ in range(11)]
-
-    def walk(rank: int, total: int, size: int, chosen: tuple[tuple[int, int], ...]) -> None:
-        if rank > 10:
-            if size >= 2:
-                by_sum[total].append(chosen)
-            return
-        for k in range(min(counts[rank], (10 - total) // rank) + 1):
-            walk(rank + 1, total + k * rank, size + k, chosen + ((rank, k),) if k else chosen)
-
-    walk(1, 0, 0, ())
-    return by_sum
 
 
 def _expand(combos: list[tuple[tuple[int, int], ...]], table: int, rank_mask: tuple[int, ...] = RANK_MASK) -> list[int]:
