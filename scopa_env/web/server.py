@@ -233,7 +233,7 @@ class AgentFactory:
         return {
             spec: {"players": agent.num_players, "rules": agent.rules.name}
             for spec, agent in self._prototypes.items()
-            if callable(getattr(agent, "mismatch", None))
+            if callable(getattr(agent, "mismatch", None)) and hasattr(agent, "num_players") and hasattr(agent, "rules")
         }
 
     def mismatch(self, spec: str, num_players: int, rules) -> str | None:
