@@ -10,15 +10,24 @@
   share of the API's speed the Scopa env keeps.
 
 :func:`run_all` takes a ``progress`` callback (called with each step's label before it
-runs) and :func:`estimate_seconds` says how long it will take, so ``scopa bench`` can tell
-the user before the minutes it runs.
+runs) and an ``on_row`` callback (called with each row as soon as it is measured), and
+:func:`estimate_seconds` says how long it will take, so ``scopa bench`` can tell the user
+before the minutes it runs and print every row as it finishes.
+
+Shared machines swing absolute rates by 3x, so every row also carries ``vs_ref``: its
+ratio to a fixed pure-Python reference loop (:func:`reference_rate`, code that no change
+to the kit makes faster) measured just before and just after the step that made the row.
+Rates are divided by the reference rate; times (unit ``ms``) are multiplied by it (the
+time in reference-loop units); rows that are already ratios of two same-run rates have
+no ``vs_ref`` (NaN). Rows whose name ends in ``/cpu`` use the reference's CPU-time rate.
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 import numpy as np
 from pettingzoo import AECEnv
@@ -28,6 +37,49 @@ from scopa_env import scopa_v0
 from scopa_env.game import Game
 
 HAND_MOVES = 36
+
+
+class Row(NamedTuple):
+    """One benchmark result."""
+
+    name: str
+    value: float
+    unit: str
+    vs_ref: float = float("nan")
+    """``value`` against the reference loop measured in the same run (see the module docstring)."""
+
+
+REFERENCE_SECONDS = 0.5
+"""The most a reference measurement takes (it is measured twice per step)."""
+
+
+def reference_rate(seconds: float = REFERENCE_SECONDS) -> tuple[float, float]:
+    """``(wall, cpu)`` iterations per second of a fixed pure-Python loop (dict and list
+    work, like the engine's), the yardstick every row is divided by."""
+    table = {k: k * 7 % 13 for k in range(64)}
+    count = 0
+    w0, c0 = time.perf_counter(), time.process_time()
+    while True:
+        acc = 0
+        for k in range(64):
+            acc += table[k] & (k | 3)
+        count += 64
+        if time.perf_counter() - w0 > seconds:
+            break
+    return count / (time.perf_counter() - w0), count / max(time.process_time() - c0, 1e-9)
+
+
+def with_reference(row: tuple, ref: tuple[float, float]) -> Row:
+    """``row`` ``(name, value, unit)`` with its ``vs_ref`` against the reference rates ``ref``."""
+    name, value, unit = row[:3]
+    rate = ref[1] if name.endswith("/cpu") else ref[0]
+    if unit == "ratio":
+        vs = float("nan")
+    elif unit == "ms":
+        vs = value / 1000 * rate
+    else:
+        vs = value / rate
+    return Row(name, value, unit, vs)
 
 
 def bench_engine(seconds: float = 3.0, num_players: int = 2, rules=None, seed: int = 0) -> dict:
@@ -154,36 +206,67 @@ ACTION_MODES = ("move", "select")
 ENV_ROUNDS = 3
 
 
-def estimate_seconds(seconds: float) -> float:
-    """Wall time of :func:`run_all` without extras: each engine row takes ``seconds``, each
-    env mode twice that (the env's first round, then alternating rounds of floor and env)."""
-    return seconds * (len(PLAYER_COUNTS) + 2 * len(ACTION_MODES))
+def reference_seconds(seconds: float) -> float:
+    """One reference measurement: a sixth of a step's ``seconds``, at most :data:`REFERENCE_SECONDS`."""
+    return min(REFERENCE_SECONDS, seconds / 6)
+
+
+def estimate_seconds(seconds: float, steps: int = 0) -> float:
+    """Wall time of :func:`run_all` with ``steps`` more steps from extras (their own time
+    not included): each engine row takes ``seconds``, each env mode twice that (the env's
+    first round, then alternating rounds of floor and env), and every step two reference
+    measurements."""
+    own = len(PLAYER_COUNTS) + len(ACTION_MODES)
+    return seconds * (len(PLAYER_COUNTS) + 2 * len(ACTION_MODES)) + 2 * reference_seconds(seconds) * (own + steps)
 
 
 def run_all(
     seconds: float = 3.0,
-    extra: list[Callable[..., list[tuple[str, float, str]]]] | None = None,
+    extra: list[Callable[..., Iterable[tuple]]] | None = None,
     progress: Callable[[str], None] | None = None,
-) -> list:
-    """Every benchmark as ``(name, value, unit)`` rows.
+    on_row: Callable[[Row], None] | None = None,
+) -> list[Row]:
+    """Every benchmark as :class:`Row` s.
 
     Args:
         seconds: time per measurement.
-        extra: more row makers, called as ``fn(seconds, progress=progress)``.
+        extra: more row makers, called as ``fn(seconds, progress=progress)``; they return
+            (or yield, to be shown as they come) ``(name, value, unit)`` rows and call
+            ``progress`` before each step.
         progress: called with a label before each step.
+        on_row: called with each row as soon as it is measured.
     """
     say = progress or (lambda label: None)
-    rows: list[tuple[str, float, str]] = []
+    ref_seconds = reference_seconds(seconds)
+    rows: list[Row] = []
+    # The reference is measured when a step starts (progress) and when its first row comes.
+    state: dict = {"before": None, "ref": None}
+
+    def step(label: str) -> None:
+        say(label)
+        state["before"], state["ref"] = reference_rate(ref_seconds), None
+
+    def emit(row: tuple) -> None:
+        if state["ref"] is None:
+            after = reference_rate(ref_seconds)
+            before = state["before"] or after
+            state["ref"] = ((before[0] + after[0]) / 2, (before[1] + after[1]) / 2)
+        out = with_reference(row, state["ref"])
+        rows.append(out)
+        if on_row is not None:
+            on_row(out)
+
     for n in PLAYER_COUNTS:
-        say(f"Python engine, random play, {n} players")
+        step(f"Python engine, random play, {n} players")
         r = bench_engine(seconds, num_players=n)
-        rows.append((f"engine random play, {n} players", r["moves_per_s"], "moves/s"))
+        emit((f"engine random play, {n} players", r["moves_per_s"], "moves/s"))
     for mode in ACTION_MODES:
-        say(f"AEC env and the do-nothing floor, {mode} mode")
+        step(f"AEC env and the do-nothing floor, {mode} mode")
         r = bench_env(seconds, action_mode=mode, rounds=ENV_ROUNDS)
-        rows.append((f"AEC env + wrappers, {mode} mode", r["env_steps_per_s"], "steps/s"))
-        rows.append((f"do-nothing AEC floor, {mode} mode", r["floor_steps_per_s"], "steps/s"))
-        rows.append((f"env / floor, {mode} mode", r["ratio"], "ratio"))
+        emit((f"AEC env + wrappers, {mode} mode", r["env_steps_per_s"], "steps/s"))
+        emit((f"do-nothing AEC floor, {mode} mode", r["floor_steps_per_s"], "steps/s"))
+        emit((f"env / floor, {mode} mode", r["ratio"], "ratio"))
     for fn in extra or []:
-        rows.extend(fn(seconds, progress=progress))
+        for row in fn(seconds, progress=step):
+            emit(row)
     return rows

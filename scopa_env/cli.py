@@ -83,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=positive_seconds,
         default=3.0,
         help="seconds per measurement (default 3; the whole run "
-        "takes about 13 times as long, plus the compiled core's cold start)",
+        "takes about 17 times as long, plus the compiled core's cold starts)",
     )
     p.add_argument("--json", metavar="PATH", help="also write the rows as JSON")
     p.set_defaults(func=_bench)
@@ -145,12 +145,11 @@ def _presets(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    import math
+    import os
     import time
 
-    from rich.console import Console
-    from rich.table import Table
-
-    from scopa_env.bench import estimate_seconds, run_all
+    from scopa_env.bench import Row, estimate_seconds, run_all
 
     extra = []
     try:
@@ -163,26 +162,48 @@ def _bench(args: argparse.Namespace) -> int:
     print(
         f"scopa bench: about {_duration(total)} ({args.seconds:g} s per measurement"
         + (", and the compiled core's cold start, 15 s to a minute" if bench_rows else "")
-        + "); the table comes at the end.",
+        + "); each row prints as it finishes.",
         file=sys.stderr,
         flush=True,
     )
+    load_before = os.getloadavg()
+    print(
+        f"load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in load_before)}; "
+        "vs ref: rate / reference-loop rate (times: x reference rate), measured in the same run",
+        flush=True,
+    )
+    print(f"{'benchmark':72s} {'value':>14s} {'unit':8s} {'vs ref':>10s}", flush=True)
     start = time.perf_counter()
 
     def progress(label: str) -> None:
         print(f"  [{time.perf_counter() - start:5.0f} s] {label} ...", file=sys.stderr, flush=True)
 
-    rows = run_all(args.seconds, extra, progress=progress)
-    table = Table(title="scopa bench")
-    table.add_column("benchmark")
-    table.add_column("value", justify="right")
-    table.add_column("unit")
-    for name, value, unit in rows:
-        table.add_row(name, f"{value:.3f}" if unit == "ratio" else f"{value:,.0f}", unit)
-    Console().print(table)
+    def show(row: Row) -> None:
+        value = f"{row.value:.3f}" if row.unit == "ratio" else f"{row.value:,.0f}"
+        vs = "-" if math.isnan(row.vs_ref) else f"{row.vs_ref:.4g}"
+        print(f"{row.name:72s} {value:>14s} {row.unit:8s} {vs:>10s}", flush=True)
+
+    rows = run_all(args.seconds, extra, progress=progress, on_row=show)
+    load_after = os.getloadavg()
+    print(f"load average at the end: {', '.join(f'{x:.2f}' for x in load_after)}", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
-            json.dump([{"benchmark": n, "value": v, "unit": u} for n, v, u in rows], fh, indent=2)
+            json.dump(
+                {
+                    "load_average": {"start": load_before, "end": load_after},
+                    "rows": [
+                        {
+                            "benchmark": r.name,
+                            "value": r.value,
+                            "unit": r.unit,
+                            "vs_ref": None if math.isnan(r.vs_ref) else r.vs_ref,
+                        }
+                        for r in rows
+                    ],
+                },
+                fh,
+                indent=2,
+            )
     return 0
 
 

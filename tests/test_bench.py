@@ -1,0 +1,50 @@
+"""`scopa bench`'s plumbing (issue 19): rows come out as they are measured, each with its
+ratio to the reference loop measured around its own step. No timing is asserted."""
+
+from __future__ import annotations
+
+import math
+
+import scopa_env.bench as bench
+
+
+def fake_measurements(monkeypatch, refs):
+    """Engine and env rows with fixed values; the reference rate takes the next value of ``refs``."""
+    monkeypatch.setattr(bench, "bench_engine", lambda seconds, num_players: {"moves_per_s": 100.0 * num_players})
+    monkeypatch.setattr(
+        bench,
+        "bench_env",
+        lambda seconds, action_mode, rounds: {"env_steps_per_s": 50.0, "floor_steps_per_s": 100.0, "ratio": 0.5},
+    )
+    it = iter(refs)
+    monkeypatch.setattr(bench, "reference_rate", lambda seconds: (next(it), 2 * next(it)))
+
+
+def test_rows_stream_with_their_reference(monkeypatch):
+    fake_measurements(monkeypatch, [10.0] * 200)
+    seen: list[str] = []
+    events: list[str] = []
+
+    def extra(seconds, progress):
+        progress("compiled core")
+        yield ("fast: one", 20.0, "steps/s")
+        events.append(f"after first row: {len(seen)} rows shown")
+        yield ("fast: one /cpu", 20.0, "steps/s")
+        yield ("fast: cold start", 500.0, "ms")
+
+    rows = bench.run_all(0.06, [extra], on_row=lambda row: seen.append(row.name))
+    assert [r.name for r in rows] == seen, "on_row gets every row, in order"
+    assert events == [f"after first row: {seen.index('fast: one') + 1} rows shown"], "rows are shown as they come"
+    by_name = {r.name: r for r in rows}
+    assert by_name["engine random play, 2 players"].vs_ref == 200.0 / 10.0
+    assert by_name["fast: one /cpu"].vs_ref == 20.0 / 20.0, "/cpu rows use the reference's CPU rate"
+    assert by_name["fast: cold start"].vs_ref == 0.5 * 10.0, "times are multiplied by the reference rate"
+    assert math.isnan(by_name["env / floor, move mode"].vs_ref), "same-run ratios need no reference"
+
+
+def test_each_step_has_its_own_reference(monkeypatch):
+    # before/after pairs (wall, cpu draws alternate): first step 10 and 30 -> 20; later steps 40.
+    fake_measurements(monkeypatch, [10.0, 0.0, 30.0, 0.0] + [40.0] * 200)
+    rows = bench.run_all(0.06)
+    assert rows[0].vs_ref == 200.0 / 20.0, "the mean of the reference just before and just after the step"
+    assert rows[1].vs_ref == 400.0 / 40.0
