@@ -2,7 +2,7 @@
 
 Subcommands: ``play-random`` (a random game rendered in the terminal), ``bench``
 (speed numbers), ``presets`` (the named rule variants), and those other parts of the kit
-add: ``eval``, ``tournament``, ``train``, ``play``, ``web``. Each of those lives beside the
+add: ``eval``, ``tournament``, ``train``, ``play``, ``web``, ``zoo``. Each of those lives beside the
 code it drives and exposes ``add_parser(subparsers)``; a part whose optional dependencies
 are missing still shows up and says which extra to install.
 
@@ -27,6 +27,7 @@ SUBCOMMAND_PROVIDERS = (
     ("train.cli", "add_train_parser"),
     ("scopa_env.play", "add_play_parser"),
     ("scopa_env.web", "add_web_parser"),
+    ("train.zoo.cli", "add_zoo_parser"),
 )
 
 
