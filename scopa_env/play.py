@@ -48,7 +48,24 @@ HUMAN_SEAT = 0
 """The human plays seat 0 (``player_0``) in the terminal and on the web page."""
 
 DEFAULT_OPPONENT = "heuristic"
-"""Agent spec used when ``--opponent`` is not given."""
+"""Agent spec used when ``--opponent`` is not given and the zoo has no agent for the game."""
+
+
+def default_opponent(rules: Rules | str | None = None, num_players: int = 2) -> str:
+    """The default opponent of a game: the zoo's trained agent for these rules and player count
+    (``zoo:standard-2p`` for the standard 2-player game, about a millisecond per move), else
+    :data:`DEFAULT_OPPONENT` (also when the ``train`` package is not installed)."""
+    try:
+        from train import zoo
+    except ImportError:
+        return DEFAULT_OPPONENT
+    name = get_rules(rules).name
+    for entry in zoo.names():
+        card = zoo.card(entry)
+        if card["rules"] == name and card["num_players"] == num_players:
+            return f"zoo:{entry}"
+    return DEFAULT_OPPONENT
+
 
 RAW_SCORE_KEYS = ("num_cards", "num_coins", "primiera_value", "num_scope", "total")
 """Keys of a hand-score row that are counts or the total, not points of a category."""
@@ -533,7 +550,7 @@ class TerminalGame:
                 held = "" if side == HUMAN_SEAT else _plural(view.hand_counts[side], "card")
             scope = view.scope[side]
             lines.append(
-                f"   {label:<24}{held:<10}captured {view.piles[side].bit_count():2d}   "
+                f"   {label:<24} {held:<10}captured {view.piles[side].bit_count():2d}   "
                 f"{('scope ' + '*' * scope) if scope else '':<10}score {self._bold(str(view.scores[side]))}"
             )
         if teams:
@@ -606,7 +623,7 @@ HELP = """  How to play: choose a hand card by its number (1, 2, 3) or its name 
 def new_terminal_game(
     rules: Rules | str | None = None,
     players: int = 2,
-    opponent: str = DEFAULT_OPPONENT,
+    opponent: str | None = None,
     teammate: str | None = None,
     seed: int | None = None,
     input_fn: Callable[[str], str] | None = None,
@@ -622,6 +639,7 @@ def new_terminal_game(
     """
     rules = get_rules(rules)
     rules.check_players(players)
+    opponent = opponent or default_opponent(rules, players)
     game = Game(players, rules, seed=seed, auto_next_hand=False)
     agents = seat_agents(players, opponent, teammate, seed)
     sides = game.side_of
@@ -646,9 +664,10 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--opponent",
-        default=DEFAULT_OPPONENT,
+        default=None,
         metavar="AGENT",
-        help=f"agent (default {DEFAULT_OPPONENT}): {agents_help()}",
+        help=f"agent (default: the zoo's trained agent for the game, zoo:standard-2p for the standard 2-player "
+        f"game, else {DEFAULT_OPPONENT}; `scopa zoo` lists them): {agents_help()}",
     )
     p.add_argument(
         "--teammate", default=None, metavar="AGENT", help="agent of your partners (4-6 players; default: --opponent)"

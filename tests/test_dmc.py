@@ -20,7 +20,7 @@ from scopa_env.observation import ObservationLayout
 from scopa_env.rules import get_rules
 from train.config import ConfigError
 from train.dmc import DmcConfig, train
-from train.dmc_agent import BatchPolicy, DmcAgent, NumpyQNet, load_dmc, move_features
+from train.dmc_agent import BatchPolicy, DmcAgent, NumpyQNet, load_dmc, load_dmc_batch_policy, move_features
 
 TINY = {
     "name": "tiny",
@@ -129,13 +129,13 @@ def test_cli_trains_a_dmc_config(scopa_cli, tmp_path):
     "override, message",
     [
         ({"epsilon": 2}, "epsilon must be in [0, 1]"),
-        ({"learning_rate": -1}, "learning_rate must be a positive number"),
+        ({"learning_rate": -1}, "learning_rate must be in (0, 1]"),
         ({"opponents": "ppo:x"}, "not compiled players"),
         ({"eval_opponents": ["search"]}, "not compiled players"),
         ({"gamma": 0.9}, "gamma must be 1.0"),
         ({"action_mode": "select"}, "action_mode must be one of ['move']"),
         ({"device": "tpu"}, "device must be one of"),
-        ({"seed": -1}, "seed must be >= 0"),
+        ({"seed": -1}, "seed must be in [0, "),
         ({"selfplay_games": 0, "opponent_games": 0}, "at least 1"),
     ],
 )
@@ -321,7 +321,7 @@ def test_zoo_agent_card_matches_and_plays(name):
     match = Match(("zoo", "greedy"), card["num_players"], card["rules"], 0)
     rec = play_game(match, 0, 0, [agent if s % 2 == 0 else make_agent("greedy") for s in range(card["num_players"])])
     assert rec["forfeit"] is None
-    policy = BatchPolicy(net, move_features(get_rules(card["rules"]), card["num_players"]))
+    policy, _ = load_dmc_batch_policy(folder)
     report = evaluate_fast_sides(policy, "random", 4, card["num_players"], card["rules"], seed=1)
     assert report["agents"][0]["games"] == 8
 
@@ -365,3 +365,22 @@ def test_compiled_heuristic_scores_are_the_python_agents():
                 compared += 1
         batch.step(batch.legal_ids[np.arange(16), (rng.random(16) * batch.legal_count).astype(int)])
     assert compared > 500
+
+
+@pytest.mark.parametrize(
+    "rules, players, expected",
+    [("standard", 2, "zoo:standard-2p"), ("scopone", 4, "zoo:scopone-4p"), ("standard", 4, "heuristic")],
+)
+def test_the_default_opponent_is_the_zoo_agent_for_the_game(rules, players, expected):
+    """The terminal game and the web page default to the zoo's agent for the game, else the heuristic."""
+    from scopa_env.play import default_opponent, new_terminal_game
+
+    assert default_opponent(rules, players) == expected
+    tg = new_terminal_game(rules=rules, players=players, seed=1, input_fn=lambda _: "q", output_fn=lambda _: None)
+    assert set(tg.specs.values()) == {expected}
+
+
+def test_a_zoo_agent_refuses_another_game():
+    agent = make_agent("zoo:standard-2p")
+    assert agent.mismatch(2, "standard") is None
+    assert "not 4 players with 'scopone'" in agent.mismatch(4, "scopone")

@@ -249,13 +249,21 @@ class DmcAgent(Agent):
             self.scorer = HeuristicAgent()
         self.name = name
 
+    def mismatch(self, num_players: int, rules) -> str | None:
+        """Why this network cannot play ``num_players`` under ``rules`` (``None`` when it can)."""
+        rules = get_rules(rules)
+        if num_players == self.num_players and rules == self.rules:
+            return None
+        return (
+            f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
+            f"not {num_players} players with {rules.name!r}"
+        )
+
     def check_game(self, num_players: int, rules: Rules) -> None:
         """Refuse a game with other rules or another player count, naming both."""
-        if num_players != self.num_players or rules != self.rules:
-            raise ValueError(
-                f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
-                f"not {num_players} players with {rules.name!r}"
-            )
+        problem = self.mismatch(num_players, rules)
+        if problem:
+            raise ValueError(problem)
 
     def act(self, view: PlayerView) -> Move:
         from train.env import observe_view

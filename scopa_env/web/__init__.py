@@ -36,7 +36,7 @@ def port_arg(text: str) -> int:
 
 def add_web_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``scopa web``."""
-    from scopa_env.play import DEFAULT_OPPONENT, agents_help
+    from scopa_env.play import agents_help, default_opponent
 
     p = subparsers.add_parser(
         "web",
@@ -49,9 +49,10 @@ def add_web_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--host", default="127.0.0.1", help="interface to listen on (default 127.0.0.1, this machine only)")
     p.add_argument(
         "--opponent",
-        default=DEFAULT_OPPONENT,
+        default=None,
         metavar="AGENT",
-        help=f"default opponent (default {DEFAULT_OPPONENT}): {agents_help()}; the page offers the built-in "
+        help=f"default opponent (default {default_opponent()}, the zoo's agent for the standard 2-player game): "
+        f"{agents_help()}; the page offers the built-in "
         "agents and this one (a checkpoint is loaded once, at start)",
     )
     p.add_argument(
@@ -97,6 +98,9 @@ def _web_command(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         raise ValueError(f"{exc.name} is missing: install the web extra (pip install -e '.[web]')") from None
     try:
+        from scopa_env.play import default_opponent
+
+        args.opponent = args.opponent or default_opponent()
         app = create_app(default_opponent=args.opponent, allow_client_seeds=args.allow_seeds)
     except (ValueError, FileNotFoundError) as exc:
         raise ValueError(f"--opponent {args.opponent}: {exc}") from None
