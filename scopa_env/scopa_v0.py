@@ -144,6 +144,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.action_mode = action_mode
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.layout = ObservationLayout.for_rules(num_players, self.rules)
         self._moves = move_enumeration(self.rules) if action_mode == "move" else None
@@ -212,12 +213,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._pending_card: int | None = None
         self._selected = 0
         self._legal_ids: list[int] | None = None
+        self._by_card: dict[int, list[int]] = {}
+        self._by_card_of: list[tuple[int, int]] | None = None
+        self._rewards_set = False
         self.agent_selection = self.possible_agents[self.game.current]
 
     # --- observation ------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seat_of.get(agent)
+        if seat is None:
+            seat = self.possible_agents.index(agent)  # raises ValueError naming the agent
         obs = np.empty(self.layout.size, dtype=np.float32)
         mine = seat == self.game.current
         write_observation(
@@ -240,16 +246,31 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return self._legal_ids
 
     def _compute_legal_ids(self) -> list[int]:
-        pairs = self.game.action_pairs()
         if self._moves is not None:
-            return self._moves.ids(pairs, self.game.table)
+            return self._moves.ids(self.game.action_pairs(), self.game.table)
         if self._pending_card is None:
-            return sorted({c for c, _ in pairs})
+            return sorted(self._outcomes_by_card())
         nxt, can_confirm, _ = select_options(self._outcomes(self._pending_card), self._selected)
         return nxt + [CONFIRM] if can_confirm else nxt
 
+    def _outcomes_by_card(self) -> dict[int, list[int]]:
+        """Each playable card's captured masks ("select" mode), in :meth:`Game.action_pairs`
+        order: one pass over the pairs per position, kept while the game's cached legal
+        list is the same object (a move, a new deal or another game replaces it)."""
+        legal = self.game.legal_pairs()
+        if self._by_card_of is not legal:
+            by_card: dict[int, list[int]] = {}
+            for c, m in self.game.action_pairs():
+                outcomes = by_card.get(c)
+                if outcomes is None:
+                    by_card[c] = [m]
+                else:
+                    outcomes.append(m)
+            self._by_card, self._by_card_of = by_card, legal
+        return self._by_card
+
     def _outcomes(self, card: int) -> list[int]:
-        return [m for c, m in self.game.action_pairs() if c == card]
+        return self._outcomes_by_card().get(card, [])
 
     def action_mask(self) -> np.ndarray:
         """Mask of the agent to move (the same as in its observation)."""
@@ -279,7 +300,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             return
         action = self._check_action(action)
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self._rewards_set:  # most steps reward nobody: the zero dict is rebuilt only after one that did
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewards_set = False
         self.infos[agent] = {}
         self._legal_ids = None
         move = self._resolve(action)
@@ -349,6 +372,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
                 info["winner"] = g.winner
                 if g.winner is not None:
                     info["win_reason"] = g.win_reason
+            self._rewards_set = True
             for i, a in enumerate(self.agents):
                 side = g.side_of[i]
                 self.infos[a] = dict(info)

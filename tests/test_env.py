@@ -324,3 +324,36 @@ def test_render_ansi_shows_only_text():
     env.reset(seed=0)
     text = env.render()
     assert "table" in text and "player_0" in text
+
+
+def test_select_mode_follows_the_game_it_is_given():
+    """The "select" mode's per-card outcomes are cached per position; a game swapped in
+    (as tests and tools do) must be read afresh, not through the old position's cache."""
+    env = scopa_v0.raw_env(action_mode="select")
+    env.reset(seed=0)
+    first = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
+    assert first == sorted({c for c, _ in env.game.legal_pairs()})
+    other = scopa_v0.raw_env(action_mode="select")
+    other.reset(seed=1)
+    env.game, env._legal_ids = other.game, None
+    swapped = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
+    assert swapped == sorted({c for c, _ in other.game.legal_pairs()}) and swapped != first, (first, swapped)
+    card = swapped[0]
+    assert env._outcomes(card) == [m for c, m in other.game.action_pairs() if c == card]
+
+
+def test_rewards_reset_after_a_rewarded_step():
+    """Rewards are this step's only: after a hand-end reward the next step's are all 0."""
+    env = scopa_v0.raw_env(episode="game", reward="points", action_mode="move")
+    env.reset(seed=3)
+    rewarded = False
+    for agent in env.agent_iter(500):
+        _, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        env.step(int(np.flatnonzero(env.observe(agent)["action_mask"])[0]))
+        if rewarded:
+            assert all(v == 0.0 for v in env.rewards.values()), f"the step after a reward: {env.rewards}"
+            break
+        rewarded = any(env.rewards.values())
+    assert rewarded, "a hand should end within 500 steps and reward its margin"
