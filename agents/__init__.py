@@ -5,7 +5,8 @@ Built-in agents (by name in :func:`~agents.registry.make_agent`):
 * ``random``: uniform over legal moves (:mod:`agents.random_agent`);
 * ``greedy``: best immediate capture with fixed weights (:mod:`agents.greedy`);
 * ``heuristic``: the published strategy with card counting (:mod:`agents.heuristic`);
-* ``search``: determinized search with rollouts (:mod:`agents.search`).
+* ``search``: determinized search with rollouts (:mod:`agents.search`);
+* ``openspiel:ismcts``: OpenSpiel's ISMCTS bot (:mod:`agents.openspiel_bot`, the ``openspiel`` extra).
 """
 
 from agents.base import Agent
@@ -14,6 +15,11 @@ from agents.heuristic import HeuristicAgent
 from agents.random_agent import RandomAgent
 from agents.registry import AGENT_NAMES, make_agent, register_agent_factory
 from agents.search import SearchAgent
+
+# ``openspiel:BOT`` agents (agents.openspiel_bot); OpenSpiel itself is imported only when one is built.
+from agents.openspiel_bot import register as _register_openspiel  # noqa: E402
+
+_register_openspiel()
 
 __all__ = [
     "AGENT_NAMES",

@@ -23,6 +23,7 @@ preset                     source
 ``booklet``                the booklet *Scopa: Origins, Rules, and Strategies*
 ``cirulla``                wikipedia "Cirulla"
 ``chiamarsi_fuori``        pagat: "claiming to have enough points to reach the game target of 11"
+``small``                  none: a reduction for exact solvers (8 cards, two deals of 2), docs/openspiel.md
 =========================  =====================================================
 """
 
@@ -385,5 +386,23 @@ CHIAMARSI_FUORI = register_preset(
         target=11,
         description="Standard Scopa where a player may end the game by claiming to have reached the target of 11 "
         "('chiamarsi fuori', pagat); a wrong claim loses. Two sides: 2, 4 or 6 players.",
+    )
+)
+
+# --- research: a game small enough for tabular solvers --------------------------------
+
+SMALL = register_preset(
+    Rules(
+        name="small",
+        player_counts=(2,),
+        ranks=(1, 2),
+        hand_size=2,
+        table_size=0,
+        # No rule text: a reduction of the standard rules for exact solvers (docs/openspiel.md).
+        # 8 cards (the Aces and Twos), two deals of 2 cards each, nothing on the table; a Two
+        # captures a Two or two Aces. As OpenSpiel's python_scopa hand: 2,520 deals, 40,320 plays
+        # to the end, 113,092 information sets.
+        description="Small Scopa for tabular solvers: the 8 Aces and Twos, 2 players, two deals of 2 cards, "
+        "no table cards (no rule text; docs/openspiel.md).",
     )
 )

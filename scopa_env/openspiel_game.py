@@ -1,0 +1,997 @@
+"""Scopa as an OpenSpiel game: ``pyspiel.load_game("python_scopa", {...})``.
+
+Importing this module registers the game (it needs the ``openspiel`` extra:
+``pip install -e '.[openspiel]'``)::
+
+    import pyspiel
+    import scopa_env.openspiel_game  # registers "python_scopa"
+
+    game = pyspiel.load_game("python_scopa", {"rules": "small", "players": 2})
+
+The rules are the engine's (:class:`~scopa_env.game.Game`); this module only turns the
+deal into chance nodes and the engine's state into OpenSpiel's strings and tensors.
+
+====================  ==========================================================================
+parameter             meaning (default)
+====================  ==========================================================================
+``rules``             preset name or option string of :func:`~scopa_env.rules.get_rules`
+                      (``"standard"``)
+``players``           seats, 2, 3, 4 or 6; 4 and 6 play in two teams (``2``)
+``action_mode``       ``"move"``: one id per (card, captured set) of :mod:`scopa_env.actions`;
+                      ``"select"``: name the card, then the captured cards one at a time (``"move"``)
+``episode``           ``"hand"``: one hand; ``"game"``: hands until a side wins (``"hand"``)
+``reward``            ``"points"``: the side's hand points minus the mean of the other sides',
+                      summed over the episode's hands; ``"game"``: +1 to the winning side, the
+                      others share -1 (a hand episode is won by the side with strictly most hand
+                      points; a tie at the top gives 0 to all) (``"points"``)
+``max_hands``         a game episode still undecided after this many hands ends with 0 for the
+                      ``"game"`` reward (``50``)
+====================  ==========================================================================
+
+Returns are zero-sum for every player count: a seat's return is its side's, and with
+three sides the two losers get -1/2 each under ``reward="game"`` (the PettingZoo env gives
+them -1).
+
+Chance: the deal
+    Each hand starts with chance nodes that deal the whole hand, as the engine's shuffle
+    does: first the table cards, then, for each deal of the hand (the stock deals of the
+    standard game included), each seat's cards in turn from the player after the dealer.
+    A chance outcome is a card id (0..39), and the cards of one table or hand come in
+    ascending order, so each set is one chance path: its probability is
+    ``C(a, m - 1) / C(b, m)`` for ``m`` cards still to deal to the set, ``a`` the undealt
+    cards above the drawn one and ``b`` those above the set's previous card. Cards of a
+    later deal stay hidden from everyone, their owner included, until the engine deals
+    them.
+    A table the rules throw in (three Kings ...) is never dealt: the table's outcomes are
+    weighted by the number of completions the rules keep, so the deal has the
+    distribution of the engine's deal after redeals. The thrown-in cards are shuffled
+    back, so leaving them out hides nothing that matters for the rest of the hand.
+
+Strings and tensors (player ``p``)
+    ``information_state_string``: perfect recall. The hand number, dealer and scores,
+    the initial table, ``p``'s cards of every deal made so far, every play in order and
+    a pending "select" choice; in game episodes the earlier hands the same way. Other
+    hands and the stock appear as card counts only.
+    ``observation_string``: ``p``'s :class:`~scopa_env.game.PlayerView` in short
+    notation (hand, table, piles, played cards, scope, scores, stock size).
+    ``observation_tensor``: the kit's observation vector, laid out by
+    :class:`~scopa_env.observation.ObservationLayout` (``"observation"``, 376 floats
+    for 2 players).
+    ``information_state_tensor``: the observation followed by ``"plays"``, this hand's
+    plays in order (``[ply, 0, card]`` the played card, ``[ply, 1, card]`` the cards it
+    took). Within a hand that is perfect recall; earlier hands of a game episode are
+    summed up by the scores only (the string has them in full).
+    At chance nodes both tensors are zeros: nobody acts while the cards are dealt.
+
+``resample_from_infostate(p, sampler)`` deals the cards ``p`` cannot see again with the
+kit's determinization (:meth:`~scopa_env.game.PlayerView.determinize`) and replays the
+history with them; the sampler is called once to seed it. :func:`state_from_view` builds
+a state at an agent's decision from a :class:`~scopa_env.game.PlayerView` (the hidden
+cards determinized): that is how an OpenSpiel bot plays as a kit agent
+(:mod:`agents.openspiel_bot`).
+
+Rules whose deal is not a plain shuffle are refused with a one-line ``ValueError``:
+Chkobba's first-card choice, declarations (``bazzica_points``, ``hand_bonus_points``),
+Cirulla's dealer table bonus and ``redeal_next_dealer``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyspiel
+
+from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, TAKE_ALL, MoveEnumeration, move_enumeration, select_options
+from scopa_env.cards import NUM_CARDS, cards_of, format_card
+from scopa_env.game import Game, PlayerView, sides_for
+from scopa_env.observation import ObservationLayout, write_observation
+from scopa_env.rules import PLAYER_COUNTS, Rules, get_rules
+
+GAME_NAME = "python_scopa"
+ACTION_MODES = ("move", "select")
+EPISODES = ("hand", "game")
+REWARDS = ("points", "game")
+DEFAULT_PARAMS: dict[str, object] = {
+    "rules": "standard",
+    "players": 2,
+    "action_mode": "move",
+    "episode": "hand",
+    "reward": "points",
+    "max_hands": 50,
+}
+"""The game's parameters and their defaults (see the module docstring)."""
+
+_CARD_TEXT = tuple(format_card(c) for c in range(NUM_CARDS))
+
+
+def _cards_text(mask: int) -> str:
+    """Short notation of a bitmask of cards (like :func:`~scopa_env.cards.format_cards`, without its checks)."""
+    return " ".join([_CARD_TEXT[c] for c in cards_of(mask)])
+
+
+def _ids_text(cards: Sequence[int]) -> str:
+    return " ".join([_CARD_TEXT[c] for c in cards])
+
+
+TABLE = -1
+"""Owner of the table's slot in a hand's deal (seats are 0..n-1)."""
+
+CATEGORY_POINTS = 5
+"""Hand points outside scope and extras: cards, coins, settebello, primiera (or most Sevens) and one spare."""
+EXTRA_POINTS_BOUND = 40
+"""A bound on the points a side's scoring extras can add in one hand (napola, scalette, ...): only
+used for OpenSpiel's ``min_utility`` / ``max_utility``, which need not be tight."""
+
+GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Scopa (scopa-rl engine)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=max(PLAYER_COUNTS),
+    min_num_players=min(PLAYER_COUNTS),
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    provides_factored_observation_string=False,
+    parameter_specification=DEFAULT_PARAMS,
+)
+
+
+def check_bridge_rules(rules: Rules) -> None:
+    """Raise ``ValueError`` if the deal of ``rules`` is more than a shuffle (see the module docstring)."""
+    refused = [
+        name
+        for name, used in (
+            ("first_card_choice", rules.first_card_choice),
+            ("declarations (bazzica_points / hand_bonus_points)", rules.declarations),
+            ("table_bonus", rules.table_bonus),
+            ("redeal_next_dealer", rules.redeal_next_dealer),
+        )
+        if used
+    ]
+    if refused:
+        raise ValueError(
+            f"rules {rules.name!r} use {', '.join(refused)}: the OpenSpiel game models deals that are a "
+            f"plain shuffle only; pick another preset"
+        )
+
+
+# --- static facts of one parameter set -----------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Setup:
+    """Everything fixed by the game's parameters; shared by all states of a game."""
+
+    rules: Rules
+    num_players: int
+    action_mode: str
+    episode: str
+    reward: str
+    max_hands: int
+    schedule: tuple[int, ...] = field(init=False)
+    """Cards each seat gets in each deal of a hand."""
+    deal_plies: tuple[int, ...] = field(init=False)
+    """Plays of the hand made before each deal (deal 0 at ply 0)."""
+    plies_per_hand: int = field(init=False)
+    side_of: tuple[int, ...] = field(init=False)
+    num_sides: int = field(init=False)
+    layout: ObservationLayout = field(init=False)
+    moves: MoveEnumeration | None = field(init=False)
+    num_actions: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        put = functools.partial(object.__setattr__, self)
+        n = self.num_players
+        put("schedule", self.rules.schedule(n))
+        put("deal_plies", tuple(n * sum(self.schedule[:k]) for k in range(len(self.schedule))))
+        put("plies_per_hand", n * sum(self.schedule))
+        put("side_of", sides_for(n))
+        put("num_sides", max(self.side_of) + 1)
+        put("layout", ObservationLayout.for_rules(n, self.rules))
+        put("moves", move_enumeration(self.rules) if self.action_mode == "move" else None)
+        put("num_actions", len(self.moves) if self.moves is not None else NUM_SELECT_ACTIONS)
+
+    def __deepcopy__(self, memo) -> Setup:
+        return self  # immutable: states share it (OpenSpiel clones states with deepcopy)
+
+    def __reduce__(self):
+        return (_setup, (self.rules, self.num_players, self.action_mode, self.episode, self.reward, self.max_hands))
+
+    def slots(self, dealer: int) -> list[tuple[int, int]]:
+        """``(owner, cards)`` of each set a hand's deal fills, in dealing order (owner ``TABLE`` or a seat)."""
+        n = self.num_players
+        out = [(TABLE, self.rules.table_size)] if self.rules.table_size else []
+        for size in self.schedule:
+            out += [((dealer + 1 + i) % n, size) for i in range(n)]
+        return out
+
+    def table_completions(self, partial: int, last: int, need: int) -> int:
+        """Tables the rules keep among those completing ``partial`` with ``need`` cards above ``last``."""
+        return _table_completions(self.rules, partial, last, need)
+
+    def point_bound(self) -> float:
+        """A bound on one side's points in one hand (for OpenSpiel's utility range)."""
+        r = self.rules
+        scopa = {"points": r.scopa_points, "card": 10, "cards": len(r.deck)}[r.scopa_value]
+        return float(CATEGORY_POINTS + EXTRA_POINTS_BOUND + self.plies_per_hand * scopa)
+
+    def max_decisions_per_hand(self) -> int:
+        """Most decision nodes in one hand: one per play in "move" mode; in "select" mode also one per
+        captured card and a confirmation."""
+        if self.action_mode == "move":
+            return self.plies_per_hand
+        return 2 * self.plies_per_hand + len(self.rules.deck)
+
+
+@functools.lru_cache(maxsize=8)
+def _redeal_judge(rules: Rules) -> Game:
+    """A game of ``rules`` whose :meth:`~scopa_env.game.Game.needs_redeal` judges initial tables."""
+    return Game(min(rules.player_counts), rules, seed=0)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _table_completions(rules: Rules, partial: int, last: int, need: int) -> int:
+    """How many sets of ``need`` deck cards above ``last`` and outside ``partial`` complete it to a
+    table the rules keep (one that :meth:`~scopa_env.game.Game.needs_redeal` does not throw in)."""
+    above = [1 << c for c in rules.deck if c > last and not partial >> c & 1]
+    judge = _redeal_judge(rules).needs_redeal
+    return sum(1 for extra in itertools.combinations(above, need) if not judge(partial | sum(extra)))
+
+
+@functools.lru_cache(maxsize=32)
+def _setup(rules: Rules, num_players: int, action_mode: str, episode: str, reward: str, max_hands: int) -> Setup:
+    return Setup(rules, num_players, action_mode, episode, reward, max_hands)
+
+
+def parse_params(params: dict | None) -> Setup:
+    """Check the game's parameters (one-line ``ValueError`` on a bad one) and return the :class:`Setup`."""
+    p = dict(DEFAULT_PARAMS)
+    unknown = sorted(set(params or {}) - set(p))
+    if unknown:
+        raise ValueError(f"unknown python_scopa parameter(s) {unknown}; known: {sorted(p)}")
+    p.update(params or {})
+    rules = get_rules(p["rules"])
+    check_bridge_rules(rules)
+    n = p["players"]
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise ValueError(f"players must be an int, got {n!r}")
+    rules.check_players(n)
+    for name, allowed in (("action_mode", ACTION_MODES), ("episode", EPISODES), ("reward", REWARDS)):
+        if p[name] not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {p[name]!r}")
+    if isinstance(p["max_hands"], bool) or not isinstance(p["max_hands"], int) or p["max_hands"] < 1:
+        raise ValueError(f"max_hands must be an int >= 1, got {p['max_hands']!r}")
+    return _setup(rules, n, p["action_mode"], p["episode"], p["reward"], p["max_hands"])
+
+
+# --- the game -----------------------------------------------------------------------------
+
+
+class ScopaGame(pyspiel.Game):
+    """The OpenSpiel game (static facts); build it with ``pyspiel.load_game("python_scopa", params)``."""
+
+    def __init__(self, params: dict | None = None) -> None:
+        setup = parse_params(params)
+        hands = setup.max_hands if setup.episode == "game" else 1
+        bound = setup.point_bound() * hands if setup.reward == "points" else 1.0
+        low = -bound if setup.reward == "points" or setup.num_sides == 2 else -1.0 / (setup.num_sides - 1)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=setup.num_actions,
+            max_chance_outcomes=NUM_CARDS,
+            num_players=setup.num_players,
+            min_utility=low,
+            max_utility=bound,
+            utility_sum=0.0,
+            max_game_length=setup.max_decisions_per_hand() * hands,
+        )
+        super().__init__(GAME_TYPE, info, {**DEFAULT_PARAMS, **(params or {})})
+        self.setup = setup
+
+    def new_initial_state(self) -> ScopaState:
+        return ScopaState(self)
+
+    def state_at(self, position: Position) -> ScopaState:
+        """A state over ``position`` (a copy) whose OpenSpiel history holds ``position.history``."""
+        state = ScopaState(self, Position.initial(self.setup, position.start))
+        for action in position.history:
+            state.apply_action(action)
+        return state
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> ScopaObserver:
+        if params:
+            raise ValueError(f"python_scopa observers take no parameters, got {params}")
+        return ScopaObserver(self.setup, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False))
+
+
+# --- positions: the game's transitions in plain Python ----------------------------------------
+
+
+def _copy_game(game: Game) -> Game:
+    """A copy of a hand in play: its lists copied, the rest shared.
+
+    Unlike :meth:`Game.clone` the generator is shared, not copied (copying it is most of the
+    cost): these games never shuffle, as every hand is built by ``Game.from_deal`` with
+    ``auto_next_hand=False`` and ``next_hand`` is never called.
+    """
+    copy = Game.__new__(Game)
+    attrs = copy.__dict__
+    attrs.update(game.__dict__)
+    for name, value in attrs.items():
+        if type(value) is list:
+            attrs[name] = value[:]
+    return copy
+
+
+class Position:
+    """One history of the OpenSpiel game, in plain Python: the deal in progress or the engine's game.
+
+    :class:`ScopaState` is a thin OpenSpiel shell around one; tree walks (:func:`export_efg`)
+    and replays (:meth:`ScopaState.resample_from_infostate`) use positions directly, which
+    is several times faster than going through OpenSpiel's state objects.
+    """
+
+    __slots__ = (
+        "setup",
+        "start",
+        "hand",
+        "dealer",
+        "scores",
+        "slots",
+        "dealt",
+        "slot",
+        "game",
+        "pending",
+        "selected",
+        "returns",
+        "over",
+        "past",
+        "texts",
+        "history",
+        "hand_start",
+    )
+
+    setup: Setup
+    start: tuple[int, tuple[int, ...], int]
+    """Dealer, scores and number of hands played before this history's first hand."""
+    hand: int
+    """Hands finished in this history."""
+    dealer: int
+    scores: list[int]
+    """Per side, the game score before the current hand."""
+    slots: list[tuple[int, int]]
+    """``(owner, cards)`` of each set of the current hand's deal (:meth:`Setup.slots`)."""
+    dealt: list[list[int]]
+    """Per slot, the cards dealt to it so far, ascending."""
+    slot: int
+    """Index of the slot being dealt; ``len(slots)`` once the hand is dealt."""
+    game: Game | None
+    """The engine's game of the current hand, ``None`` while it is dealt."""
+    pending: int | None
+    """"select" mode: the card chosen, its captures not yet complete."""
+    selected: int
+    """"select" mode: the table cards chosen so far (bitmask)."""
+    returns: list[float]
+    over: bool
+    past: list[str]
+    """Per player, the information-state text of the finished hands."""
+    texts: list[str]
+    """Per player, the information-state text of the current hand's plays so far."""
+    history: list[int]
+    """Every action applied, chance outcomes included (OpenSpiel's ``history()``)."""
+    hand_start: int
+    """Index in :attr:`history` of the current hand's first deal action."""
+
+    @classmethod
+    def initial(cls, setup: Setup, start: tuple[int, Sequence[int], int] | None = None) -> Position:
+        """The start of a history: the first hand about to be dealt.
+
+        ``start`` is ``(dealer, scores, hands_played)``; default the first hand of a game
+        (dealer the last seat, scores 0).
+        """
+        pos = cls.__new__(cls)
+        dealer, scores, first_hand = start or (setup.num_players - 1, (0,) * setup.num_sides, 0)
+        pos.setup, pos.start = setup, (dealer, tuple(scores), first_hand)
+        pos.hand, pos.dealer, pos.scores = 0, dealer, list(scores)
+        pos.pending, pos.selected = None, 0
+        pos.returns, pos.over = [0.0] * setup.num_players, False
+        pos.past = [""] * setup.num_players
+        pos.history = []
+        pos._start_hand()
+        return pos
+
+    def copy(self) -> Position:
+        new = Position.__new__(Position)
+        new.setup, new.start, new.hand, new.dealer = self.setup, self.start, self.hand, self.dealer
+        new.scores = self.scores  # replaced, never mutated
+        new.slots = self.slots  # replaced, never mutated
+        new.dealt = [cards[:] for cards in self.dealt] if self.game is None else self.dealt
+        new.slot = self.slot
+        new.game = None if self.game is None else _copy_game(self.game)
+        new.pending, new.selected = self.pending, self.selected
+        new.returns, new.over = self.returns[:], self.over
+        new.past, new.texts = self.past, self.texts  # replaced, never mutated
+        new.history, new.hand_start = self.history[:], self.hand_start
+        return new
+
+    def __deepcopy__(self, memo) -> Position:
+        return self.copy()  # OpenSpiel clones a Python state by deep-copying its attributes
+
+    def __getstate__(self):
+        return {name: getattr(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+
+    # --- dealing ----------------------------------------------------------------------------
+
+    def _start_hand(self) -> None:
+        self.slots = self.setup.slots(self.dealer)
+        self.dealt = [[] for _ in self.slots]
+        self.slot = 0
+        self.game = None
+        self.texts = []
+        self.hand_start = len(self.history)
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The next card of the slot being dealt, with its probability (see the module docstring)."""
+        setup = self.setup
+        owner, size = self.slots[self.slot]
+        cards = self.dealt[self.slot]
+        need = size - len(cards)
+        last = cards[-1] if cards else -1
+        used = 0
+        for dealt in self.dealt[: self.slot + 1]:
+            for c in dealt:
+                used |= 1 << c
+        pool = [c for c in setup.rules.deck if c > last and not used >> c & 1]
+        if owner == TABLE:
+            partial = sum(1 << c for c in cards)
+            total = setup.table_completions(partial, last, need)
+            weights = [(c, setup.table_completions(partial | 1 << c, c, need - 1)) for c in pool]
+            return [(c, w / total) for c, w in weights if w]
+        total = math.comb(len(pool), need)
+        return [(c, math.comb(len(pool) - 1 - k, need - 1) / total) for k, c in enumerate(pool[: len(pool) - need + 1])]
+
+    def _deal(self, card: int) -> None:
+        cards = self.dealt[self.slot]
+        cards.append(card)
+        if len(cards) == self.slots[self.slot][1]:
+            self.slot += 1
+            if self.slot == len(self.slots):
+                self._begin_play()
+
+    def _deals(self) -> tuple[list[int], list[list[list[int]]]]:
+        """The table and, per deal of the hand, per seat, the cards of the complete deal."""
+        n = self.setup.num_players
+        table: list[int] = []
+        deals: list[list[list[int]]] = [[[] for _ in range(n)] for _ in self.setup.schedule]
+        k = 0
+        for (owner, _), cards in zip(self.slots, self.dealt):
+            if owner == TABLE:
+                table = cards
+            else:
+                deals[k // n][owner] = cards
+                k += 1
+        return table, deals
+
+    def _begin_play(self) -> None:
+        """The deal is complete: the engine takes over, with the later deals as its stock."""
+        setup = self.setup
+        n = setup.num_players
+        table, deals = self._deals()
+        order = [(self.dealer + 1 + i) % n for i in range(n)]
+        stock: list[int] = []
+        for later, size in zip(deals[1:], setup.schedule[1:]):
+            stock += [later[order[i % n]][i // n] for i in range(n * size)]
+        game = Game.from_deal(
+            hands=deals[0],
+            table=table,
+            stock=stock,
+            dealer=self.dealer,
+            scores=self.scores,
+            rules=setup.rules,
+            seed=0,
+            auto_next_hand=False,
+        )
+        game.hand_number = self.start[2] + self.hand
+        self.game = game
+        head = f"hand {game.hand_number + 1} dealer {self.dealer} scores {'/'.join(map(str, self.scores))}"
+        if table:
+            head += f" | table {_ids_text(table)}"
+        self.texts = [f"{head} | {self._deal_text(0, p)}" for p in range(n)]
+
+    def _deal_text(self, deal: int, player: int) -> str:
+        """One deal as ``player`` sees it: its own cards, a count for the other seats."""
+        _, deals = self._deals()
+        n = self.setup.num_players
+        seats = [(self.dealer + 1 + i) % n for i in range(n)]
+        return " | ".join(f"p{s} {_ids_text(deals[deal][s]) if s == player else len(deals[deal][s])}" for s in seats)
+
+    # --- play ---------------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        if self.over:
+            return pyspiel.PlayerId.TERMINAL
+        if self.game is None:
+            return pyspiel.PlayerId.CHANCE
+        return self.game.current
+
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the player to move (ascending), or the chance outcomes' cards."""
+        if self.over:
+            return []
+        if self.game is None:
+            return [c for c, _ in self.chance_outcomes()]
+        game, moves = self.game, self.setup.moves
+        pairs = game.action_pairs()
+        if moves is not None:
+            return sorted(moves.ids(pairs, game.table))
+        if self.pending is None:
+            return sorted({c for c, _ in pairs})
+        nxt, can_confirm, _ = select_options(self._outcomes(self.pending), self.selected)
+        return nxt + [CONFIRM] if can_confirm else nxt
+
+    def _outcomes(self, card: int) -> list[int]:
+        return [mask for c, mask in self.game.action_pairs() if c == card]
+
+    def apply(self, action: int) -> None:
+        """Apply a legal action (a dealt card at chance nodes); the caller checks legality."""
+        self.history.append(action)
+        if self.game is None:
+            self._deal(action)
+            return
+        move = self._resolve(action)
+        if move is not None:
+            self._play(*move)
+
+    def _resolve(self, action: int) -> tuple[int, int] | None:
+        """The ``(card, captured_mask)`` to play now, or ``None`` while a "select" choice goes on."""
+        moves = self.setup.moves
+        if moves is not None:
+            card, mask = moves.pairs[action]
+            return (card, self.game.table) if mask == TAKE_ALL else (card, mask)
+        if self.pending is None:
+            outcomes = self._outcomes(action)
+            if len(outcomes) == 1:
+                return action, outcomes[0]
+            self.pending, self.selected = action, 0
+            return None
+        if action == CONFIRM:
+            return self.pending, self.selected
+        self.selected |= 1 << action
+        _, _, candidates = select_options(self._outcomes(self.pending), self.selected)
+        return (self.pending, candidates[0]) if len(candidates) == 1 else None
+
+    def _play(self, card: int, captured: int) -> None:
+        setup = self.setup
+        self.pending, self.selected = None, 0
+        game = self.game
+        seat = game.current
+        game.play_pair(card, captured)
+        took = f">{_cards_text(captured)}" if captured else ""
+        part = f" | p{seat}:{_CARD_TEXT[card]}{took}"
+        texts = [t + part for t in self.texts]
+        plies = len(game.history)
+        if plies in setup.deal_plies and not game.hand_over:
+            deal = setup.deal_plies.index(plies)
+            texts = [f"{t} | {self._deal_text(deal, p)}" for p, t in enumerate(texts)]
+        self.texts = texts
+        if game.hand_over:
+            self._end_hand()
+
+    def _end_hand(self) -> None:
+        setup, game = self.setup, self.game
+        totals = [row["total"] for row in game.hand_result.hand_score]
+        s = setup.num_sides
+        game_over = game.winner is not None or self.hand + 1 >= setup.max_hands
+        if setup.reward == "points":
+            side_returns = [t - (sum(totals) - t) / (s - 1) for t in totals]
+        elif setup.episode == "hand":
+            best = max(totals)
+            side_returns = _win_returns(totals.index(best) if totals.count(best) == 1 else None, s)
+        else:
+            side_returns = _win_returns(game.winner, s) if game_over else [0.0] * s
+        for seat in range(setup.num_players):
+            self.returns[seat] += side_returns[setup.side_of[seat]]
+        if setup.episode == "hand" or game_over:
+            self.over = True
+            return
+        self.past = [past + text + "\n" for past, text in zip(self.past, self.texts)]
+        self.hand += 1
+        self.scores = list(game.scores)
+        self.dealer = (self.dealer + 1) % setup.num_players
+        self._start_hand()
+
+    # --- what a player knows -----------------------------------------------------------------
+
+    def info_text(self, player: int) -> str:
+        """``player``'s perfect-recall information state (see the module docstring)."""
+        if self.game is None:
+            current = self._dealing_text(player)
+        else:
+            current = self.texts[player]
+            if self.pending is not None:
+                current += f" | choosing {_CARD_TEXT[self.pending]}>{_cards_text(self.selected)}"
+        return f"p{player}\n{self.past[player]}{current}"
+
+    def _dealing_text(self, player: int) -> str:
+        """The deal in progress: the table and ``player``'s cards of the first deal so far."""
+        n = self.setup.num_players
+        parts = [f"hand {self.start[2] + self.hand + 1} dealer {self.dealer} dealing"]
+        k = 0
+        for (owner, _), cards in zip(self.slots, self.dealt):
+            if owner == TABLE:
+                parts.append(f"table {_ids_text(cards)}")
+            elif k < n:
+                parts.append(f"p{owner} {_ids_text(cards) if owner == player else len(cards)}")
+                k += 1
+        return " | ".join(parts)
+
+    def observation_text(self, player: int) -> str:
+        """``player``'s view of the position in short notation (imperfect recall)."""
+        game = self.game
+        if game is None:
+            return f"p{player} dealing"
+        v = game.view(player)
+        parts = [
+            f"p{player} to move p{v.current} dealer p{v.dealer}",
+            f"hand {_cards_text(v.hand)}",
+            f"table {_cards_text(v.table)}",
+            "piles " + " / ".join(_cards_text(p) for p in v.piles),
+            "played " + " / ".join(_cards_text(p) for p in v.played),
+            f"scope {'/'.join(map(str, v.scope))} scores {'/'.join(map(str, v.scores))} stock {v.stock_count}",
+        ]
+        if self.pending is not None and player == v.current:
+            parts.append(f"choosing {_CARD_TEXT[self.pending]}>{_cards_text(self.selected)}")
+        return " | ".join(parts)
+
+    def action_text(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {_CARD_TEXT[action]}"
+        moves = self.setup.moves
+        if moves is not None:
+            card, mask = moves.pairs[action]
+            return f"{_CARD_TEXT[card]} takes the table" if mask == TAKE_ALL else str(moves.decode(action))
+        return "confirm" if action == CONFIRM else _CARD_TEXT[action]
+
+    def __str__(self) -> str:
+        head = f"hand {self.start[2] + self.hand + 1}, dealer {self.dealer}, scores {self.scores}"
+        if self.game is None:
+            dealt = "; ".join(
+                f"{'table' if owner == TABLE else f'p{owner}'}: {_ids_text(cards)}"
+                for (owner, _), cards in zip(self.slots, self.dealt)
+                if cards
+            )
+            return f"{head}; dealing: {dealt}"
+        text = f"{head}; {self.game!r}"
+        return text if self.pending is None else f"{text}; choosing {_CARD_TEXT[self.pending]}"
+
+
+def _win_returns(winner: int | None, num_sides: int) -> list[float]:
+    """+1 to the winning side, -1 shared by the others (zero-sum); 0 to all without a winner."""
+    if winner is None:
+        return [0.0] * num_sides
+    return [1.0 if s == winner else -1.0 / (num_sides - 1) for s in range(num_sides)]
+
+
+# --- the OpenSpiel state ------------------------------------------------------------------
+
+
+class ScopaState(pyspiel.State):
+    """The OpenSpiel state: a shell over a :class:`Position`."""
+
+    def __init__(self, game: ScopaGame, position: Position | None = None) -> None:
+        super().__init__(game)
+        self._pos = position if position is not None else Position.initial(game.setup)
+
+    @property
+    def position(self) -> Position:
+        """The position (read it; change it only through ``apply_action``)."""
+        return self._pos
+
+    @property
+    def engine(self) -> Game | None:
+        """The engine's game of the hand being played (``None`` while it is dealt). Read only."""
+        return self._pos.game
+
+    def current_player(self) -> int:
+        return self._pos.current_player()
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self._pos.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self._pos.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        self._pos.apply(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self._pos.action_text(player, int(action))
+
+    def is_terminal(self) -> bool:
+        return self._pos.over
+
+    def returns(self) -> list[float]:
+        pos = self._pos
+        return pos.returns[:] if pos.over else [0.0] * pos.setup.num_players
+
+    def __str__(self) -> str:
+        return str(self._pos)
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Callable[[], float] | None = None):
+        """A state ``player_id`` cannot tell from this one: the cards it cannot see dealt again.
+
+        Args:
+            player_id: the seat whose information is kept.
+            probability_sampler: OpenSpiel's sampler (a callable returning a float in [0, 1));
+                called once, to seed the deal. ``None`` uses fresh entropy.
+
+        Raises:
+            ValueError: at a chance node (a deal in progress) or at the end.
+        """
+        pos = self._pos
+        if pos.game is None or pos.over:
+            raise ValueError("resample_from_infostate needs a decision node (not a deal in progress or the end)")
+        seed = None if probability_sampler is None else int(probability_sampler() * 2**53)
+        world = pos.game.view(player_id).determinize(np.random.default_rng(seed))
+        hand = _hand_actions(pos.setup, world)
+        history = pos.history
+        actions = history[: pos.hand_start] + hand + history[pos.hand_start + len(hand) :]
+        return self.get_game().state_at(_replayed(pos.setup, pos.start, actions))
+
+
+def _replayed(setup: Setup, start, actions: Sequence[int]) -> Position:
+    pos = Position.initial(setup, start)
+    for a in actions:
+        pos.apply(a)
+    return pos
+
+
+def _hand_actions(setup: Setup, world: Game) -> list[int]:
+    """The chance and player actions that lead from the start of ``world``'s hand to ``world``.
+
+    ``world`` is a full game in the middle of a hand (a real one or a determinization):
+    its initial table is recovered by undoing the plays, each seat's cards of a past deal
+    are those it played in that round, the current deal adds the cards in hand, and the
+    later deals come from the stock in the engine's dealing order. A "select" choice in
+    progress is not part of ``world`` and so not of the result.
+    """
+    n = setup.num_players
+    history = world.history
+    table = world.table
+    for _, card, captured in reversed(history):
+        if captured == 0:
+            table ^= 1 << card
+        elif captured != 1 << card:
+            table |= captured
+    deal_of_ply = [
+        max(k for k, first in enumerate(setup.deal_plies) if first <= ply) for ply in range(len(history) + 1)
+    ]
+    current = deal_of_ply[len(history)]
+    dealt = [[0] * n for _ in setup.schedule]
+    for ply, (seat, card, _) in enumerate(history):
+        dealt[deal_of_ply[ply]][seat] |= 1 << card
+    for seat in range(n):
+        dealt[current][seat] |= world.hands[seat]
+    order = [(world.dealer + 1 + i) % n for i in range(n)]
+    stock = iter(world.stock)
+    for k in range(current + 1, len(setup.schedule)):
+        for i in range(n * setup.schedule[k]):
+            dealt[k][order[i % n]] |= 1 << next(stock)
+    actions: list[int] = []
+    seat_slots = 0
+    for owner, _ in setup.slots(world.dealer):
+        if owner == TABLE:
+            actions += cards_of(table)
+        else:
+            actions += cards_of(dealt[seat_slots // n][owner])
+            seat_slots += 1
+    # The plays: in "select" mode a move may take several actions, so they are read off a replay.
+    pos = _replayed(setup, (world.dealer, world.scores, world.hand_number), actions)
+    for _, card, captured in history:
+        for a in _move_actions(pos, card, captured):
+            pos.apply(a)
+    return pos.history
+
+
+def _move_actions(pos: Position, card: int, captured: int) -> list[int]:
+    """The action ids that play ``(card, captured)`` in ``pos`` (several in "select" mode)."""
+    setup, game = pos.setup, pos.game
+    if setup.moves is not None:
+        return setup.moves.ids([(card, captured)], game.table)
+    outcomes = [m for c, m in game.action_pairs() if c == card]
+    out, selected = [card], 0
+    if len(outcomes) == 1:
+        return out
+    for c in cards_of(captured):
+        if len(select_options(outcomes, selected)[2]) == 1:
+            return out
+        selected |= 1 << c
+        out.append(c)
+    if len(select_options(outcomes, selected)[2]) > 1:
+        out.append(CONFIRM)
+    return out
+
+
+def state_from_view(game: ScopaGame, view: PlayerView, rng: np.random.Generator) -> ScopaState:
+    """A state at ``view``'s decision: the hand so far replayed with the hidden cards determinized.
+
+    The state's history starts at the view's hand (its dealer, scores and hand number);
+    earlier hands are not part of it. ``view.seat`` sees exactly what the view shows.
+    """
+    setup = game.setup
+    if view.rules != setup.rules or view.num_players != setup.num_players:
+        raise ValueError(
+            f"the view is of {view.num_players} players under {view.rules.name!r}, the game is of "
+            f"{setup.num_players} under {setup.rules.name!r}"
+        )
+    world = view.determinize(rng)
+    start = (world.dealer, tuple(world.scores), world.hand_number)
+    return game.state_at(_replayed(setup, start, _hand_actions(setup, world)))
+
+
+# --- the whole tree, for tabular solvers ------------------------------------------------------
+
+EFG_NODE_LIMIT = 2_000_000
+"""Most nodes :func:`export_efg` writes (the small preset has about 185,000)."""
+
+
+@dataclass
+class TreeExport:
+    """A game tree in Gambit's ``.efg`` format, for ``pyspiel.load_efg_game``.
+
+    OpenSpiel's C++ algorithms (CFR, best responses, exploitability) run on the loaded
+    copy at C++ speed, with the same chance probabilities, payoffs and information sets
+    (an information set of the copy is one ``information_state_string`` of the game).
+    Action names are the game's action ids, so ``efg_state.action_to_string(a)`` of the
+    copy gives back the game's action id.
+    """
+
+    text: str
+    infosets: list[list[str]]
+    """Per player, the information-state string of the copy's information set ``i + 1`` at index ``i``."""
+    decision_nodes: int
+    chance_nodes: int
+    terminal_nodes: int
+
+    def efg_infoset_key(self, player: int, info_state: str) -> str:
+        """The copy's ``information_state_string`` for one of the game's information states."""
+        return f"{player}-{player}-{self._numbers[player][info_state]}-"
+
+    @functools.cached_property
+    def _numbers(self) -> list[dict[str, int]]:
+        return [{text: i + 1 for i, text in enumerate(names)} for names in self.infosets]
+
+
+def export_efg(game: ScopaGame, node_limit: int = EFG_NODE_LIMIT) -> TreeExport:
+    """Write every history of ``game`` as a Gambit tree (meant for ``rules="small"``).
+
+    Raises:
+        ValueError: the tree has more than ``node_limit`` nodes (use a smaller preset).
+    """
+    n = game.num_players()
+    players = " ".join(f'"Pl{p + 1}"' for p in range(n))
+    lines = [f'EFG 2 R "{game}" {{ {players} }}', '""']
+    numbers: list[dict[str, int]] = [{} for _ in range(n)]
+    counts = [0, 0, 0]  # decision, chance, terminal
+
+    def visit(pos: Position) -> None:
+        if sum(counts) >= node_limit:
+            raise ValueError(f"{game} has more than {node_limit:,} nodes; export a smaller game (rules='small')")
+        if pos.over:
+            counts[2] += 1
+            lines.append(f't "" {counts[2]} "" {{ {" ".join(repr(float(r)) for r in pos.returns)} }}')
+            return
+        if pos.game is None:
+            counts[1] += 1
+            outcomes = pos.chance_outcomes()
+            lines.append(f'c "" {counts[1]} "" {{ {" ".join(f"{chr(34)}{a}{chr(34)} {p!r}" for a, p in outcomes)} }} 0')
+            actions = [a for a, _ in outcomes]
+        else:
+            counts[0] += 1
+            player = pos.current_player()
+            known = numbers[player]
+            number = known.setdefault(pos.info_text(player), len(known) + 1)
+            actions = pos.legal_actions()
+            lines.append(f'p "" {player + 1} {number} "" {{ {" ".join(f"{chr(34)}{a}{chr(34)}" for a in actions)} }} 0')
+        for a in actions:
+            child = pos.copy()
+            child.apply(a)
+            visit(child)
+
+    visit(Position.initial(game.setup))
+    return TreeExport(
+        text="\n".join(lines) + "\n",
+        infosets=[list(known) for known in numbers],
+        decision_nodes=counts[0],
+        chance_nodes=counts[1],
+        terminal_nodes=counts[2],
+    )
+
+
+# --- observations -------------------------------------------------------------------------
+
+
+class ScopaObserver:
+    """Strings and tensors of one player's point of view (OpenSpiel's ``PyObserver``).
+
+    Two kinds, as OpenSpiel asks for them: ``perfect_recall=False`` (the observation) and
+    ``perfect_recall=True`` (the information state), both with the player's own cards.
+    """
+
+    def __init__(self, setup: Setup, iig_obs_type) -> None:
+        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not iig_obs_type.public_info:
+            raise ValueError(
+                "python_scopa observes one player's cards and the public cards only "
+                "(private_info=SINGLE_PLAYER, public_info=True)"
+            )
+        self.setup = setup
+        self.perfect_recall = iig_obs_type.perfect_recall
+        size = setup.layout.size
+        pieces = [("observation", size, (size,))]
+        if self.perfect_recall:
+            plies = setup.plies_per_hand
+            pieces.append(("plays", plies * 2 * NUM_CARDS, (plies, 2, NUM_CARDS)))
+        self.tensor = np.zeros(sum(width for _, width, _ in pieces), np.float32)
+        self.dict = {}
+        offset = 0
+        for name, width, shape in pieces:
+            self.dict[name] = self.tensor[offset : offset + width].reshape(shape)
+            offset += width
+
+    def set_from(self, state: ScopaState, player: int) -> None:
+        self.tensor.fill(0.0)
+        pos = state.position
+        game = pos.game
+        if game is None:
+            return  # a deal in progress: nobody acts
+        mine = player == game.current
+        write_observation(
+            game,
+            player,
+            self.setup.layout,
+            self.dict["observation"],
+            select_card=pos.pending if mine else None,
+            select_captured=pos.selected if mine else 0,
+        )
+        if self.perfect_recall:
+            plays = self.dict["plays"]
+            for ply, (_, card, captured) in enumerate(game.history):
+                plays[ply, 0, card] = 1.0
+                for c in cards_of(captured):
+                    plays[ply, 1, c] = 1.0
+
+    def string_from(self, state: ScopaState, player: int) -> str:
+        pos = state.position
+        return pos.info_text(player) if self.perfect_recall else pos.observation_text(player)
+
+
+pyspiel.register_game(GAME_TYPE, ScopaGame)
+
+__all__ = [
+    "DEFAULT_PARAMS",
+    "GAME_NAME",
+    "GAME_TYPE",
+    "Position",
+    "ScopaGame",
+    "ScopaObserver",
+    "ScopaState",
+    "Setup",
+    "TreeExport",
+    "check_bridge_rules",
+    "export_efg",
+    "parse_params",
+    "state_from_view",
+]
