@@ -923,10 +923,7 @@ def _sets_up_to(
     if combos is None:
         if len(_WIDE) > _COMBO_CACHE_LIMIT:
             _WIDE.clear()
-        counts = _counts_of(key)
-        combos = _WIDE[(key, max_total)] = [
-            [(c, size) for c, size in by_sum if _fits(c, counts)] for by_sum in _rank_partitions(max_total, 1)
-        ]
+        combos = _WIDE[(key, max_total)] = _fitting(key, max_total, 1)
     return combos
 
 
@@ -959,17 +956,47 @@ def _counts_of(key: int) -> list[int]:
     return [key // _POW5[r] % 5 for r in range(11)]
 
 
-def _fits(combo: tuple[tuple[int, int], ...], counts: list[int]) -> bool:
-    return all(counts[rank] >= k for rank, k in combo)
+def _fitting(key: int, max_total: int, min_size: int) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
+    """The rows of :func:`_rank_partitions` that a table of rank-multiset ``key`` holds.
+
+    Tables that differ only in cards no combination can use (a second Ten, a third Six)
+    share one entry of ``_FITTING``; a row is kept when the table has each of its ranks
+    (one bitmask test) and, for the few rows using a rank twice or more, enough of them.
+    """
+    counts = _counts_of(key)
+    capped = sum(min(counts[r], max_total // r) * _POW5[r] for r in range(1, 11))
+    out = _FITTING.get((capped, max_total, min_size))
+    if out is None:
+        present = sum(1 << r for r in range(1, 11) if counts[r])
+        out = [
+            [(combo, size) for combo, size, ranks, repeats in row if not ranks & ~present and _holds(repeats, counts)]
+            for row in _rank_partitions(max_total, min_size)
+        ]
+        if len(_FITTING) > _COMBO_CACHE_LIMIT:
+            _FITTING.clear()
+        _FITTING[(capped, max_total, min_size)] = out
+    return out
+
+
+def _holds(repeats: tuple[tuple[int, int], ...], counts: list[int]) -> bool:
+    for rank, k in repeats:
+        if counts[rank] < k:
+            return False
+    return True
+
+
+_FITTING: dict[tuple[int, int, int], list] = {}
 
 
 @functools.cache
-def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple[tuple[tuple[int, int], ...], int], ...], ...]:
+def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple, ...], ...]:
     """Every rank combination of ``min_size``+ cards a 40-card deck allows (at most 4 per
-    rank), with its size, grouped by sum 0..max_total: the table, built once, that each
-    table's combinations are filtered from. Within a sum, combinations are ordered by
-    their count of Aces, then Twos ... (the order :func:`_expand`'s callers always had)."""
-    by_sum: list[list[tuple[tuple[tuple[int, int], ...], int]]] = [[] for _ in range(max_total + 1)]
+    rank) as ``(combo, size, ranks, repeats)`` (``ranks``: bit ``r`` per rank used;
+    ``repeats``: the ``(rank, k)`` with ``k >= 2``), grouped by sum 0..max_total: the
+    table, built once, that each table's combinations are filtered from. Within a sum,
+    combinations are ordered by their count of Aces, then Twos ... (the order
+    :func:`_expand`'s callers always had)."""
+    by_sum: list[list[tuple]] = [[] for _ in range(max_total + 1)]
     # (total, size, combo) after deciding ranks 1..rank, extended one rank at a time.
     partial = [(0, 0, ())]
     for rank in range(1, 11):
@@ -980,7 +1007,8 @@ def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple[tuple[t
         ]
     for total, size, combo in partial:
         if size >= min_size:
-            by_sum[total].append((combo, size))
+            ranks = sum(1 << r for r, _ in combo)
+            by_sum[total].append((combo, size, ranks, tuple((r, k) for r, k in combo if k >= 2)))
     return tuple(tuple(row) for row in by_sum)
 
 
@@ -991,8 +1019,7 @@ def _sets_by_sum(table: int) -> list[list[tuple[tuple[int, int], ...]]]:
     if combos is None:
         if len(_COMBOS) > _COMBO_CACHE_LIMIT:
             _COMBOS.clear()
-        counts = _counts_of(key)
-        combos = _COMBOS[key] = [[c for c, _ in by_sum if _fits(c, counts)] for by_sum in _rank_partitions(10, 2)]
+        combos = _COMBOS[key] = [[c for c, _ in row] for row in _fitting(key, 10, 2)]
     return combos
 
 
