@@ -53,9 +53,11 @@ Bad input (wrong shapes or dtypes, illegal actions, seeds of the wrong length) r
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
 import functools
 import math
+import os
 from typing import Any
 
 import numpy as np
@@ -349,6 +351,43 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     return v
 
 
+THREADS_ENV = "SCOPA_THREADS"
+"""Environment variable with the default thread count of :class:`BatchedScopa` (a number or ``all``)."""
+
+
+def max_threads() -> int:
+    """The most threads a batch may use: the cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+@functools.cache
+def _thread_pool(workers: int) -> concurrent.futures.ThreadPoolExecutor:
+    """One pool per worker count, shared by every batch (its threads idle between steps)."""
+    return concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scopa-batch")
+
+
+def check_threads(threads: int | str) -> int:
+    """``threads`` as a count in ``1..max_threads()`` (``"all"``: every core); else ``ValueError``."""
+    if isinstance(threads, str) and threads.strip().lower() == "all":
+        return max_threads()
+    if isinstance(threads, str) and threads.strip().isdigit():
+        threads = int(threads)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= max_threads():
+        raise ValueError(f"threads must be 'all' or a count in 1..{max_threads()} (the cores), got {threads!r}")
+    return int(threads)
+
+
+def default_threads() -> int:
+    """Threads of a :class:`BatchedScopa` built without ``threads``: ``$SCOPA_THREADS``, else 1."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return 1
+    try:
+        return check_threads(value)
+    except ValueError as exc:
+        raise ValueError(f"{THREADS_ENV}={value!r}: {exc}") from None
+
+
 class BatchedScopa:
     """N games of Scopa in numpy arrays, stepped by compiled kernels. See the module docstring.
 
@@ -368,6 +407,11 @@ class BatchedScopa:
         learner_seat: with an opponent, the learner's seat, or ``"random"`` (one per game).
         legal_width: "move" mode: columns of ``legal_ids``. A position with more legal
             moves raises ``RuntimeError`` (never truncated); raise the width then.
+        threads: cores that :meth:`reset` and :meth:`step` use (threads, each playing a
+            contiguous run of rows in a compiled kernel that releases the GIL), or ``"all"``;
+            default :func:`default_threads` (the ``SCOPA_THREADS`` environment variable,
+            else 1). Rows never share state, so the results are the same whatever the count;
+            no extra kernel is compiled for it.
     """
 
     def __init__(
@@ -381,6 +425,7 @@ class BatchedScopa:
         opponent: str | dict[str, float] | None = None,
         learner_seat: int | str = 0,
         legal_width: int = 64,
+        threads: int | str | None = None,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
             raise ValueError(f"num_games must be a positive int, got {num_games!r}")
@@ -442,6 +487,7 @@ class BatchedScopa:
         # the heuristic's kernels are compiled (and passed) only where a heuristic opponent may play
         self._H = HEURISTIC_H if mixture is not None and mixture[core.OPPONENT_HEURISTIC] > 0 else None
         self.legal_width = int(legal_width)
+        self.threads = check_threads(default_threads() if threads is None else threads)
         n = self.num_games
         self._S = np.zeros((n, core.NUM_COLS), np.int64)
         self._rng = np.zeros((n, 2), np.uint64)
@@ -492,6 +538,8 @@ class BatchedScopa:
         return self.obs
 
     def _call(self, op: int, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple[int, int]:
+        if self.threads > 1 and self.num_games > 1 and op in (core.OP_RESET, core.OP_STEP):
+            return self._call_threads(op, arg, obs)
         return core.batch_kernel(
             op,
             self._S,
@@ -510,6 +558,46 @@ class BatchedScopa:
             self._hand_score,
             self._final_obs,
         )
+
+    def _call_threads(self, op: int, arg: np.ndarray, obs: np.ndarray) -> tuple[int, int]:
+        """Reset or step on :attr:`threads` threads: the actions are checked (or the games
+        seeded) first, then each thread plays a contiguous run of rows in
+        ``core.batch_rows``, which releases the GIL; the first bad row is reported, as one
+        thread would."""
+        if op == core.OP_STEP:
+            status, game = core.check_actions(self._P, arg, self._mask, self._legal_ids, self._info)
+            if status != core.STATUS_OK:
+                return status, game
+        else:
+            core.seed_games(self._rng, arg)
+        args = (
+            self._S,
+            self._rng,
+            self._P,
+            self._F,
+            self._H,
+            self._TBL,
+            self._PAIRS,
+            arg,
+            obs,
+            self._mask,
+            self._legal_ids,
+            self._rewards,
+            self._info,
+            self._hand_score,
+            self._final_obs,
+        )
+        n = self.num_games
+        chunks = min(self.threads, n)
+        bounds = [c * n // chunks for c in range(chunks + 1)]
+        pool = _thread_pool(chunks - 1)
+        # The calling thread plays the first run while the pool plays the others.
+        futures = [pool.submit(core.batch_rows, op, bounds[c], bounds[c + 1], *args) for c in range(1, chunks)]
+        results = [core.batch_rows(op, bounds[0], bounds[1], *args)] + [f.result() for f in futures]
+        for status, game in results:
+            if status != core.STATUS_OK:
+                return status, game
+        return core.STATUS_OK, -1
 
     def _run(self, op: int, arg: np.ndarray) -> None:
         status, game = self._call(op, arg, self._obs)

@@ -9,6 +9,9 @@
   their cost is included;
 * the same in "move" mode (legal move ids instead of masks) and one learner against
   compiled greedy, heuristic and mixed (half greedy, half heuristic) opponents;
+* scaling: the "select" batch step, N=4,096, on 1, 2 and every core
+  (``BatchedScopa(threads=k)``), each rate and its ratio to one thread, measured in
+  alternating rounds so that a busy machine slows every count alike;
 * cold start: a fresh process with an empty numba cache imports, compiles and steps;
   then a second fresh process on that cache (it must load, not compile).
 
@@ -29,7 +32,7 @@ import time
 
 import numpy as np
 
-from scopa_env.fast.batch import BatchedScopa, playout
+from scopa_env.fast.batch import BatchedScopa, max_threads, playout
 
 BATCH = 1024
 ROUNDS = 3
@@ -68,14 +71,14 @@ def _random_play(budget: float) -> tuple[int, float, float]:
     return moves, time.perf_counter() - w0, time.process_time() - c0
 
 
-def _batch_steps(action_mode: str, opponent: str | dict[str, float] | None):
+def _batch_steps(action_mode: str, opponent: str | dict[str, float] | None, batch: int = BATCH, threads: int = 1):
     def run(budget: float) -> tuple[int, float, float]:
-        b = BatchedScopa(BATCH, 2, action_mode=action_mode, opponent=opponent)
-        b.reset(np.arange(BATCH))
+        b = BatchedScopa(batch, 2, action_mode=action_mode, opponent=opponent, threads=threads)
+        b.reset(np.arange(batch))
         rng = np.random.default_rng(0)
-        noise = rng.random((16, BATCH, 41)).astype(np.float32)
-        uniform = rng.random((16, BATCH))
-        rows = np.arange(BATCH)
+        noise = rng.random((16, batch, 41)).astype(np.float32)
+        uniform = rng.random((16, batch))
+        rows = np.arange(batch)
         steps = k = 0
         w0, c0 = time.perf_counter(), time.process_time()
         while time.perf_counter() - w0 < budget:
@@ -84,7 +87,7 @@ def _batch_steps(action_mode: str, opponent: str | dict[str, float] | None):
             else:
                 actions = b.legal_ids[rows, (uniform[k & 15] * b.legal_count).astype(np.int64)]
             b.step(actions)
-            steps += BATCH
+            steps += batch
             k += 1
         return steps, time.perf_counter() - w0, time.process_time() - c0
 
@@ -117,46 +120,81 @@ BATCH_CASES = (
 )
 COLD_START_SECONDS = 20.0
 """A typical cold start plus the second process, for :func:`estimate_fast_seconds`."""
+SCALING_BATCH = 4096
+
+
+def scaling_threads() -> list[int]:
+    """Thread counts of the scaling rows: 1, 2 and every core (those this machine has)."""
+    return sorted({k for k in (1, 2, max_threads()) if k <= max_threads()})
+
+
+def scaling(seconds: float) -> dict[int, float]:
+    """Wall-clock steps/s of the "select" batch step, N=:data:`SCALING_BATCH`, per thread
+    count, the counts alternating round by round (best round of each)."""
+    counts = scaling_threads()
+    for k in counts:  # compile / load outside the timing
+        _batch_steps("select", None, SCALING_BATCH, k)(0.0)
+    best = dict.fromkeys(counts, 0.0)
+    for _ in range(ROUNDS):
+        for k in counts:
+            steps, wall, _ = _batch_steps("select", None, SCALING_BATCH, k)(seconds / ROUNDS / len(counts))
+            best[k] = max(best[k], steps / wall)
+    return best
+
+
+STEPS = 4 + len(BATCH_CASES)
+"""Steps of :func:`bench_rows` (calls of ``progress``)."""
 
 
 def estimate_fast_seconds(seconds: float) -> float:
-    """Wall time of :func:`bench_rows`: random play, the engine, each batch case, the cold starts."""
-    return seconds * (2 + len(BATCH_CASES)) + COLD_START_SECONDS
+    """Wall time of :func:`bench_rows`: random play, the engine, each batch case, the
+    scaling rounds, the cold starts, and the reference measurements around each step."""
+    from scopa_env.bench import reference_seconds
+
+    return seconds * (3 + len(BATCH_CASES)) + COLD_START_SECONDS + 2 * reference_seconds(seconds) * STEPS
 
 
-def bench_rows(seconds: float = 3.0, progress=None) -> list[tuple[str, float, str]]:
-    """The compiled core's benchmark rows ``(name, value, unit)`` for ``scopa bench``
-    (``progress(label)`` is called before each step)."""
+def bench_rows(seconds: float = 3.0, progress=None):
+    """The compiled core's benchmark rows ``(name, value, unit)`` for ``scopa bench``, yielded
+    as each is measured (``progress(label)`` is called before each step)."""
     from scopa_env.bench import bench_engine
 
     say = progress or (lambda label: None)
-    rows: list[tuple[str, float, str]] = []
     say("compiled core, random play (compiles first when the cache is empty)")
     wall, cpu = _best(_random_play, seconds)
-    rows.append(("fast: random play, standard, 2 players, 1 thread", wall, "moves/s"))
-    rows.append(("fast: random play, standard, 2 players, 1 thread /cpu", cpu, "moves/s"))
+    yield ("fast: random play, standard, 2 players, 1 thread", wall, "moves/s")
+    yield ("fast: random play, standard, 2 players, 1 thread /cpu", cpu, "moves/s")
     say("Python engine, random play, 2 players (for the ratio)")
     engine = max(bench_engine(seconds / ROUNDS, num_players=2, seed=r)["moves_per_s"] for r in range(ROUNDS))
-    rows.append(("python engine: random play, 2 players (same run)", engine, "moves/s"))
-    rows.append(("fast / python engine, random play", wall / engine, "ratio"))
+    yield ("python engine: random play, 2 players (same run)", engine, "moves/s")
+    yield ("fast / python engine, random play", wall / engine, "ratio")
     for mode, opponent, label in BATCH_CASES:
         say(f"compiled core, {label}")
         wall, cpu = _best(_batch_steps(mode, opponent), seconds)
-        rows.append((f"fast: {label}", wall, "steps/s"))
-        rows.append((f"fast: {label} /cpu", cpu, "steps/s"))
+        yield (f"fast: {label}", wall, "steps/s")
+        yield (f"fast: {label} /cpu", cpu, "steps/s")
+    say(f"compiled core, scaling: batch step on {', '.join(map(str, scaling_threads()))} threads")
+    rates = scaling(seconds)
+    for k, rate in rates.items():
+        yield (f"fast: batch step, select, N={SCALING_BATCH}, {k} thread{'s' if k > 1 else ''}", rate, "steps/s")
+    for k, rate in rates.items():
+        if k > 1:
+            yield (f"fast: scaling, {k} threads / 1 thread, N={SCALING_BATCH}", rate / rates[1], "ratio")
     say("compiled core, cold start in a fresh process with an empty cache, then a second process")
     (cold, cold_cpu), (warm, warm_cpu) = cold_start()
-    rows.append(("fast: cold start (empty numba cache): import + compile + step", cold * 1000, "ms"))
-    rows.append(("fast: cold start (empty numba cache) /cpu (whole process)", cold_cpu * 1000, "ms"))
-    rows.append(("fast: second process (cache reused): import + load + step", warm * 1000, "ms"))
-    rows.append(("fast: second process (cache reused) /cpu (whole process)", warm_cpu * 1000, "ms"))
-    return rows
+    yield ("fast: cold start (empty numba cache): import + compile + step", cold * 1000, "ms")
+    yield ("fast: cold start (empty numba cache) /cpu (whole process)", cold_cpu * 1000, "ms")
+    yield ("fast: second process (cache reused): import + load + step", warm * 1000, "ms")
+    yield ("fast: second process (cache reused) /cpu (whole process)", warm_cpu * 1000, "ms")
 
 
 def main() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
     for name, value, unit in bench_rows(seconds):
-        print(f"{name:70s} {value:>14,.3f} {unit}" if unit == "ratio" else f"{name:70s} {value:>14,.0f} {unit}")
+        print(
+            f"{name:70s} {value:>14,.3f} {unit}" if unit == "ratio" else f"{name:70s} {value:>14,.0f} {unit}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

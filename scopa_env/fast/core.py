@@ -1303,36 +1303,68 @@ def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rew
         for i in range(N):
             write_observation(S, i, P, arg[i], obs[i])
         return STATUS_OK, -1
-    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
-    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
-    lc = np.empty(P[P_SCRATCH], np.int64)
-    lm = np.empty(P[P_SCRATCH], np.int64)
     if op == OP_CHOOSE:
+        sub_mask = np.empty(P[P_SUB_CAP], np.int64)
+        sub_sum = np.empty(P[P_SUB_CAP], np.int64)
+        lc = np.empty(P[P_SCRATCH], np.int64)
+        lm = np.empty(P[P_SCRATCH], np.int64)
         for i in range(N):
             k = choose_move(S, i, rng, P, F, H, arg[i], sub_mask, sub_sum, lc, lm)
             info[i, INFO_CHOICE_CARD] = lc[k]
             info[i, INFO_CHOICE_MASK] = lm[k]
         return STATUS_OK, -1
-    select = P[P_SELECT]
     if op == OP_STEP:
-        for i in range(N):
-            a = arg[i]
-            if select:
-                if a < 0 or a >= NUM_SELECT_ACTIONS or mask[i, a] == 0:
-                    return STATUS_BAD_ACTION, i
-            else:
-                ok = False
-                for k in range(min(info[i, INFO_LEGAL_COUNT], P[P_LEGAL_WIDTH])):
-                    if legal_ids[i, k] == a:
-                        ok = True
-                        break
-                if not ok:
-                    return STATUS_BAD_ACTION, i
+        status, bad = check_actions(P, arg, mask, legal_ids, info)
+        if status != STATUS_OK:
+            return status, bad
     else:
         seed_games(rng, arg)
+    return batch_rows(
+        op, 0, N, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs
+    )
+
+
+@njit(cache=True)
+def check_actions(P, arg, mask, legal_ids, info):
+    """``(STATUS_BAD_ACTION, game)`` for the first action outside the legal actions written by
+    the previous call, else ``(STATUS_OK, -1)``."""
+    select = P[P_SELECT]
+    for i in range(arg.shape[0]):
+        a = arg[i]
+        if select:
+            if a < 0 or a >= NUM_SELECT_ACTIONS or mask[i, a] == 0:
+                return STATUS_BAD_ACTION, i
+        else:
+            ok = False
+            for k in range(min(info[i, INFO_LEGAL_COUNT], P[P_LEGAL_WIDTH])):
+                if legal_ids[i, k] == a:
+                    ok = True
+                    break
+            if not ok:
+                return STATUS_BAD_ACTION, i
+    return STATUS_OK, -1
+
+
+@njit(cache=True, nogil=True)
+def batch_rows(
+    op, lo, hi, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs
+):
+    """Reset (``OP_RESET``, games already seeded by :func:`seed_games`) or step (actions
+    already checked by :func:`check_actions`) rows ``lo..hi-1``, then write their outputs;
+    returns ``(status, first bad row)``.
+
+    The several-thread path of ``BatchedScopa`` calls it from Python threads on disjoint row
+    ranges: it releases the GIL (``nogil``), its scratch is its own, and a row reads and
+    writes only its own state, generators and output rows, so the result does not depend on
+    how the rows are split.
+    """
+    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
+    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
+    lc = np.empty(P[P_SCRATCH], np.int64)
+    lm = np.empty(P[P_SCRATCH], np.int64)
     status = STATUS_OK
     bad = -1
-    for i in range(N):
+    for i in range(lo, hi):
         _clear_outputs(i, P, rewards, info)
         if op == OP_RESET:
             new_game(S, i, rng, P, F, TBL)
