@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +22,8 @@ from scopa_env.rules import get_rules
 from train.config import ConfigError
 from train.dmc import DmcConfig, train
 from train.dmc_agent import BatchPolicy, DmcAgent, NumpyQNet, load_dmc, load_dmc_batch_policy, move_features
+
+ROOT = Path(__file__).resolve().parents[1]
 
 TINY = {
     "name": "tiny",
@@ -384,3 +387,21 @@ def test_a_zoo_agent_refuses_another_game():
     agent = make_agent("zoo:standard-2p")
     assert agent.mismatch(2, "standard") is None
     assert "not 4 players with 'scopone'" in agent.mismatch(4, "scopone")
+
+
+DMC_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "algo: dmc" in p.read_text())
+DMC_TINY = [f"{k}={json.dumps(v)}" for k, v in TINY.items() if k not in ("name", "opponents")]
+
+
+def test_there_are_the_dmc_configs():
+    assert {p.stem for p in DMC_CONFIGS} >= {"dmc_standard", "dmc_scopone"}
+
+
+@pytest.mark.parametrize("config", DMC_CONFIGS, ids=[p.stem for p in DMC_CONFIGS])
+def test_every_dmc_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli):
+    """The shipped recipes run end to end (their own game, features and opponents) at a tiny budget."""
+    result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *DMC_TINY, "total_timesteps=400")
+    assert result.returncode == 0, result.stderr[-3000:]
+    run = tmp_path / config.stem
+    for name in ("report.md", "margin.png", "best/weights.npz", "latest/state.json"):
+        assert (run / name).exists(), f"{name} missing from the run folder"
