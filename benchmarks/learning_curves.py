@@ -57,8 +57,14 @@ def main() -> None:
         (line,) = ax.plot(hours, margin, marker="o", markersize=3, label=label or Path(path).name)
         ax.fill_between(hours, lo, hi, alpha=0.2, color=line.get_color())
     ppo_hours = [s / PPO_STEPS * PPO_WALL_HOURS * PPO_CORES for s, _ in PPO_RECIPE]
-    ax.plot(ppo_hours, [m for _, m in PPO_RECIPE], marker="s", linestyle="--", color="gray",
-            label="PPO recipe (docs/training.md; CPU-hours estimated)")
+    ax.plot(
+        ppo_hours,
+        [m for _, m in PPO_RECIPE],
+        marker="s",
+        linestyle="--",
+        color="gray",
+        label="PPO recipe (docs/training.md; CPU-hours estimated)",
+    )
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xlabel("training CPU-hours (2-core machine)")
     ax.set_ylabel("points per hand vs heuristic (95% CI)")
