@@ -24,8 +24,8 @@ with the kit's determinization (``resample_from_infostate``). The bot's random s
 rollouts' and the redraws' come from the agent's seed, so a seed gives the same moves.
 
 The agent plays "move" mode: the chosen action id is decoded to a
-:class:`~scopa_env.rules.Move`. ``seconds_per_move`` holds the decision times since the
-last reset, for reports: CPU time of this process (``time.process_time``), as the
+:class:`~scopa_env.rules.Move`. ``seconds_per_move`` holds every decision's time (kept
+across resets, for reports): CPU time of this process (``time.process_time``), as the
 evaluation harness counts it, so other load on the machine does not inflate it.
 
 Needs the ``openspiel`` extra (``pip install -e '.[openspiel]'``); without it the spec
@@ -91,10 +91,6 @@ class ISMCTSAgent(Agent):
         self.final = final
         self.seconds_per_move: list[float] = []
         self._games: dict = {}
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self.seconds_per_move = []
 
     def _game(self, rules: Rules, num_players: int):
         """The ``python_scopa`` hand game for these rules (cached)."""

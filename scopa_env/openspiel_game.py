@@ -866,13 +866,20 @@ class TreeExport:
     chance_nodes: int
     terminal_nodes: int
 
-    def efg_infoset_key(self, player: int, info_state: str) -> str:
-        """The copy's ``information_state_string`` for one of the game's information states."""
-        return f"{player}-{player}-{self._numbers[player][info_state]}-"
+    def efg_state(self, efg_game: pyspiel.Game, history: Sequence[int]) -> pyspiel.State:
+        """The loaded copy's state after ``history`` (actions of the game, chance outcomes included).
 
-    @functools.cached_property
-    def _numbers(self) -> list[dict[str, int]]:
-        return [{text: i + 1 for i, text in enumerate(names)} for names in self.infosets]
+        Read a solver's policy at a Scopa position with it:
+        ``policy.get_state_policy(tree.efg_state(copy, state.history()))`` gives ``(copy action,
+        probability)`` pairs, and ``int(efg_state.action_to_string(a))`` is the game's action.
+        """
+        state = efg_game.new_initial_state()
+        for action in history:
+            by_name = {state.action_to_string(a): a for a in state.legal_actions()}
+            if str(action) not in by_name:
+                raise ValueError(f"action {action} is not legal in the exported tree after {state.history()}")
+            state.apply_action(by_name[str(action)])
+        return state
 
 
 def export_efg(game: ScopaGame, node_limit: int = EFG_NODE_LIMIT) -> TreeExport:
