@@ -42,6 +42,8 @@ NOT_RERUN = (
     "tensorboard ",  # a viewer (a server)
     "python -m train.report",  # needs finished run folders
     "ray ",  # starts or stops a Ray cluster
+    "python -m train.zoo.make",  # needs a finished run folder (tests/test_dmc.py checks the zoo)
+    "python benchmarks/learning_curves.py",  # needs finished run folders
 )
 CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:")
 
@@ -145,5 +147,7 @@ def check_train_command(args) -> None:
         data, run_dir = rl  # as train.rllib.run does: the run folder fixes name and runs_dir
         validate_config({**data, "name": run_dir.name, "runs_dir": str(run_dir.parent)}, source=args.config)
     else:
-        TrainConfig.load(args.config, overrides)
+        from train.dmc import DmcConfig, is_dmc_config
+
+        (DmcConfig if is_dmc_config(args.config, overrides) else TrainConfig).load(args.config, overrides)
     assert os.path.isfile(args.config)
