@@ -1245,7 +1245,7 @@ def test_declaration_in_the_web_ui():
 
     from scopa_env.web.server import SESSION_COOKIE, create_app, run_agents
 
-    app = create_app(default_opponent="random")
+    app = create_app(default_opponent="random", allow_client_seeds=True)
     with TestClient(app) as client:
         client.get("/")
         gid = client.post("/api/games", json={"opponent": "random", "rules": "scopa_bazzica", "seed": 1}).json()[
@@ -1314,7 +1314,7 @@ def test_claim_in_the_web_ui():
 
     from scopa_env.web.server import SESSION_COOKIE, create_app
 
-    app = create_app(default_opponent="random")
+    app = create_app(default_opponent="random", allow_client_seeds=True)
     with TestClient(app) as client:
         client.get("/")
         gid = client.post("/api/games", json={"opponent": "random", "rules": FUORI, "seed": 1}).json()["game_id"]

@@ -171,6 +171,8 @@ def opponent_weights(opponent: str | dict[str, float] | None) -> np.ndarray | No
 def check_supported(rules: Rules, num_players: int | None = None) -> None:
     """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``
     (with ``num_players`` players, if given: the core holds at most ``core.MAX_SIDES`` sides)."""
+    if num_players is not None:
+        rules.check_players(num_players)  # a player count the rules do not allow is a ValueError
     if num_players is not None and rules.num_sides(num_players) > core.MAX_SIDES:
         raise NotImplementedError(
             f"scopa_env.fast does not support rules preset {rules.name!r} with {num_players} players: field "
