@@ -369,7 +369,7 @@ class TerminalGame:
                     shown = self._cards(format_cards(game.hands[seat]))
                     who = seat_label(seat, self.specs)
                     game.play(move)
-                    self.output_fn(f"  {who} declares {shown}" if move.is_self else f"  {who} passes")
+                    self.output_fn(f"  {who} declares {shown}" if move.mask else f"  {who} passes")
                     continue
                 game.play(move)
                 self.output_fn(self._describe(seat, move, scopa=game.scope[side] > scope_before, decision=decision))
@@ -491,7 +491,11 @@ class TerminalGame:
     def _move_text(self, move: Move) -> str:
         card = self._cards(format_card(move.card))
         if self.game.declare_queue:
-            return "declare your hand (it is shown)" if move.is_self else "pass (do not declare)"
+            if not move.mask:
+                return "pass (do not declare)"
+            if move.is_self:
+                return "declare your hand (it is shown)"
+            return f"declare your hand, the wildcard as {self._cards(format_cards(move.mask))}'s rank"
         if self.game.deciding:
             return f"keep {card}" if move.is_self else f"put {card} on the table"
         if move.is_trail:

@@ -390,7 +390,7 @@ def _play(web_game: WebGame, card: int, captured: int) -> None:
     if game.declare_queue:
         hand = game.hands[seat]
         game.play_pair(card, captured)
-        web_game.events.append(_declaration_event(seat, captured == 1 << card, hand, web_game.specs))
+        web_game.events.append(_declaration_event(seat, captured != 0, hand, web_game.specs))  # a pass captures nothing
         return
     if game.deciding:
         game.play_pair(card, captured)
