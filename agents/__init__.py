@@ -12,12 +12,12 @@ Built-in agents (by name in :func:`~agents.registry.make_agent`):
 from agents.base import Agent
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
+
+# ``openspiel:BOT`` agents; OpenSpiel itself is imported only when one is built.
+from agents.openspiel_bot import register as _register_openspiel
 from agents.random_agent import RandomAgent
 from agents.registry import AGENT_NAMES, make_agent, register_agent_factory
 from agents.search import SearchAgent
-
-# ``openspiel:BOT`` agents (agents.openspiel_bot); OpenSpiel itself is imported only when one is built.
-from agents.openspiel_bot import register as _register_openspiel  # noqa: E402
 
 _register_openspiel()
 
