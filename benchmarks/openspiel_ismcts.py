@@ -9,6 +9,9 @@ so other load on the machine does not inflate them; moves with one legal choice 
 Run (the numbers and the plot in docs/openspiel.md)::
 
     python benchmarks/openspiel_ismcts.py --games 100 --json ismcts.json --png docs/img/openspiel_ismcts.png
+
+``--json`` is rewritten after each opponent; ``--plot A.json B.json ...`` draws the plot from saved
+runs (e.g. one process per opponent) without playing.
 """
 
 from __future__ import annotations
@@ -104,7 +107,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", metavar="PATH")
     parser.add_argument("--png", metavar="PATH")
+    parser.add_argument("--plot", nargs="+", metavar="JSON", help="only draw --png from these saved runs")
     args = parser.parse_args()
+    if args.plot:
+        if not args.png:
+            parser.error("--plot needs --png")
+        reports = [r for path in args.plot for r in json.load(open(path))]
+        plot(reports, args.png)
+        return
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
     reports = []
@@ -117,9 +127,9 @@ def main() -> None:
                 f"(max {row['cpu_seconds_per_move_max'] * 1000:.0f} ms)"
             )
         reports.append(report)
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(reports, fh, indent=2)
+        if args.json:
+            with open(args.json, "w") as fh:
+                json.dump(reports, fh, indent=2)
     if args.png:
         plot(reports, args.png)
 
