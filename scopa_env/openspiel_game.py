@@ -70,6 +70,11 @@ a state at an agent's decision from a :class:`~scopa_env.game.PlayerView` (the h
 cards determinized): that is how an OpenSpiel bot plays as a kit agent
 (:mod:`agents.openspiel_bot`).
 
+:func:`export_efg` writes the whole tree of a small game (``rules="small"``: 138,600 decision
+nodes) in Gambit's ``.efg`` format for ``pyspiel.load_efg_game``, so that OpenSpiel's C++ CFR and
+exploitability run on an exact copy at C++ speed. The transitions live in :class:`Position`
+(plain Python); :class:`ScopaState` is OpenSpiel's shell around one.
+
 Rules whose deal is not a plain shuffle are refused with a one-line ``ValueError``:
 Chkobba's first-card choice, declarations (``bazzica_points``, ``hand_bonus_points``),
 Cirulla's dealer table bonus and ``redeal_next_dealer``.
