@@ -68,20 +68,24 @@ def evaluate_pair(bot: str, opponent: str, games: int, rules: str, seed: int) ->
     return report
 
 
+def _ms(seconds: float) -> str:
+    ms = 1000 * seconds
+    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
 def plot(reports: list[dict], path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 3.6))
+    fig, ax = plt.subplots(figsize=(7.8, 3.6))
     labels, means, errs = [], [], []
     for report in reports:
         row, other = report["agents"]
         m = row["margin_per_hand"]
         labels.append(
-            f"vs {other['agent']}\n{row['cpu_seconds_per_move'] * 1000:.0f} ms/move "
-            f"(vs {other['cpu_seconds_per_move'] * 1000:.0f})"
+            f"vs {other['agent']}\n{_ms(row['cpu_seconds_per_move'])} vs {_ms(other['cpu_seconds_per_move'])} CPU/move"
         )
         means.append(m["mean"])
         errs.append([[m["mean"] - m["lo"]], [m["hi"] - m["mean"]]])
