@@ -365,3 +365,10 @@ def test_ismcts_agent_in_the_evaluation_harness():
     match = Match(("openspiel:ismcts:simulations=5", "random"), 2, get_rules("small,target=3"), seed=0)
     report = summarize(match, run_deals(match, 2, progress=False))
     assert report["games"] == 4 and not report["forfeits"]
+
+
+def test_missing_openspiel_names_the_extra(monkeypatch):
+    monkeypatch.setitem(__import__("sys").modules, "pyspiel", None)  # import pyspiel now fails
+    with pytest.raises(ValueError, match=r"pip install -e '\.\[openspiel\]'") as info:
+        make_agent("openspiel:ismcts")
+    assert "\n" not in str(info.value)
