@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 import numpy as np
 import yaml
 
-from train.config import ConfigError, RunConfig, parse_overrides
+from train.config import RESUME_KEYS, ConfigError, RunConfig, parse_overrides
 from train.dmc_agent import (
     ALGO,
     FEATURE_VERSION,
@@ -156,16 +156,7 @@ class DmcConfig(RunConfig):
     )
     UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
-    RESUME_KEYS: ClassVar[tuple[str, ...]] = (
-        "total_timesteps",
-        "eval_every",
-        "eval_pairs",
-        "eval_opponents",
-        "progress_bar",
-        "torch_threads",
-        "final_eval_pairs",
-        "device",
-    )
+    RESUME_KEYS: ClassVar[tuple[str, ...]] = (*RESUME_KEYS, "device")
 
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> DmcConfig:
@@ -675,7 +666,7 @@ def final_evaluation(run_dir: str | Path, pairs: int, progress: bool = False) ->
 
 def write_dmc_report(run_dir: str | Path, final_pairs: int, progress: bool = False) -> Path:
     """Curves (PNG), the final evaluation of ``best`` and ``report.md``."""
-    from train.report import CATEGORIES, _ci, plot_curves
+    from train.report import final_table, plot_curves
 
     run_dir = Path(run_dir)
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
@@ -695,17 +686,7 @@ def write_dmc_report(run_dir: str | Path, final_pairs: int, progress: bool = Fal
     ]
     if final_pairs > 0:
         rows = final_evaluation(run_dir, final_pairs, progress)
-        lines += [
-            f"## Final evaluation of `best` ({final_pairs} duplicate deals per opponent, every rotation, whole games)",
-            "",
-            "| opponent | game win rate [95% CI] | hand-point margin [95% CI] | primiera | settebello | coins | cards "
-            "| scope/hand |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for m in rows:
-            cats = " | ".join(f"{m[f'learner_{c}']:.3f} / {m[f'opponent_{c}']:.3f}" for c in CATEGORIES)
-            lines.append(f"| {m['opponent']} | {_ci(m, 'win_rate', pct=True)} | {_ci(m, 'margin')} | {cats} |")
-        lines += ["", "Category columns: learner / opponent, per hand.", ""]
+        lines += final_table(rows, f"{final_pairs} duplicate deals per opponent, every rotation, whole games")
     lines += ["## Learning curves", ""] + [f"![{name}]({name})" for name in images] + [""]
     path = run_dir / "report.md"
     path.write_text("\n".join(lines))

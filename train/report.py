@@ -120,6 +120,21 @@ def _ci(m: dict, key: str, pct: bool = False) -> str:
     return f"{m[key]:+.3f} [{m[key + '_lo']:+.3f}, {m[key + '_hi']:+.3f}]"
 
 
+def final_table(rows: list[dict], what: str) -> list[str]:
+    """The markdown lines of a final evaluation: win rate, margin and category rates per opponent."""
+    lines = [
+        f"## Final evaluation of `best` ({what})",
+        "",
+        "| opponent | game win rate [95% CI] | hand-point margin [95% CI] | primiera | settebello | coins | cards "
+        "| scope/hand |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for m in rows:
+        cats = " | ".join(f"{m[f'learner_{c}']:.3f} / {m[f'opponent_{c}']:.3f}" for c in CATEGORIES)
+        lines.append(f"| {m['opponent']} | {_ci(m, 'win_rate', pct=True)} | {_ci(m, 'margin')} | {cats} |")
+    return lines + ["", "Category columns: learner / opponent, per hand.", ""]
+
+
 def write_report(run_dir: str | Path, final_pairs: int = 200, progress: bool = False) -> Path:
     """Plots, the final evaluation of ``best`` and ``report.md``; returns the report's path."""
     import yaml
@@ -143,17 +158,7 @@ def write_report(run_dir: str | Path, final_pairs: int = 200, progress: bool = F
     ]
     if final_pairs > 0 and (run_dir / "best").exists():
         rows = final_evaluation(run_dir, final_pairs, progress)
-        lines += [
-            f"## Final evaluation of `best` ({final_pairs} duplicate deals per opponent, both seatings, full games)",
-            "",
-            "| opponent | game win rate [95% CI] | hand-point margin [95% CI] | primiera | settebello | coins | cards "
-            "| scope/hand |",
-            "|---|---|---|---|---|---|---|---|",
-        ]
-        for m in rows:
-            cats = " | ".join(f"{m[f'learner_{c}']:.3f} / {m[f'opponent_{c}']:.3f}" for c in CATEGORIES)
-            lines.append(f"| {m['opponent']} | {_ci(m, 'win_rate', pct=True)} | {_ci(m, 'margin')} | {cats} |")
-        lines += ["", "Category columns: learner / opponent, per hand.", ""]
+        lines += final_table(rows, f"{final_pairs} duplicate deals per opponent, both seatings, full games")
     lines += ["## Learning curves", ""] + [f"![{name}]({name})" for name in images] + [""]
     path = run_dir / "report.md"
     path.write_text("\n".join(lines))
