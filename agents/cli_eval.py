@@ -73,8 +73,9 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--fast",
         action="store_true",
-        help="play on the compiled core: a ppo:/dqn: checkpoint against random, greedy or heuristic, "
-        "2 players (hundreds of times faster; --workers is ignored)",
+        help="play on the compiled core (hundreds of times faster; --workers is ignored): a ppo:/dqn: "
+        "checkpoint against random, greedy or heuristic (2 players), or a dmc:/zoo: agent against those "
+        "or an fsearch spec (its side's seats, any player count)",
     )
     p.set_defaults(func=run_eval)
     return p
@@ -145,8 +146,10 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
+    if prefix in ("dmc", "zoo") and path:
+        return _run_fast_sides_eval(args)
     if prefix not in ("ppo", "dqn") or not path:
-        return _fail("eval", f"--fast needs a ppo:PATH or dqn:PATH checkpoint as the first agent, got {learner!r}")
+        return _fail("eval", f"--fast needs a ppo:, dqn:, dmc: or zoo: checkpoint as the first agent, got {learner!r}")
     if opponent not in COMPILED_OPPONENTS:
         return _fail("eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)}, not {opponent!r}")
     if args.players != 2:
@@ -161,6 +164,52 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
     try:
         report = evaluate_fast(
             policy, opponent, args.games, args.rules, args.seed, meta["action_mode"], progress=not args.no_progress
+        )
+    except NotImplementedError as exc:
+        return _fail("eval", str(exc))
+    report["agents"][0]["agent"] = report["config"]["agents"][0] = learner
+    render_report(report)
+    if args.json:
+        write_json(report, args.json)
+    if args.csv:
+        write_csv(report, args.csv)
+    return 0
+
+
+def _run_fast_sides_eval(args: argparse.Namespace) -> int:
+    """``scopa eval --fast`` for a ``dmc:``/``zoo:`` agent: :func:`train.fast_eval.evaluate_fast_sides`."""
+    from train.dmc_agent import load_dmc_batch_policy
+    from train.fast import COMPILED_OPPONENTS
+    from train.fast_eval import evaluate_fast_sides, fsearch_config
+
+    learner, opponent = args.agents
+    prefix, _, path = learner.partition(":")
+    if opponent.partition(":")[0] == "fsearch":
+        try:
+            fsearch_config(opponent)
+        except ValueError as exc:
+            return _fail("eval", str(exc))
+    elif opponent not in COMPILED_OPPONENTS:
+        return _fail(
+            "eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)} or an fsearch spec, not {opponent!r}"
+        )
+    try:
+        if prefix == "zoo":
+            from train.zoo import checked_path
+
+            path = str(checked_path(path))
+        policy, meta = load_dmc_batch_policy(path)
+    except (ValueError, FileNotFoundError) as exc:
+        return _fail("eval", str(exc))
+    if get_rules(meta["rules"]) != args.rules or meta["num_players"] != args.players:
+        return _fail(
+            "eval",
+            f"{learner} was trained for {meta['num_players']} players under {meta['rules']!r}, "
+            f"not {args.players} under {args.rules.name!r} (use --players and --rules)",
+        )
+    try:
+        report = evaluate_fast_sides(
+            policy, opponent, args.games, args.players, args.rules, args.seed, progress=not args.no_progress
         )
     except NotImplementedError as exc:
         return _fail("eval", str(exc))

@@ -117,6 +117,55 @@ def test_resume_continues_from_latest(tiny_run, tmp_path):
     assert after["timestep"] >= before + 600 and after["updates"] > 0
 
 
+def test_search_labels_are_learned(tmp_path):
+    """With label_positions, the compiled search labels every legal move of some positions; the labels
+    fill their buffer, their loss is logged, and a seed still reproduces the run."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    overrides = dict(label_positions=4, label_search="fsearch:worlds=4,exact_cards=4", final_eval_pairs=0)
+    run = train(tiny_config(tmp_path, name="labels", **overrides), report=False)
+    state = json.loads((run / "latest" / "state.json").read_text())
+    assert state["labels"] > 4 * 10, "too few labelled moves"
+    events = EventAccumulator(str(run / "tb"))
+    events.Reload()
+    assert "losses/label_mse" in events.Tags()["scalars"]
+    again = train(tiny_config(tmp_path, name="labels_again", **overrides), report=False)
+    w1, w2 = np.load(run / "latest" / "weights.npz"), np.load(again / "latest" / "weights.npz")
+    assert all(np.array_equal(w1[k], w2[k]) for k in w1.files), "same seed, different weights"
+    plain = np.load(
+        train(tiny_config(tmp_path, name="plain", final_eval_pairs=0), report=False) / "latest" / "weights.npz"
+    )
+    assert not all(np.array_equal(w1[k], plain[k]) for k in w1.files), "the labels changed nothing"
+
+
+def test_actor_labels_are_the_search_values():
+    """Each label is the search's value of that very move: relabelling with the same seeds gives the same
+    numbers, matched move by move through the legal ids."""
+    from scopa_env.fast.search import search_values
+    from train.dmc import Actors, Labeller
+
+    cfg = DmcConfig.from_dict({**TINY, "label_positions": 3})
+    actors = Actors(cfg, 6, None, np.arange(6), np.random.default_rng(0))
+    labeller = Labeller(3, cfg.label_config(), 1)
+    legal_before = actors.batch.legal_ids.copy()
+    state = np.random.default_rng(0).bit_generator.state
+    actors.act(lambda obs, rows, feats: np.zeros(len(rows), np.float32), 0.0, "", 0.0, labeller)
+    obs, feats, target = actors.take_labels()
+    rng = np.random.default_rng(0)
+    rng.bit_generator.state = state
+    games = np.sort(rng.choice(6, size=3, replace=False))
+    seeds = rng.integers(0, 2**62, 3)
+    # the batch has moved on: label the same positions in a fresh actor from the same seeds
+    fresh = Actors(cfg, 6, None, np.arange(6), np.random.default_rng(0))
+    expected = search_values(fresh.batch, games, seeds, labeller.C)
+    counts = fresh.batch.legal_count[games]
+    assert np.array_equal(fresh.batch.legal_ids, legal_before)
+    assert len(target) == counts.sum()
+    want = np.concatenate([expected[j, :n] for j, n in enumerate(counts)]).astype(np.float32)
+    assert np.array_equal(target, want)
+    assert obs.shape[0] == feats.shape[0] == len(target)
+
+
 def test_cli_trains_a_dmc_config(scopa_cli, tmp_path):
     """`scopa train CONFIG` sends `algo: dmc` configs here; a bad key is a one-line error."""
     cfg = tmp_path / "d.yaml"
@@ -140,6 +189,9 @@ def test_cli_trains_a_dmc_config(scopa_cli, tmp_path):
         ({"device": "tpu"}, "device must be one of"),
         ({"seed": -1}, "seed must be in [0, "),
         ({"selfplay_games": 0, "opponent_games": 0}, "at least 1"),
+        ({"label_positions": 4, "label_search": "search"}, "label_search must be an fsearch spec"),
+        ({"label_positions": 4, "label_search": "fsearch:worlds=0"}, "label_search: fsearch worlds must be"),
+        ({"label_positions": -1}, "label_positions must be >= 0"),
     ],
 )
 def test_config_errors_name_the_key(tmp_path, override, message):

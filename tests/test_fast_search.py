@@ -269,3 +269,69 @@ def test_round_plays_rebuild_the_table_before_each_play():
             tables.append(game.table)
             game.play(pilot.act(view))
     assert checked > 20
+
+
+# --- the batched forms: threads, labels, move ids --------------------------------------------------
+
+
+def _mid_hand_batch(n=48, players=2, seed=3):
+    batch = BatchedScopa(n, num_players=players, action_mode="move", episode="hand")
+    batch.reset(np.arange(n) + seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(4 * players):
+        batch.step(np.array([rng.choice(ids[:k]) for ids, k in zip(batch.legal_ids, batch.legal_count)]))
+    return batch
+
+
+def test_threads_do_not_change_the_search():
+    """search_rows on 2 threads returns exactly what one thread returns (every row has its own seed)."""
+    from scopa_env.fast.batch import max_threads
+    from scopa_env.fast.search import hand_counts
+
+    if max_threads() < 2:
+        pytest.skip("one core")
+    batch = _mid_hand_batch()
+    P, F, TBL, _ = compiled_rules(batch.rules, 2)
+    P = search_params(P)
+    C = search_config(worlds=8)
+    args = (batch._S, hand_counts(batch._S, 2), np.arange(48), P, F, TBL, C)
+    out1, values1 = search_rows(*args)
+    out2, values2 = search_rows(*args, threads=2)
+    assert np.array_equal(out1, out2) and np.array_equal(values1, values2)
+    assert np.abs(values1).sum() > 0
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_search_values_line_up_with_the_legal_ids(players):
+    """search_values[j, k] is the value of legal_ids[games[j], k]: the move search_move_ids plays has the
+    row's best value, columns past the legal count stay 0, and the search's own pick agrees."""
+    from scopa_env.fast.search import search_batch, search_move_ids, search_values
+
+    batch = _mid_hand_batch(32, players)
+    games = np.array([1, 4, 5, 9, 20, 31])
+    seeds = np.arange(len(games)) + 7
+    C = search_config(worlds=16, exact_cards=4)
+    values = search_values(batch, games, seeds, C)
+    ids = search_move_ids(batch, games, seeds, C)
+    for j, g in enumerate(games):
+        n = int(batch.legal_count[g])
+        assert ids[j] in batch.legal_ids[g, :n]
+        k = int(np.flatnonzero(batch.legal_ids[g, :n] == ids[j])[0])
+        assert values[j, k] >= values[j, :n].max() - 1e-9, f"game {g}: the played move is not the best valued"
+        assert not values[j, n:].any()
+    picks = search_batch(batch, np.arange(32) + 100, C)  # the unbatched entry agrees with itself on legality
+    assert len(picks) == 32
+
+
+def test_compiled_evaluation_against_fsearch(tmp_path):
+    """evaluate_fast_sides plays an fsearch spec as the opponent: legal whole games, a report for both sides."""
+    from train.fast_eval import evaluate_fast_sides, fsearch_config
+
+    def first_legal(obs, legal_ids, legal_count):
+        return legal_ids[:, 0]
+
+    report = evaluate_fast_sides(first_legal, "fsearch:worlds=4,exact_cards=4", 3, 2, "standard", seed=1)
+    assert report["config"]["agents"][1] == "fsearch:worlds=4,exact_cards=4"
+    assert report["games"] == 6
+    with pytest.raises(ValueError, match="inference"):
+        fsearch_config("fsearch:inference=true")

@@ -90,6 +90,18 @@ class DmcConfig(RunConfig):
     heuristic_features: bool = False
     """Give the network the ``heuristic`` baseline's score of each move as three more move features
     (:mod:`train.dmc_agent`); the agent then computes that score at play time too."""
+    label_positions: int = 0
+    """Positions per actor step (over both batches) whose every legal move is labelled with its
+    value under the compiled search ``label_search``; the learner regresses those labels next to
+    the Monte-Carlo returns (expert iteration, the search as the expert). 0: none."""
+    label_search: str = "fsearch:worlds=64"
+    """The labelling search, an ``fsearch`` spec (:mod:`agents.fast_search`)."""
+    label_weight: float = 1.0
+    """Weight of the label loss (a minibatch of labels per minibatch of returns)."""
+    label_buffer_size: int = 400_000
+    """Recent labelled moves the label minibatches are drawn from."""
+    label_threads: int = 2
+    """Threads of the labelling search (at most the cores); the labels do not depend on it."""
     trunk: list = field(default_factory=lambda: [512])
     """Hidden layers of the state trunk (the observation alone, computed once per position)."""
     net_arch: list = field(default_factory=lambda: [256, 256])
@@ -99,7 +111,8 @@ class DmcConfig(RunConfig):
     batch_size: int = 2048
     """Samples per gradient step."""
     sample_reuse: float = 2.0
-    """Gradient samples per collected sample (updates per round = new samples * reuse / batch_size)."""
+    """Gradient samples per collected sample (updates per round = (new returns + new labels) * reuse /
+    batch_size)."""
     buffer_size: int = 200_000
     """Recent samples the minibatches are drawn from."""
     rollout_steps: int = 16
@@ -153,6 +166,8 @@ class DmcConfig(RunConfig):
         "buffer_size",
         "rollout_steps",
         "teacher_steps",
+        "label_buffer_size",
+        "label_threads",
     )
     UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
@@ -182,7 +197,7 @@ class DmcConfig(RunConfig):
         for key, value in fixed.items():
             if getattr(self, key) != value:
                 raise ConfigError(f"{source}: {key} must be {value!r} for algo dmc, got {getattr(self, key)!r}")
-        for key in ("selfplay_games", "opponent_games", "final_eval_pairs"):
+        for key in ("selfplay_games", "opponent_games", "final_eval_pairs", "label_positions"):
             if getattr(self, key) < 0:
                 raise ConfigError(f"{source}: {key} must be >= 0, got {getattr(self, key)!r}")
         if self.selfplay_games + self.opponent_games < 1:
@@ -195,6 +210,10 @@ class DmcConfig(RunConfig):
             raise ConfigError(
                 f"{source}: learning_rate_end must be a positive number or null, got {self.learning_rate_end!r}"
             )
+        if not (self.label_weight >= 0 and math.isfinite(self.label_weight)):
+            raise ConfigError(f"{source}: label_weight must be a number >= 0, got {self.label_weight!r}")
+        if self.label_positions:
+            self.label_config()
         if self.ema >= 1.0:
             raise ConfigError(f"{source}: ema must be in [0, 1), got {self.ema!r}")
         if not self.sample_reuse > 0:
@@ -225,6 +244,20 @@ class DmcConfig(RunConfig):
             check_supported(get_rules(self.rules))
         except NotImplementedError as exc:
             raise ConfigError(f"{source}: dmc trains on the compiled core: {exc}") from None
+
+    def label_config(self, source: str = "config") -> np.ndarray:
+        """The settings array of ``label_search`` (:func:`scopa_env.fast.search.search_config`)."""
+        from agents.registry import make_agent
+
+        spec = self.label_search
+        if not isinstance(spec, str) or spec.partition(":")[0].strip() != "fsearch":
+            raise ConfigError(
+                f"{source}: label_search must be an fsearch spec (e.g. 'fsearch:worlds=64'), got {spec!r}"
+            )
+        try:
+            return make_agent(spec).C
+        except ValueError as exc:
+            raise ConfigError(f"{source}: label_search: {exc}") from None
 
     def check_agents(self) -> None:
         """Every agent here is a compiled player, checked by :meth:`validate`."""
@@ -322,10 +355,33 @@ class Actors:
         self.returns = np.zeros((n, RETURN_SLOTS, cfg.num_players), np.float32)
         self.filled = np.full((n, RETURN_SLOTS), -1, np.int64)
         self.pending: list[tuple[np.ndarray, ...]] = []
+        self.labels: list[tuple[np.ndarray, ...]] = []
         self.hands = 0
 
-    def act(self, score_fn, epsilon: float, teacher: str, teacher_share: float) -> None:
-        """One step of every game: pick moves, remember the samples, step, note hand returns."""
+    def label(self, obs: np.ndarray, rows: np.ndarray, cols: np.ndarray, feats: np.ndarray, labeller) -> None:
+        """Label every legal move of ``labeller.positions`` random games with the search's value."""
+        from scopa_env.fast.search import search_values
+
+        n = self.batch.num_games
+        games = np.sort(self.rng.choice(n, size=min(labeller.positions, n), replace=False))
+        seeds = self.rng.integers(0, 2**62, len(games))
+        values = search_values(self.batch, games, seeds, labeller.C, labeller.threads)
+        where = np.full(n, -1, np.int64)
+        where[games] = np.arange(len(games))
+        sel = np.flatnonzero(where[rows] >= 0)
+        target = values[where[rows[sel]], cols[sel]].astype(np.float32)
+        self.labels.append((obs[rows[sel]], feats[sel], target))
+
+    def take_labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The labels made since the last call (``(obs, move features, value)``), or None."""
+        if not self.labels:
+            return None
+        out = tuple(np.concatenate(x) for x in zip(*self.labels))
+        self.labels = []
+        return out
+
+    def act(self, score_fn, epsilon: float, teacher: str, teacher_share: float, labeller=None) -> None:
+        """One step of every game: pick moves, remember the samples, (label some), step, note hand returns."""
         b = self.batch
         obs = b.obs.copy()
         rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
@@ -335,6 +391,8 @@ class Actors:
 
             h = heuristic_move_scores(b)[rows, cols]
         feats = self.features(obs, rows, ids, h)
+        if labeller is not None and labeller.positions > 0:
+            self.label(obs, rows, cols, feats, labeller)
         q = score_fn(obs, rows, feats)
         choice = best_of(q, rows, cols, b.legal_ids.shape)
         n = b.num_games
@@ -425,6 +483,7 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         "wall_seconds": 0.0,
         "cpu_seconds": 0.0,
         "hands": 0,
+        "labels": 0,
     }
     if resume:
         state.update(json.loads((run_dir / "latest" / STATE_FILE).read_text()))
@@ -446,6 +505,8 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             actors.append(Actors(cfg, games, opponent, seeds, np.random.default_rng(rng.integers(0, 2**62))))
     layout = actors[0].batch.layout
     features = actors[0].features
+    labellers = _labellers(cfg, actors)
+    label_buffer = Buffer(cfg.label_buffer_size, layout.size, features.size) if cfg.label_positions else None
 
     # --- learner --------------------------------------------------------------------------------
     net = build_network(layout.size, features.size, list(cfg.trunk), list(cfg.net_arch)).to(device)
@@ -493,6 +554,7 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         )
     wall0, cpu0 = time.time() - state["wall_seconds"], time.process_time() - state["cpu_seconds"]
     losses: list[float] = []
+    label_losses: list[float] = []
     if state["timestep"] == 0:
         _evaluate(cfg, played, features, run_dir, writer, state, 0, bar)
 
@@ -502,16 +564,23 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         share = cfg.teacher_start * max(0.0, 1.0 - t / cfg.teacher_steps) if cfg.teacher else 0.0
         net.eval()
         for _ in range(cfg.rollout_steps):
-            for a in actors:
-                a.act(score, cfg.epsilon, cfg.teacher, share)
-        new = 0
+            for a, labeller in zip(actors, labellers):
+                a.act(score, cfg.epsilon, cfg.teacher, share, labeller)
+        new = new_labels = 0
         for a in actors:
             obs, feats, ret = a.collect()
             buffer.add(obs, feats, ret)
             new += len(ret)
+            labels = a.take_labels()
+            if labels is not None:
+                label_buffer.add(*labels)
+                new_labels += len(labels[2])
+        state["labels"] += new_labels
         state["timestep"] += new
         net.train()
-        updates = max(1, round(new * cfg.sample_reuse / cfg.batch_size)) if buffer.size >= cfg.batch_size else 0
+        # every update draws a minibatch of returns (and one of labels): the new samples of both set the count
+        ready = buffer.size >= cfg.batch_size
+        updates = max(1, round((new + new_labels) * cfg.sample_reuse / cfg.batch_size)) if ready else 0
         if cfg.learning_rate_end is not None:
             frac = min(1.0, state["timestep"] / cfg.total_timesteps)
             for group in optimizer.param_groups:
@@ -523,6 +592,18 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             target = torch.from_numpy(buffer.ret[idx]).to(device)
             rows_t = torch.arange(cfg.batch_size, device=device)
             loss = torch.nn.functional.mse_loss(net(obs_t, rows_t, feats_t), target)
+            if label_buffer is not None and label_buffer.size >= cfg.batch_size and cfg.label_weight > 0:
+                idx = rng.integers(0, label_buffer.size, cfg.batch_size)
+                label_loss = torch.nn.functional.mse_loss(
+                    net(
+                        torch.from_numpy(label_buffer.obs[idx]).to(device),
+                        rows_t,
+                        torch.from_numpy(label_buffer.feats[idx]).to(device),
+                    ),
+                    torch.from_numpy(label_buffer.ret[idx]).to(device),
+                )
+                label_losses.append(label_loss.item())
+                loss = loss + cfg.label_weight * label_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -538,6 +619,10 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         if losses and state["updates"] % 50 < updates:
             step = state["timestep"]
             writer.add_scalar("losses/q_mse", float(np.mean(losses)), step)
+            if label_losses:
+                writer.add_scalar("losses/label_mse", float(np.mean(label_losses)), step)
+                writer.add_scalar("charts/labelled_moves", state["labels"], step)
+                label_losses = []
             writer.add_scalar("charts/teacher_share", share, step)
             writer.add_scalar("charts/hands", sum(a.hands for a in actors) + state["hands"], step)
             elapsed = time.time() - wall0
@@ -558,6 +643,27 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
     if report and cfg.final_eval_pairs > 0:
         write_dmc_report(run_dir, cfg.final_eval_pairs, progress=cfg.progress_bar)
     return run_dir
+
+
+@dataclass
+class Labeller:
+    """What one actor batch labels per step: ``positions`` games, searched with settings ``C``."""
+
+    positions: int
+    C: np.ndarray
+    threads: int
+
+
+def _labellers(cfg: DmcConfig, actors: list[Actors]) -> list[Labeller | None]:
+    """``label_positions`` shared among the actor batches in proportion to their games."""
+    if not cfg.label_positions:
+        return [None] * len(actors)
+    from scopa_env.fast.batch import max_threads
+
+    C = cfg.label_config()
+    total = sum(a.batch.num_games for a in actors)
+    threads = min(cfg.label_threads, max_threads())
+    return [Labeller(round(cfg.label_positions * a.batch.num_games / total), C, threads) for a in actors]
 
 
 def _evaluate(cfg: DmcConfig, net, features, run_dir: Path, writer, state: dict, step: int, bar) -> dict:

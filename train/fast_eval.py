@@ -13,6 +13,7 @@ lets one agent play every seat of its side).
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -146,6 +147,34 @@ def compiled_move_ids(batch, player: str) -> np.ndarray:
     return legal_ids[np.arange(len(legal_ids)), np.argmax(match, axis=1)]
 
 
+def opponent_moves(batch, opponent: str, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The opponent's move id in every game of ``batch`` (meaningful where ``rows``): a compiled
+    player's, or an ``fsearch`` spec's, searched (on every core) only where ``rows`` is set."""
+    if opponent.partition(":")[0] != "fsearch":
+        return compiled_move_ids(batch, opponent)
+    from scopa_env.fast.batch import max_threads
+    from scopa_env.fast.search import search_move_ids
+
+    ids = batch.legal_ids[:, 0].copy()
+    games = np.flatnonzero(rows)
+    if games.size:
+        seeds = rng.integers(0, 2**62, games.size)
+        ids[games] = search_move_ids(batch, games, seeds, fsearch_config(opponent), threads=max_threads())
+    return ids
+
+
+@functools.lru_cache(maxsize=8)
+def fsearch_config(spec: str) -> np.ndarray:
+    """The settings array of an ``fsearch`` spec for the compiled evaluation (no inference: the
+    batch keeps no history of the round)."""
+    from agents.registry import make_agent
+
+    agent = make_agent(spec)
+    if agent.settings["inference"]:
+        raise ValueError(f"{spec!r}: inference needs the round's history, which the compiled evaluation lacks")
+    return agent.C
+
+
 def evaluate_fast_sides(
     policy: LegalPolicy,
     opponent: str,
@@ -159,7 +188,7 @@ def evaluate_fast_sides(
     """Duplicate deals of a "move"-mode ``policy`` against a compiled ``opponent``, any player count.
 
     The policy plays every seat of its side (both partners in Scopone) and the compiled
-    ``opponent`` every other seat; deal ``d`` is played once per rotation of the sides, from
+    ``opponent`` (a compiled player's name or an ``fsearch`` spec) every other seat; deal ``d`` is played once per rotation of the sides, from
     the same seed. The report is :func:`agents.evaluate.summarize`'s, agents
     ``("learner", opponent)``.
     """
@@ -201,6 +230,7 @@ def _play_sides(
     moves = np.zeros(n, np.int64)
     live = np.ones(n, bool)
     spent = 0.0
+    rng = np.random.default_rng([int(seeds[0]) % 2**63, learner_side])  # the opponent's search seeds
     while live.any():
         mine = batch.to_play % sides == learner_side
         start = time.process_time()
@@ -211,7 +241,7 @@ def _play_sides(
         actions = np.asarray(actions, np.int64)
         spent += time.process_time() - start
         if not mine.all():
-            actions = np.where(mine, actions, compiled_move_ids(batch, opponent))
+            actions = np.where(mine, actions, opponent_moves(batch, opponent, live & ~mine, rng))
         batch.step(actions)
         moves += live & mine
         for i in np.flatnonzero(batch.hand_ended & live):

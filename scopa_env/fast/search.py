@@ -296,7 +296,7 @@ def _greedy_value(card, captured, table, vals, F):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
     """Search every position of ``S`` (see the module docstring); the moves go to ``out``."""
     n = P[P_PLAYERS]
@@ -584,35 +584,53 @@ def search_rows(
     TBL: np.ndarray,
     C: np.ndarray,
     obs: np.ndarray | None = None,
+    threads: int = 1,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Search every position of ``S`` (the batched form); returns ``(out, values)`` (see the module docstring).
 
     ``P`` comes from :func:`search_params`. ``obs`` (N, MAX_OBS, OBS_W) holds the
-    inference rows (:func:`round_plays`), or ``None``.
+    inference rows (:func:`round_plays`), or ``None``. ``threads`` > 1 splits the rows into
+    contiguous runs searched on that many threads (the kernel releases the GIL); every row
+    draws from its own seed, so the results are the same for any thread count.
     """
-    from scopa_env.fast.batch import HEURISTIC_H
+    from scopa_env.fast.batch import HEURISTIC_H, _thread_pool, check_threads
 
     N = S.shape[0]
     if obs is None:
         obs = np.full((N, 1, OBS_W), -1, np.int64)
+    S = np.ascontiguousarray(S, np.int64)
+    counts = np.ascontiguousarray(counts, np.int64)
+    seeds = np.ascontiguousarray(seeds, np.int64)
+    obs = np.ascontiguousarray(obs, np.int64)
     num_obs = (obs[:, :, OBS_SEAT] >= 0).sum(axis=1).astype(np.int64)
     out = np.zeros((N, OUT_W), np.int64)
     values = np.zeros((N, P[P_SCRATCH]), np.float64)
-    search_kernel(
-        np.ascontiguousarray(S, np.int64),
-        np.ascontiguousarray(counts, np.int64),
-        np.ascontiguousarray(seeds, np.int64),
-        P,
-        F,
-        HEURISTIC_H,
-        TBL,
-        C,
-        np.ascontiguousarray(obs, np.int64),
-        num_obs,
-        out,
-        values,
-    )
+
+    def run(lo: int, hi: int) -> None:
+        search_kernel(
+            S[lo:hi], counts[lo:hi], seeds[lo:hi], P, F, HEURISTIC_H, TBL, C, obs[lo:hi], num_obs[lo:hi],
+            out[lo:hi], values[lo:hi],
+        )  # fmt: skip
+
+    chunks = min(check_threads(threads), N)
+    if chunks <= 1:
+        run(0, N)
+        return out, values
+    bounds = np.linspace(0, N, chunks + 1).astype(int)
+    pool = _thread_pool(chunks - 1)
+    futures = [pool.submit(run, int(bounds[c]), int(bounds[c + 1])) for c in range(1, chunks)]
+    run(0, int(bounds[1]))
+    for f in futures:
+        f.result()
     return out, values
+
+
+def hand_counts(S: np.ndarray, num_players: int) -> np.ndarray:
+    """``(N, MAX_PLAYERS)``: the cards in every seat's hand in the state rows ``S``."""
+    counts = np.zeros((S.shape[0], MAX_PLAYERS), np.int64)
+    for s in range(num_players):
+        counts[:, s] = [int(h).bit_count() for h in S[:, COL_HAND + s]]
+    return counts
 
 
 def search_batch(batch, seeds, C: np.ndarray) -> list[tuple[int, int]]:
@@ -624,8 +642,37 @@ def search_batch(batch, seeds, C: np.ndarray) -> list[tuple[int, int]]:
 
     P, F, TBL, _ = compiled_rules(batch.rules, batch.num_players)
     S = batch._S
-    counts = np.zeros((S.shape[0], MAX_PLAYERS), np.int64)
-    for s in range(batch.num_players):
-        counts[:, s] = [int(h).bit_count() for h in S[:, COL_HAND + s]]
-    out, _ = search_rows(S, counts, np.asarray(seeds, np.int64), search_params(P), F, TBL, C)
+    out, _ = search_rows(S, hand_counts(S, batch.num_players), np.asarray(seeds, np.int64), search_params(P), F, TBL, C)
     return [(int(c), int(m)) for c, m in out[:, :2]]
+
+
+def _search_games(batch, games: np.ndarray, seeds: np.ndarray, C: np.ndarray, threads: int):
+    from scopa_env.fast.batch import compiled_rules
+
+    P, F, TBL, _ = compiled_rules(batch.rules, batch.num_players)
+    S = batch._S[np.asarray(games, np.int64)]
+    return search_rows(
+        S, hand_counts(S, batch.num_players), np.asarray(seeds, np.int64), search_params(P), F, TBL, C, threads=threads
+    )
+
+
+def search_values(batch, games: np.ndarray, seeds: np.ndarray, C: np.ndarray, threads: int = 1) -> np.ndarray:
+    """The search's value of every legal move in some games of a "move"-mode batch (a teacher's labels).
+
+    Returns float64 ``(len(games), batch.legal_ids.shape[1])``: entry ``[j, k]`` is the mean
+    hand-point margin, for the side to move, of ``batch.legal_ids[games[j], k]`` over the
+    sampled worlds (the core lists legal ids in :func:`core.legal_pairs` order, which is the
+    order of the kernel's values). As :func:`search_batch`, only the mover's view is read.
+    """
+    _, values = _search_games(batch, games, seeds, C, threads)
+    width = batch.legal_ids.shape[1]
+    out = np.zeros((len(games), width), np.float64)
+    k = min(width, values.shape[1])
+    out[:, :k] = values[:, :k]
+    return out
+
+
+def search_move_ids(batch, games: np.ndarray, seeds: np.ndarray, C: np.ndarray, threads: int = 1) -> np.ndarray:
+    """The "move" id the search plays in each of ``games`` of a "move"-mode batch (nothing is played)."""
+    out, _ = _search_games(batch, games, seeds, C, threads)
+    return batch.legal_ids[np.asarray(games, np.int64), out[:, OUT_INDEX]]

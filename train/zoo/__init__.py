@@ -47,13 +47,18 @@ def weights_sha256(folder: Path) -> str:
     return hashlib.sha256((folder / WEIGHTS_FILE).read_bytes()).hexdigest()
 
 
-def load_zoo_agent(name: str, seed=None) -> DmcAgent:
-    """``zoo:name`` as an agent (its weights are checked against the card's hash first)."""
+def checked_path(name: str) -> Path:
+    """The checkpoint folder of ``zoo:name`` once its weights match the card's hash."""
     folder = path_of(name)
     expected = card(name).get("weights_sha256")
     if expected != weights_sha256(folder):
         raise ValueError(f"zoo:{name}: {WEIGHTS_FILE} does not match the SHA-256 on its card (a damaged install?)")
-    net, meta = load_dmc(folder)
+    return folder
+
+
+def load_zoo_agent(name: str, seed=None) -> DmcAgent:
+    """``zoo:name`` as an agent (its weights are checked against the card's hash first)."""
+    net, meta = load_dmc(checked_path(name))
     return DmcAgent(net, meta, name=f"zoo:{name}", seed=seed)
 
 
