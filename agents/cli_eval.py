@@ -74,8 +74,8 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
         "--fast",
         action="store_true",
         help="play on the compiled core (hundreds of times faster; --workers is ignored): a ppo:/dqn: "
-        "checkpoint against random, greedy or heuristic (2 players), or a dmc:/zoo: agent against those "
-        "or an fsearch spec (its side's seats, any player count)",
+        "checkpoint against random, greedy or heuristic (2 players); or a dmc:/zoo: agent, a compiled "
+        "baseline or an fsearch spec against a compiled baseline or an fsearch spec (any player count)",
     )
     p.set_defaults(func=run_eval)
     return p
@@ -146,7 +146,7 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
-    if prefix in ("dmc", "zoo") and path:
+    if (prefix in ("dmc", "zoo") and path) or prefix in (*COMPILED_OPPONENTS, "fsearch"):
         return _run_fast_sides_eval(args)
     if prefix not in ("ppo", "dqn") or not path:
         return _fail("eval", f"--fast needs a ppo:, dqn:, dmc: or zoo: checkpoint as the first agent, got {learner!r}")
@@ -180,19 +180,24 @@ def _run_fast_sides_eval(args: argparse.Namespace) -> int:
     """``scopa eval --fast`` for a ``dmc:``/``zoo:`` agent: :func:`train.fast_eval.evaluate_fast_sides`."""
     from train.dmc_agent import load_dmc_batch_policy
     from train.fast import COMPILED_OPPONENTS
-    from train.fast_eval import evaluate_fast_sides, fsearch_config
+    from train.fast_eval import fsearch_config
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
-    if opponent.partition(":")[0] == "fsearch":
-        try:
-            fsearch_config(opponent)
-        except ValueError as exc:
-            return _fail("eval", str(exc))
-    elif opponent not in COMPILED_OPPONENTS:
-        return _fail(
-            "eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)} or an fsearch spec, not {opponent!r}"
-        )
+    for spec in (learner, opponent)[0 if prefix in (*COMPILED_OPPONENTS, "fsearch") else 1 :]:
+        if spec.partition(":")[0] == "fsearch":
+            try:
+                fsearch_config(spec)
+            except ValueError as exc:
+                return _fail("eval", str(exc))
+        elif spec not in COMPILED_OPPONENTS:
+            return _fail(
+                "eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)} or an fsearch spec, not {spec!r}"
+            )
+    if learner == opponent:
+        return _fail("eval", f"both agents are {learner!r}: nothing to compare")
+    if prefix not in ("dmc", "zoo"):
+        return _fast_sides_report(args, learner)
     try:
         if prefix == "zoo":
             from train.zoo import checked_path
@@ -207,13 +212,20 @@ def _run_fast_sides_eval(args: argparse.Namespace) -> int:
             f"{learner} was trained for {meta['num_players']} players under {meta['rules']!r}, "
             f"not {args.players} under {args.rules.name!r} (use --players and --rules)",
         )
+    return _fast_sides_report(args, policy, learner)
+
+
+def _fast_sides_report(args: argparse.Namespace, policy, name: str | None = None) -> int:
+    from train.fast_eval import evaluate_fast_sides
+
     try:
         report = evaluate_fast_sides(
-            policy, opponent, args.games, args.players, args.rules, args.seed, progress=not args.no_progress
+            policy, args.agents[1], args.games, args.players, args.rules, args.seed, progress=not args.no_progress
         )
     except NotImplementedError as exc:
         return _fail("eval", str(exc))
-    report["agents"][0]["agent"] = report["config"]["agents"][0] = learner
+    if name is not None:
+        report["agents"][0]["agent"] = report["config"]["agents"][0] = name
     render_report(report)
     if args.json:
         write_json(report, args.json)

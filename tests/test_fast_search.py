@@ -335,3 +335,26 @@ def test_compiled_evaluation_against_fsearch(tmp_path):
     assert report["games"] == 6
     with pytest.raises(ValueError, match="inference"):
         fsearch_config("fsearch:inference=true")
+
+
+def test_cli_fast_eval_of_specs_and_zoo_agents(scopa_cli, tmp_path):
+    """``scopa eval --fast`` plays a compiled baseline or an fsearch spec against one on the compiled core,
+    and refuses what it cannot play in one line naming it."""
+    import json
+
+    out = tmp_path / "r.json"
+    result = scopa_cli(
+        "eval", "greedy", "fsearch:worlds=4", "--fast", "--games", "2", "--no-progress", "--json", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert [a["agent"] for a in report["agents"]] == ["greedy", "fsearch:worlds=4"] and report["games"] == 4
+    for args, message in (
+        (("heuristic", "heuristic"), "both agents are 'heuristic'"),
+        (("heuristic", "search"), "not 'search'"),
+        (("zoo:standard-2p", "greedy", "--players", "4"), "not 4 under"),
+        (("greedy", "fsearch:worldz=4"), "bad options for agent 'fsearch'"),
+    ):
+        result = scopa_cli("eval", *args, "--fast", "--games", "2")
+        assert result.returncode == 2 and message in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr

@@ -7,8 +7,11 @@ twice, once with the learner in seat 0 and once in seat 1, from the same seed (s
 shuffles, dealer and, hand after hand, the same stock), whole games to the target. The
 learner's decisions for up to ``batch_size`` games are one call of ``policy``. Hundreds of
 times faster than the Python harness, which is what makes 10,000 duplicate deal pairs a
-matter of minutes; two players only (in the core a learner holds one seat, while the harness
-lets one agent play every seat of its side).
+matter of minutes. :func:`evaluate_fast` plays two players (the core's learner seat);
+:func:`evaluate_fast_sides` any player count, the policy playing every seat of its side, against
+a compiled baseline or an ``fsearch`` spec (the compiled search), and a spec may stand in for
+the policy too: ``scopa eval --fast`` on any two of ``dmc:``/``zoo:`` agents, compiled baselines
+and ``fsearch`` specs.
 """
 
 from __future__ import annotations
@@ -147,8 +150,8 @@ def compiled_move_ids(batch, player: str) -> np.ndarray:
     return legal_ids[np.arange(len(legal_ids)), np.argmax(match, axis=1)]
 
 
-def opponent_moves(batch, opponent: str, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """The opponent's move id in every game of ``batch`` (meaningful where ``rows``): a compiled
+def spec_moves(batch, opponent: str, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A player's move id in every game of ``batch`` (meaningful where ``rows``): a compiled
     player's, or an ``fsearch`` spec's, searched (on every core) only where ``rows`` is set."""
     if opponent.partition(":")[0] != "fsearch":
         return compiled_move_ids(batch, opponent)
@@ -176,7 +179,7 @@ def fsearch_config(spec: str) -> np.ndarray:
 
 
 def evaluate_fast_sides(
-    policy: LegalPolicy,
+    policy: LegalPolicy | str,
     opponent: str,
     num_deals: int,
     num_players: int = 2,
@@ -188,15 +191,19 @@ def evaluate_fast_sides(
     """Duplicate deals of a "move"-mode ``policy`` against a compiled ``opponent``, any player count.
 
     The policy plays every seat of its side (both partners in Scopone) and the compiled
-    ``opponent`` (a compiled player's name or an ``fsearch`` spec) every other seat; deal ``d`` is played once per rotation of the sides, from
-    the same seed. The report is :func:`agents.evaluate.summarize`'s, agents
-    ``("learner", opponent)``.
+    ``opponent`` (a compiled player's name or an ``fsearch`` spec) every other seat; deal ``d`` is
+    played once per rotation of the sides, from the same seed. ``policy`` may be such a spec too.
+    The report is :func:`agents.evaluate.summarize`'s, agents ``("learner", opponent)`` (the
+    policy's spec in place of "learner" when it is one).
     """
     from scopa_env.fast import BatchedScopa
 
     if num_deals < 1:
         raise ValueError(f"num_deals must be positive, got {num_deals!r}")
-    match = Match((LEARNER, opponent), num_players, rules, seed)
+    if isinstance(policy, str) and policy == opponent:
+        raise ValueError(f"both sides are {policy!r}: nothing to compare")
+    match = Match((policy if isinstance(policy, str) else LEARNER, opponent), num_players, rules, seed)
+    wall = time.time()
     sides = match.num_sides
     lineups = match.lineups()
     deals: list[list[dict]] = [[{} for _ in lineups] for _ in range(num_deals)]
@@ -217,7 +224,7 @@ def evaluate_fast_sides(
                     bar.update(1)
     if bar is not None:
         bar.close()
-    return summarize(match, RunResult(deals=deals, requested=num_deals))
+    return summarize(match, RunResult(deals=deals, requested=num_deals, wall_seconds=time.time() - wall))
 
 
 def _play_sides(
@@ -230,18 +237,20 @@ def _play_sides(
     moves = np.zeros(n, np.int64)
     live = np.ones(n, bool)
     spent = 0.0
-    rng = np.random.default_rng([int(seeds[0]) % 2**63, learner_side])  # the opponent's search seeds
+    rng = np.random.default_rng([int(seeds[0]) % 2**63, learner_side])  # the search seeds
     while live.any():
         mine = batch.to_play % sides == learner_side
         start = time.process_time()
-        if getattr(policy, "needs_batch", False):
+        if isinstance(policy, str):
+            actions = spec_moves(batch, policy, live & mine, rng)
+        elif getattr(policy, "needs_batch", False):
             actions = policy(batch.obs, batch.legal_ids, batch.legal_count, batch=batch)
         else:
             actions = policy(batch.obs, batch.legal_ids, batch.legal_count)
         actions = np.asarray(actions, np.int64)
         spent += time.process_time() - start
         if not mine.all():
-            actions = np.where(mine, actions, opponent_moves(batch, opponent, live & ~mine, rng))
+            actions = np.where(mine, actions, spec_moves(batch, opponent, live & ~mine, rng))
         batch.step(actions)
         moves += live & mine
         for i in np.flatnonzero(batch.hand_ended & live):
