@@ -9,6 +9,13 @@ hands from their plays this round. Spec examples::
     fsearch                                   256 worlds, greedy rollouts, exact last round (2 players)
     fsearch:worlds=64,rollout=heuristic       fewer worlds, heuristic rollouts
     fsearch:exact_cards=12,inference=true     exact from the last deal on, weighted worlds
+    fsearch:worlds=4096,time_limit=0.05       as many worlds as 50 ms allow, up to 4,096
+
+The budget is in worlds (and rollout plies), so a seed gives the same decisions on any
+machine. ``time_limit`` (seconds) is an option on top: the worlds are then searched in chunks
+of ``time_chunk`` until the time is spent or ``worlds`` are done, so the decisions depend on
+the machine's speed (positions the kernel solves exactly, or gives fewer worlds under a ply
+budget, are one call as without it).
 
 The agent builds the kernel's state row from the :class:`~scopa_env.game.PlayerView` alone
 (its hand, the table, piles, scores, played cards, hand sizes), so it decides from the view
@@ -50,8 +57,17 @@ class FastSearchAgent(Agent):
         min_worlds: int = 4,
         inference: bool = False,
         infer_temp: float = 1.0,
+        time_limit: float | None = None,
+        time_chunk: int = 32,
     ) -> None:
         super().__init__(seed)
+        if time_limit is not None and (
+            isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
+        ):
+            raise ValueError(f"fsearch time_limit must be positive seconds, got {time_limit!r}")
+        if isinstance(time_chunk, bool) or not isinstance(time_chunk, int) or time_chunk < 1:
+            raise ValueError(f"fsearch time_chunk must be an int >= 1, got {time_chunk!r}")
+        self.time_limit = time_limit
         from scopa_env.fast.search import search_config  # numba loads on first use, not at import
 
         self.settings = dict(
@@ -66,6 +82,7 @@ class FastSearchAgent(Agent):
             infer_temp=infer_temp,
         )
         self.C = search_config(**self.settings)
+        self.C_chunk = search_config(**{**self.settings, "worlds": min(time_chunk, worlds)})
         self._compiled: dict = {}
         self._fallback: SearchAgent | None = None
 
@@ -109,5 +126,31 @@ class FastSearchAgent(Agent):
         P, F, TBL = arrays
         row, counts = row_from_view(view, P)
         obs = round_plays(view)[None] if self.settings["inference"] else None
-        out, _ = search_rows(row[None], counts[None], np.array([seed], np.int64), P, F, TBL, self.C, obs)
-        return int(out[0, 0]), int(out[0, 1])
+        if self.time_limit is None:
+            out, _ = search_rows(row[None], counts[None], np.array([seed], np.int64), P, F, TBL, self.C, obs)
+            return int(out[0, 0]), int(out[0, 1])
+        return self._timed(view, row, counts, seed, P, F, TBL, obs)
+
+    def _timed(self, view, row, counts, seed, P, F, TBL, obs) -> tuple[int, int]:
+        """Chunks of worlds until ``time_limit`` is spent or ``worlds`` are searched; best weighted mean."""
+        import time
+
+        from scopa_env.fast.search import C_WORLDS, OUT_WORLDS, search_rows
+
+        deadline = time.perf_counter() + self.time_limit
+        pairs = view.legal_pairs()  # the kernel's value order (core.legal_pairs lists the same moves)
+        seeds = np.random.default_rng(seed)
+        total = np.zeros(len(pairs))
+        done = 0
+        while True:
+            one = np.array([seeds.integers(2**62)], np.int64)
+            out, values = search_rows(row[None], counts[None], one, P, F, TBL, self.C_chunk, obs)
+            worlds = int(out[0, OUT_WORLDS])
+            if worlds < self.C_chunk[C_WORLDS] and done == 0:  # solved exactly, or a ply budget: one call
+                return int(out[0, 0]), int(out[0, 1])
+            total += worlds * values[0, : len(pairs)]
+            done += worlds
+            if done >= self.C[C_WORLDS] or time.perf_counter() >= deadline:
+                break
+        best = np.flatnonzero(total >= total.max() - 1e-9)
+        return pairs[int(best[int(seeds.integers(len(best)))]) if len(best) > 1 else int(best[0])]

@@ -358,3 +358,40 @@ def test_cli_fast_eval_of_specs_and_zoo_agents(scopa_cli, tmp_path):
         result = scopa_cli("eval", *args, "--fast", "--games", "2")
         assert result.returncode == 2 and message in result.stderr, result.stderr
         assert "Traceback" not in result.stderr
+
+
+def test_time_limit_searches_chunks_until_the_budget(monkeypatch):
+    """With time_limit, worlds come in chunks of time_chunk: a generous limit stops at ``worlds``
+    (here 3 chunks), a tiny one after the first chunk; every move is legal."""
+    import scopa_env.fast.search as search
+
+    calls = []
+    real = search.search_rows
+
+    def counting(*args, **kwargs):
+        calls.append(args[6][search.C_WORLDS])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(search, "search_rows", counting)
+    game = Game(2, seed=4, auto_next_hand=False)
+    view = game.view()
+    assert len(view.legal_pairs()) > 1
+    generous = make_agent("fsearch:worlds=24,time_chunk=8,time_limit=60", seed=1)
+    assert generous.act(view) in view.legal_moves()
+    assert calls == [8, 8, 8]
+    calls.clear()
+    make_agent("fsearch:worlds=4096,time_chunk=8,time_limit=0.000001", seed=1).act(view)
+    assert calls == [8]
+    with pytest.raises(ValueError, match="time_limit must be positive"):
+        make_agent("fsearch:time_limit=0")
+
+
+def test_time_limited_search_plays_legal_hands():
+    agent = make_agent("fsearch:worlds=64,time_chunk=16,time_limit=0.002", seed=3)
+    other = make_agent("greedy", seed=0)
+    game = Game(2, seed=9, auto_next_hand=False)
+    while not game.hand_over:
+        view = game.view()
+        move = (agent if game.current == 0 else other).act(view)
+        assert move in view.legal_moves()
+        game.play(move)

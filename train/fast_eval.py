@@ -175,6 +175,8 @@ def fsearch_config(spec: str) -> np.ndarray:
     agent = make_agent(spec)
     if agent.settings["inference"]:
         raise ValueError(f"{spec!r}: inference needs the round's history, which the compiled evaluation lacks")
+    if agent.time_limit is not None:
+        raise ValueError(f"{spec!r}: the compiled evaluation searches a budget of worlds, not a time_limit")
     return agent.C
 
 
