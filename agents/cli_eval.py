@@ -74,7 +74,7 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
         "--fast",
         action="store_true",
         help="play on the compiled core (hundreds of times faster; --workers is ignored): a ppo:/dqn: "
-        "checkpoint against random, greedy or heuristic (2 players); or a dmc:/zoo: agent, a compiled "
+        "checkpoint against random, greedy or heuristic (2 players); or a dmc:/zoo:/netsearch: agent, a compiled "
         "baseline or an fsearch spec against a compiled baseline or an fsearch spec (any player count)",
     )
     p.set_defaults(func=run_eval)
@@ -146,7 +146,7 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
-    if (prefix in ("dmc", "zoo") and path) or prefix in (*COMPILED_OPPONENTS, "fsearch"):
+    if (prefix in ("dmc", "zoo", "netsearch") and path) or prefix in (*COMPILED_OPPONENTS, "fsearch"):
         return _run_fast_sides_eval(args)
     if prefix not in ("ppo", "dqn") or not path:
         return _fail("eval", f"--fast needs a ppo:, dqn:, dmc: or zoo: checkpoint as the first agent, got {learner!r}")
@@ -196,14 +196,19 @@ def _run_fast_sides_eval(args: argparse.Namespace) -> int:
             )
     if learner == opponent:
         return _fail("eval", f"both agents are {learner!r}: nothing to compare")
-    if prefix not in ("dmc", "zoo"):
+    if prefix not in ("dmc", "zoo", "netsearch"):
         return _fast_sides_report(args, learner)
     try:
-        if prefix == "zoo":
-            from train.zoo import checked_path
+        if prefix == "netsearch":
+            from train.net_search import load_batch_policy
 
-            path = str(checked_path(path))
-        policy, meta = load_dmc_batch_policy(path)
+            policy, meta = load_batch_policy(path, args.seed)
+        else:
+            if prefix == "zoo":
+                from train.zoo import checked_path
+
+                path = str(checked_path(path))
+            policy, meta = load_dmc_batch_policy(path)
     except (ValueError, FileNotFoundError) as exc:
         return _fail("eval", str(exc))
     if get_rules(meta["rules"]) != args.rules or meta["num_players"] != args.players:

@@ -112,6 +112,23 @@ class FastSearchAgent(Agent):
         card, mask = self.search(view)
         return move_of(card, mask)
 
+    def move_values(self, view: PlayerView) -> tuple[np.ndarray, bool] | None:
+        """``(values, exact)``: the search's mean margin of each of ``view.legal_pairs()`` (in that
+        order) and whether the position was solved exactly; ``None`` where the compiled search does
+        not play (the Python fallback's cases). One seed is drawn from the agent's generator."""
+        arrays = self._rules_arrays(view)
+        seed = int(self.rng.integers(2**62))
+        if arrays is None or view.deciding or view.wild_rank or any(view.revealed):
+            return None
+        from scopa_env.fast.search import C_EXACT_CARDS, round_plays, row_from_view, search_rows
+
+        P, F, TBL = arrays
+        row, counts = row_from_view(view, P)
+        obs = round_plays(view)[None] if self.settings["inference"] else None
+        _, values = search_rows(row[None], counts[None], np.array([seed], np.int64), P, F, TBL, self.C, obs)
+        exact = sum(view.hand_counts) + view.stock_count <= self.C[C_EXACT_CARDS]
+        return values[0, : len(view.legal_pairs())], bool(exact)
+
     def search(self, view: PlayerView) -> tuple[int, int]:
         """The searched ``(card, captured_mask)`` for the seat to move."""
         arrays = self._rules_arrays(view)

@@ -41,6 +41,7 @@ PLANNED_PREFIXES: dict[str, str] = {
     "rllib": "RLlib checkpoints (module train.rllib, install the 'train' extra: pip install -e '.[train]')",
     "dmc": "deep Monte-Carlo checkpoints (module train.dmc_agent; import train to register it)",
     "zoo": "the trained agents shipped with the kit (module train.zoo; import train to register it)",
+    "netsearch": "the compiled search mixed with a DMC network (module train.net_search; import train to register it)",
 }
 """Prefixes that later modules provide, with where they come from (for the error message)."""
 

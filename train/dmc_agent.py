@@ -266,18 +266,21 @@ class DmcAgent(Agent):
             raise ValueError(problem)
 
     def act(self, view: PlayerView) -> Move:
-        from train.env import observe_view
-
         self.check_game(view.num_players, view.rules)
         pairs = view.legal_pairs()
         if not pairs:
             raise ValueError(f"player_{view.seat} has no legal move (is it their turn?)")
+        return move_of(*pairs[int(np.argmax(self.q_values(view, pairs)))])
+
+    def q_values(self, view: PlayerView, pairs: list[tuple[int, int]]) -> np.ndarray:
+        """The network's score of each legal ``(card, captured_mask)`` pair (in ``pairs`` order)."""
+        from train.env import observe_view
+
         obs = observe_view(view, self.layout)[None, :]
         ids = np.array(self.moves.ids(pairs, view.table), np.int64)
         rows = np.zeros(len(ids), np.int64)
         h = np.asarray(self.scorer.scores(view, pairs), np.float64) if self.scorer is not None else None
-        q = self.net.scores(obs, rows, self.features(obs, rows, ids, h))
-        return move_of(*pairs[int(np.argmax(q))])
+        return self.net.scores(obs, rows, self.features(obs, rows, ids, h))
 
     def __repr__(self) -> str:
         return f"DmcAgent({self.name})"

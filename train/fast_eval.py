@@ -245,6 +245,8 @@ def _play_sides(
         start = time.process_time()
         if isinstance(policy, str):
             actions = spec_moves(batch, policy, live & mine, rng)
+        elif getattr(policy, "needs_rows", False):  # a searching policy: only where it moves
+            actions = policy(batch.obs, batch.legal_ids, batch.legal_count, batch=batch, rows=live & mine)
         elif getattr(policy, "needs_batch", False):
             actions = policy(batch.obs, batch.legal_ids, batch.legal_count, batch=batch)
         else:

@@ -1,0 +1,87 @@
+"""Search that uses the learned network (train/net_search.py): netsearch:CHECKPOINT agents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from test_agents import positions, reshuffle_hidden
+
+import train  # noqa: F401  (registers the netsearch: prefix)
+from agents.registry import make_agent
+from scopa_env.fast import BatchedScopa
+from train.net_search import NetSearchBatchPolicy, blend, parse_spec
+from train.zoo import load_zoo_agent
+
+SPEC = "netsearch:zoo:standard-2p,worlds=16"
+
+
+def test_spec_parsing_and_errors():
+    assert parse_spec("zoo:standard-2p,weight=0.25,worlds=8") == ("zoo:standard-2p", 0.25, {"worlds": 8})
+    assert parse_spec("runs/x/best") == ("runs/x/best", 0.5, {})
+    for argument, message in (
+        ("zoo:standard-2p,weight=1.5", "weight must be a number in [0, 1]"),
+        (",worlds=3", "name a DMC checkpoint"),
+        ("zoo:standard-2p,worlds", "expected key=value"),
+    ):
+        with pytest.raises(ValueError, match=None) as exc:
+            parse_spec(argument)
+        assert message in str(exc.value)
+    with pytest.raises(ValueError, match="bad fsearch options"):
+        make_agent("netsearch:zoo:standard-2p,wrlds=3")
+    with pytest.raises(ValueError, match="no zoo agent 'nope'"):
+        make_agent("netsearch:zoo:nope")
+
+
+def test_blend_uses_the_exact_value_alone():
+    search, q = np.array([1.0, 0.0]), np.array([-3.0, 3.0])
+    assert blend(search, q, 0.5, False).tolist() == [-1.0, 1.5]
+    assert blend(search, q, 0.5, True).tolist() == [1.0, 0.0]
+
+
+def test_weight_one_is_the_network_and_weight_zero_the_search():
+    """weight=1 plays the network's move; weight=0 a move of the search's best value (same seed)."""
+    net = load_zoo_agent("standard-2p")
+    for game in positions(2, 8, seed=21):
+        view = game.view(game.current)
+        assert make_agent("netsearch:zoo:standard-2p,weight=1,worlds=8", seed=1).act(view) == net.act(view)
+        values, _ = make_agent("fsearch:worlds=8", seed=1).move_values(view)
+        move = make_agent("netsearch:zoo:standard-2p,weight=0,worlds=8", seed=1).act(view)
+        assert values[view.legal_pairs().index((move.card, move.mask))] == values.max()
+
+
+def test_mixing_changes_some_decision():
+    """The mix is neither part alone somewhere (else the check above is vacuous)."""
+    differs = 0
+    for game in positions(2, 30, seed=4):
+        view = game.view(game.current)
+        mixed = make_agent("netsearch:zoo:standard-2p,weight=0.5,worlds=8", seed=2).act(view)
+        alone = make_agent("netsearch:zoo:standard-2p,weight=0,worlds=8", seed=2).act(view)
+        differs += mixed != alone
+    assert differs > 0
+
+
+def test_decision_ignores_hidden_cards():
+    rng = np.random.default_rng(8)
+    for game in positions(2, 6, seed=13):
+        other = reshuffle_hidden(game, game.current, rng)
+        assert game.hands != other.hands or game.stock != other.stock
+        first = make_agent(SPEC, seed=5).act(game.view(game.current))
+        assert first == make_agent(SPEC, seed=5).act(other.view(game.current))
+
+
+def test_batch_policy_is_legal_and_weight_one_is_the_network():
+    from train.dmc_agent import load_dmc_batch_policy
+    from train.zoo import checked_path
+
+    batch = BatchedScopa(24, 2, action_mode="move", episode="game", reward="game")
+    batch.reset(np.arange(24))
+    net_policy, _ = load_dmc_batch_policy(checked_path("standard-2p"))
+    mixed = NetSearchBatchPolicy("zoo:standard-2p", 0.5, {"worlds": 8}, seed=0)
+    alone = NetSearchBatchPolicy("zoo:standard-2p", 1.0, {"worlds": 8}, seed=0)
+    for _ in range(12):
+        args = (batch.obs, batch.legal_ids, batch.legal_count)
+        ids = mixed(*args, batch=batch)
+        for i in range(24):
+            assert ids[i] in batch.legal_ids[i, : batch.legal_count[i]]
+        assert np.array_equal(alone(*args, batch=batch), net_policy(*args, batch=batch))
+        batch.step(ids)
