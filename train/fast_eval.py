@@ -226,7 +226,9 @@ def evaluate_fast_sides(
                     bar.update(1)
     if bar is not None:
         bar.close()
-    return summarize(match, RunResult(deals=deals, requested=num_deals, wall_seconds=time.time() - wall))
+    report = summarize(match, RunResult(deals=deals, requested=num_deals, wall_seconds=time.time() - wall))
+    report["config"]["engine"] = "compiled core"
+    return report
 
 
 def _play_sides(

@@ -94,7 +94,8 @@ def add_result(name: str, opponent: str, report_file: Path) -> None:
     card = json.loads(path.read_text())
     report = json.loads(report_file.read_text())
     m = flat_metrics(report)
-    row = result_row(opponent, m, int(m["games"]) // 2, "Python harness (scopa eval), whole games")
+    engine = report.get("config", {}).get("engine", "Python harness")
+    row = result_row(opponent, m, int(m["games"]) // 2, f"{engine} (scopa eval), whole games")
     card["results"] = [r for r in card["results"] if r["opponent"] != opponent] + [row]
     path.write_text(json.dumps(card, indent=2) + "\n")
 
