@@ -74,8 +74,8 @@ def add_eval_parser(subparsers) -> argparse.ArgumentParser:
         "--fast",
         action="store_true",
         help="play on the compiled core (hundreds of times faster; --workers is ignored): a ppo:/dqn: "
-        "checkpoint against random, greedy or heuristic (2 players); or a dmc:/zoo:/netsearch: agent, a compiled "
-        "baseline or an fsearch spec against a compiled baseline or an fsearch spec (any player count)",
+        "checkpoint against random, greedy or heuristic (2 players); or any two of dmc:/zoo:/netsearch: "
+        "agents, compiled baselines and fsearch specs (any player count)",
     )
     p.set_defaults(func=run_eval)
     return p
@@ -146,10 +146,13 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
-    if (prefix in ("dmc", "zoo", "netsearch") and path) or prefix in (*COMPILED_OPPONENTS, "fsearch"):
+    if (prefix in FAST_CHECKPOINTS and path) or prefix in (*COMPILED_OPPONENTS, "fsearch"):
         return _run_fast_sides_eval(args)
     if prefix not in ("ppo", "dqn") or not path:
-        return _fail("eval", f"--fast needs a ppo:, dqn:, dmc: or zoo: checkpoint as the first agent, got {learner!r}")
+        return _fail(
+            "eval",
+            f"--fast needs a ppo:, dqn:, dmc:, zoo: or netsearch: agent, a compiled baseline or an fsearch spec first, got {learner!r}",
+        )
     if opponent not in COMPILED_OPPONENTS:
         return _fail("eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)}, not {opponent!r}")
     if args.players != 2:
@@ -177,66 +180,74 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
 
 
 def _run_fast_sides_eval(args: argparse.Namespace) -> int:
-    """``scopa eval --fast`` for a ``dmc:``/``zoo:`` agent: :func:`train.fast_eval.evaluate_fast_sides`."""
-    from train.dmc_agent import load_dmc_batch_policy
-    from train.fast import COMPILED_OPPONENTS
-    from train.fast_eval import fsearch_config
-
+    """``scopa eval --fast`` with :func:`train.fast_eval.evaluate_fast_sides`: each side a ``dmc:``,
+    ``zoo:`` or ``netsearch:`` agent, a compiled baseline or an ``fsearch`` spec."""
     learner, opponent = args.agents
-    prefix, _, path = learner.partition(":")
-    for spec in (learner, opponent)[0 if prefix in (*COMPILED_OPPONENTS, "fsearch") else 1 :]:
-        if spec.partition(":")[0] == "fsearch":
-            try:
-                fsearch_config(spec)
-            except ValueError as exc:
-                return _fail("eval", str(exc))
-        elif spec not in COMPILED_OPPONENTS:
-            return _fail(
-                "eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)} or an fsearch spec, not {spec!r}"
-            )
     if learner == opponent:
         return _fail("eval", f"both agents are {learner!r}: nothing to compare")
-    if prefix not in ("dmc", "zoo", "netsearch"):
-        return _fast_sides_report(args, learner)
-    try:
-        if prefix == "netsearch":
-            from train.net_search import load_batch_policy
-
-            policy, meta = load_batch_policy(path, args.seed)
-        else:
-            if prefix == "zoo":
-                from train.zoo import checked_path
-
-                path = str(checked_path(path))
-            policy, meta = load_dmc_batch_policy(path)
-    except (ValueError, FileNotFoundError) as exc:
-        return _fail("eval", str(exc))
-    if get_rules(meta["rules"]) != args.rules or meta["num_players"] != args.players:
-        return _fail(
-            "eval",
-            f"{learner} was trained for {meta['num_players']} players under {meta['rules']!r}, "
-            f"not {args.players} under {args.rules.name!r} (use --players and --rules)",
-        )
-    return _fast_sides_report(args, policy, learner)
-
-
-def _fast_sides_report(args: argparse.Namespace, policy, name: str | None = None) -> int:
+    players = []
+    for spec in (learner, opponent):
+        try:
+            players.append(_fast_player(spec, args))
+        except (ValueError, FileNotFoundError) as exc:
+            return _fail("eval", str(exc))
     from train.fast_eval import evaluate_fast_sides
 
     try:
         report = evaluate_fast_sides(
-            policy, args.agents[1], args.games, args.players, args.rules, args.seed, progress=not args.no_progress
+            players[0], players[1], args.games, args.players, args.rules, args.seed, progress=not args.no_progress
         )
     except NotImplementedError as exc:
         return _fail("eval", str(exc))
-    if name is not None:
-        report["agents"][0]["agent"] = report["config"]["agents"][0] = name
+    for k, spec in enumerate(args.agents):
+        report["agents"][k]["agent"] = report["config"]["agents"][k] = spec
     render_report(report)
     if args.json:
         write_json(report, args.json)
     if args.csv:
         write_csv(report, args.csv)
     return 0
+
+
+FAST_CHECKPOINTS = ("dmc", "zoo", "netsearch")
+"""Prefixes of the agents ``scopa eval --fast`` plays as batch policies (besides specs)."""
+
+
+def _fast_player(spec: str, args: argparse.Namespace):
+    """A side of the compiled evaluation: the spec itself (a compiled baseline or an fsearch spec) or
+    a batch policy (a checkpoint agent); ``ValueError`` names what is wrong."""
+    from train.fast import COMPILED_OPPONENTS
+    from train.fast_eval import fsearch_config
+
+    prefix, _, path = spec.partition(":")
+    if prefix == "fsearch":
+        fsearch_config(spec)
+        return spec
+    if spec in COMPILED_OPPONENTS:
+        return spec
+    if prefix not in FAST_CHECKPOINTS or not path:
+        raise ValueError(
+            f"--fast plays {', '.join(COMPILED_OPPONENTS)}, fsearch specs and "
+            f"{', '.join(p + ':' for p in FAST_CHECKPOINTS)} agents, not {spec!r}"
+        )
+    if prefix == "netsearch":
+        from train.net_search import load_batch_policy
+
+        policy, meta = load_batch_policy(path, args.seed)
+    else:
+        from train.dmc_agent import load_dmc_batch_policy
+
+        if prefix == "zoo":
+            from train.zoo import checked_path
+
+            path = str(checked_path(path))
+        policy, meta = load_dmc_batch_policy(path)
+    if get_rules(meta["rules"]) != args.rules or meta["num_players"] != args.players:
+        raise ValueError(
+            f"{spec} was trained for {meta['num_players']} players under {meta['rules']!r}, "
+            f"not {args.players} under {args.rules.name!r} (use --players and --rules)"
+        )
+    return policy
 
 
 def run_tournament(args: argparse.Namespace) -> int:

@@ -85,3 +85,20 @@ def test_batch_policy_is_legal_and_weight_one_is_the_network():
             assert ids[i] in batch.legal_ids[i, : batch.legal_count[i]]
         assert np.array_equal(alone(*args, batch=batch), net_policy(*args, batch=batch))
         batch.step(ids)
+
+
+def test_cli_fast_eval_of_netsearch_against_the_network(scopa_cli, tmp_path):
+    """scopa eval --fast plays a netsearch agent against a zoo agent (policies on both sides)."""
+    import json
+
+    out = tmp_path / "r.json"
+    result = scopa_cli(
+        "eval", "--fast", "netsearch:zoo:standard-2p,worlds=4", "zoo:standard-2p", "--games", "2",
+        "--no-progress", "--json", str(out),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    assert [a["agent"] for a in report["agents"]] == ["netsearch:zoo:standard-2p,worlds=4", "zoo:standard-2p"]
+    assert report["games"] == 4 and report["config"]["engine"] == "compiled core"
+    result = scopa_cli("eval", "--fast", "zoo:standard-2p", "netsearch:zoo:standard-2p,weight=3", "--games", "2")
+    assert result.returncode == 2 and "weight must be a number in [0, 1]" in result.stderr

@@ -28,6 +28,7 @@ BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``policy(obs (B, size) float32, masks (B, A) bool) -> actions (B,) int``."""
 
 LEARNER = "learner"
+OPPONENT = "opponent"
 
 
 def fast_eval_applies(cfg, opponent: str) -> bool:
@@ -182,7 +183,7 @@ def fsearch_config(spec: str) -> np.ndarray:
 
 def evaluate_fast_sides(
     policy: LegalPolicy | str,
-    opponent: str,
+    opponent: LegalPolicy | str,
     num_deals: int,
     num_players: int = 2,
     rules=None,
@@ -194,9 +195,9 @@ def evaluate_fast_sides(
 
     The policy plays every seat of its side (both partners in Scopone) and the compiled
     ``opponent`` (a compiled player's name or an ``fsearch`` spec) every other seat; deal ``d`` is
-    played once per rotation of the sides, from the same seed. ``policy`` may be such a spec too.
-    The report is :func:`agents.evaluate.summarize`'s, agents ``("learner", opponent)`` (the
-    policy's spec in place of "learner" when it is one).
+    played once per rotation of the sides, from the same seed. Either side may be a spec or a
+    policy. The report is :func:`agents.evaluate.summarize`'s, agents ``("learner", opponent)``
+    (a policy opponent is named "opponent"; a spec policy by its spec).
     """
     from scopa_env.fast import BatchedScopa
 
@@ -204,7 +205,8 @@ def evaluate_fast_sides(
         raise ValueError(f"num_deals must be positive, got {num_deals!r}")
     if isinstance(policy, str) and policy == opponent:
         raise ValueError(f"both sides are {policy!r}: nothing to compare")
-    match = Match((policy if isinstance(policy, str) else LEARNER, opponent), num_players, rules, seed)
+    names = (policy if isinstance(policy, str) else LEARNER, opponent if isinstance(opponent, str) else OPPONENT)
+    match = Match(names, num_players, rules, seed)
     wall = time.time()
     sides = match.num_sides
     lineups = match.lineups()
@@ -213,7 +215,7 @@ def evaluate_fast_sides(
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(lineups) * num_deals, unit="game", desc=f"learner vs {opponent}", dynamic_ncols=True)
+        bar = tqdm(total=len(lineups) * num_deals, unit="game", desc=f"{names[0]} vs {names[1]}", dynamic_ncols=True)
     for rotation, lineup in enumerate(lineups):
         learner_side = lineup.index(0)
         for first in range(0, num_deals, batch_size):
@@ -231,8 +233,22 @@ def evaluate_fast_sides(
     return report
 
 
+def side_moves(batch, player: LegalPolicy | str, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The move ids ``player`` (a policy, a compiled baseline or an ``fsearch`` spec) plays in every
+    game of ``batch``; searching players search only where ``rows`` is set."""
+    if isinstance(player, str):
+        return spec_moves(batch, player, rows, rng)
+    if getattr(player, "needs_rows", False):
+        actions = player(batch.obs, batch.legal_ids, batch.legal_count, batch=batch, rows=rows)
+    elif getattr(player, "needs_batch", False):
+        actions = player(batch.obs, batch.legal_ids, batch.legal_count, batch=batch)
+    else:
+        actions = player(batch.obs, batch.legal_ids, batch.legal_count)
+    return np.asarray(actions, np.int64)
+
+
 def _play_sides(
-    batch, policy: LegalPolicy, opponent: str, learner_side: int, sides: int, seeds: list[int]
+    batch, policy: LegalPolicy | str, opponent: LegalPolicy | str, learner_side: int, sides: int, seeds: list[int]
 ) -> list[dict]:
     n = len(seeds)
     batch.reset(np.asarray(seeds, np.int64))
@@ -245,18 +261,10 @@ def _play_sides(
     while live.any():
         mine = batch.to_play % sides == learner_side
         start = time.process_time()
-        if isinstance(policy, str):
-            actions = spec_moves(batch, policy, live & mine, rng)
-        elif getattr(policy, "needs_rows", False):  # a searching policy: only where it moves
-            actions = policy(batch.obs, batch.legal_ids, batch.legal_count, batch=batch, rows=live & mine)
-        elif getattr(policy, "needs_batch", False):
-            actions = policy(batch.obs, batch.legal_ids, batch.legal_count, batch=batch)
-        else:
-            actions = policy(batch.obs, batch.legal_ids, batch.legal_count)
-        actions = np.asarray(actions, np.int64)
+        actions = side_moves(batch, policy, live & mine, rng)
         spent += time.process_time() - start
         if not mine.all():
-            actions = np.where(mine, actions, spec_moves(batch, opponent, live & ~mine, rng))
+            actions = np.where(mine, actions, side_moves(batch, opponent, live & ~mine, rng))
         batch.step(actions)
         moves += live & mine
         for i in np.flatnonzero(batch.hand_ended & live):
