@@ -787,6 +787,14 @@ def write_dmc_report(run_dir: str | Path, final_pairs: int, progress: bool = Fal
         f"- trained on {state['timestep']:,} decisions ({state['updates']:,} updates) in "
         f"{state['wall_seconds'] / 60:.1f} min wall, {state['cpu_seconds'] / 3600:.2f} CPU-hours (seed {cfg['seed']}); "
         f"best checkpoint at {state['best_timestep']:,} (margin vs `{cfg['best_opponent'] or cfg['eval_opponents'][-1]}`)",
+        *(
+            [
+                f"- search labels: every legal move of {cfg['label_positions']} positions per actor step valued by "
+                f"`{cfg['label_search']}` (weight {cfg['label_weight']}); {state.get('labels', 0):,} labelled moves"
+            ]
+            if cfg.get("label_positions")
+            else []
+        ),
         f"- reproduce: `scopa train {run_dir / 'config.yaml'} name={run_dir.name}_again`",
         "",
     ]
