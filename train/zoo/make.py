@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             config = args.config or f"configs/{Path(args.run).name}.yaml"
             print(f"zoo:{args.name} -> {make_entry(args.name, Path(args.run), args.pairs, config)}")
         for item in args.add_result:
-            spec, _, file = item.partition("=")
+            spec, _, file = item.rpartition("=")
             add_result(args.name, spec, Path(file))
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
