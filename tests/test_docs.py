@@ -45,7 +45,7 @@ NOT_RERUN = (
     "python -m train.zoo.make",  # needs a finished run folder (tests/test_dmc.py checks the zoo)
     "python benchmarks/learning_curves.py",  # needs finished run folders
 )
-CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:")
+CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:", "dmc:")
 
 
 def blocks(path: Path, language: str) -> list[str]:
