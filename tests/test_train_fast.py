@@ -148,7 +148,7 @@ def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path, tiny_
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["agents"][0]["agent"] == f"ppo:{run.dir}/best" and report["agents"][0]["games"] == 40
     for args, message in [
-        (("random", "greedy"), "checkpoint"),
+        (("search", "greedy"), "compiled baseline"),
         ((f"ppo:{run.dir}/best", "search"), "compiled"),
         ((f"ppo:{run.dir}/best", "greedy", "--rules", "escoba"), "escoba"),
     ]:
