@@ -130,12 +130,17 @@ def run_eval(args: argparse.Namespace) -> int:
         print("interrupted before any deal finished", file=sys.stderr)
         return 130
     report = summarize(match, run)
+    _emit(report, args)
+    return 130 if run.interrupted else 0
+
+
+def _emit(report: dict, args: argparse.Namespace) -> None:
+    """Print the report's tables and write ``--json`` / ``--csv`` where asked."""
     render_report(report)
     if args.json:
         write_json(report, args.json)
     if args.csv:
         write_csv(report, args.csv)
-    return 130 if run.interrupted else 0
 
 
 def _run_fast_eval(args: argparse.Namespace) -> int:
@@ -171,11 +176,7 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
     except NotImplementedError as exc:
         return _fail("eval", str(exc))
     report["agents"][0]["agent"] = report["config"]["agents"][0] = learner
-    render_report(report)
-    if args.json:
-        write_json(report, args.json)
-    if args.csv:
-        write_csv(report, args.csv)
+    _emit(report, args)
     return 0
 
 
@@ -201,11 +202,7 @@ def _run_fast_sides_eval(args: argparse.Namespace) -> int:
         return _fail("eval", str(exc))
     for k, spec in enumerate(args.agents):
         report["agents"][k]["agent"] = report["config"]["agents"][k] = spec
-    render_report(report)
-    if args.json:
-        write_json(report, args.json)
-    if args.csv:
-        write_csv(report, args.csv)
+    _emit(report, args)
     return 0
 
 

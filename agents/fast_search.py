@@ -116,33 +116,41 @@ class FastSearchAgent(Agent):
         """``(values, exact)``: the search's mean margin of each of ``view.legal_pairs()`` (in that
         order) and whether the position was solved exactly; ``None`` where the compiled search does
         not play (the Python fallback's cases). One seed is drawn from the agent's generator."""
-        arrays = self._rules_arrays(view)
-        seed = int(self.rng.integers(2**62))
-        if arrays is None or view.deciding or view.wild_rank or any(view.revealed):
+        inputs = self._kernel_inputs(view)
+        if inputs is None:
             return None
-        from scopa_env.fast.search import C_EXACT_CARDS, round_plays, row_from_view, search_rows
+        from scopa_env.fast.search import C_EXACT_CARDS, search_rows
 
-        P, F, TBL = arrays
-        row, counts = row_from_view(view, P)
-        obs = round_plays(view)[None] if self.settings["inference"] else None
+        row, counts, seed, P, F, TBL, obs = inputs
         _, values = search_rows(row[None], counts[None], np.array([seed], np.int64), P, F, TBL, self.C, obs)
         exact = sum(view.hand_counts) + view.stock_count <= self.C[C_EXACT_CARDS]
         return values[0, : len(view.legal_pairs())], bool(exact)
 
-    def search(self, view: PlayerView) -> tuple[int, int]:
-        """The searched ``(card, captured_mask)`` for the seat to move."""
+    def _kernel_inputs(self, view: PlayerView):
+        """``(row, counts, seed, P, F, TBL, obs)`` for one decision, or ``None`` where the compiled
+        search does not play (rules the core lacks, declarations, a wildcard). Draws the seed."""
         arrays = self._rules_arrays(view)
         seed = int(self.rng.integers(2**62))
         if arrays is None or view.deciding or view.wild_rank or any(view.revealed):
-            if self._fallback is None:
-                self._fallback = SearchAgent(seed=self.rng)
-            move = self._fallback.act(view)
-            return move.card, move.mask
-        from scopa_env.fast.search import round_plays, row_from_view, search_rows
+            return None
+        from scopa_env.fast.search import round_plays, row_from_view
 
         P, F, TBL = arrays
         row, counts = row_from_view(view, P)
         obs = round_plays(view)[None] if self.settings["inference"] else None
+        return row, counts, seed, P, F, TBL, obs
+
+    def search(self, view: PlayerView) -> tuple[int, int]:
+        """The searched ``(card, captured_mask)`` for the seat to move."""
+        inputs = self._kernel_inputs(view)
+        if inputs is None:
+            if self._fallback is None:
+                self._fallback = SearchAgent(seed=self.rng)
+            move = self._fallback.act(view)
+            return move.card, move.mask
+        from scopa_env.fast.search import search_rows
+
+        row, counts, seed, P, F, TBL, obs = inputs
         if self.time_limit is None:
             out, _ = search_rows(row[None], counts[None], np.array([seed], np.int64), P, F, TBL, self.C, obs)
             return int(out[0, 0]), int(out[0, 1])

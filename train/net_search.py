@@ -30,7 +30,7 @@ import numpy as np
 from agents.base import Agent
 from agents.fast_search import FastSearchAgent
 from scopa_env.game import PlayerView
-from scopa_env.rules import Move, move_of
+from scopa_env.rules import Move, get_rules, move_of
 from train.dmc_agent import BatchPolicy, DmcAgent, flatten_legal, load_dmc, move_features
 
 PREFIX = "netsearch"
@@ -113,9 +113,8 @@ class NetSearchBatchPolicy(BatchPolicy):
 
         net, meta = _load(checkpoint)
         self.meta = meta
-        super().__init__(
-            net, move_features(meta_rules(meta), int(meta["num_players"]), bool(meta.get("heuristic_features")))
-        )
+        rules = get_rules(meta["rules"])
+        super().__init__(net, move_features(rules, int(meta["num_players"]), bool(meta.get("heuristic_features"))))
         self.needs_batch = True
         spec = "fsearch:" + ",".join(f"{k}={v}" for k, v in options.items())
         self.C = fsearch_config(spec)
@@ -148,12 +147,6 @@ class NetSearchBatchPolicy(BatchPolicy):
             legal = np.isfinite(q[games])
             q[games] = np.where(legal, blend(values, np.where(legal, q[games], 0.0), self.weight, exact), -np.inf)
         return legal_ids[np.arange(len(legal_ids)), np.argmax(q, axis=1)]
-
-
-def meta_rules(meta: dict):
-    from scopa_env.rules import get_rules
-
-    return get_rules(meta["rules"])
 
 
 def load_batch_policy(argument: str, seed: int = 0) -> tuple[NetSearchBatchPolicy, dict]:

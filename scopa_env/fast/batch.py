@@ -542,8 +542,11 @@ class BatchedScopa:
     def _call(self, op: int, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple[int, int]:
         if self.threads > 1 and self.num_games > 1 and op in (core.OP_RESET, core.OP_STEP):
             return self._call_threads(op, arg, obs)
-        return core.batch_kernel(
-            op,
+        return core.batch_kernel(op, *self._kernel_args(arg, obs, H))
+
+    def _kernel_args(self, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple:
+        """The arrays ``core.batch_kernel`` and ``core.batch_rows`` take after the op (and the row range)."""
+        return (
             self._S,
             self._rng,
             self._P,
@@ -572,23 +575,7 @@ class BatchedScopa:
                 return status, game
         else:
             core.seed_games(self._rng, arg)
-        args = (
-            self._S,
-            self._rng,
-            self._P,
-            self._F,
-            self._H,
-            self._TBL,
-            self._PAIRS,
-            arg,
-            obs,
-            self._mask,
-            self._legal_ids,
-            self._rewards,
-            self._info,
-            self._hand_score,
-            self._final_obs,
-        )
+        args = self._kernel_args(arg, obs)
         n = self.num_games
         chunks = min(self.threads, n)
         bounds = [c * n // chunks for c in range(chunks + 1)]

@@ -638,11 +638,7 @@ def search_batch(batch, seeds, C: np.ndarray) -> list[tuple[int, int]]:
     :class:`~scopa_env.fast.batch.BatchedScopa` (nothing is played). It reads only what that
     seat may see: the other hands and the stock order in the batch's rows are overwritten by
     the sampled worlds. Without inference (the batch keeps no history)."""
-    from scopa_env.fast.batch import compiled_rules
-
-    P, F, TBL, _ = compiled_rules(batch.rules, batch.num_players)
-    S = batch._S
-    out, _ = search_rows(S, hand_counts(S, batch.num_players), np.asarray(seeds, np.int64), search_params(P), F, TBL, C)
+    out, _ = _search_games(batch, np.arange(batch.num_games), seeds, C, 1)
     return [(int(c), int(m)) for c, m in out[:, :2]]
 
 
