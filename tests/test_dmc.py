@@ -117,6 +117,33 @@ def test_resume_continues_from_latest(tiny_run, tmp_path):
     assert after["timestep"] >= before + 600 and after["updates"] > 0
 
 
+def test_resume_may_add_search_labels(tiny_run, tmp_path):
+    """A second stage of a run: --resume may change the labels and the learning-rate schedule (and the
+    labels then flow), but not the network or the games."""
+    import shutil
+
+    from train.dmc import _resume_config
+
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run, run)
+    before = json.loads((run / "latest" / "state.json").read_text())
+    stage2 = [
+        f"total_timesteps={before['timestep'] + 600}",
+        "label_positions=4",
+        "label_search=fsearch:worlds=4,exact_cards=4",
+        "learning_rate=0.0001",
+        "learning_rate_end=0.00003",
+    ]
+    cfg = _resume_config(run, None, stage2)
+    assert cfg.label_positions == 4 and cfg.learning_rate_end == 0.00003
+    assert Path(cfg.runs_dir) / cfg.name == run, "a copied run must go on in the copy, not where it started"
+    train(cfg, resume=True, report=False)
+    after = json.loads((run / "latest" / "state.json").read_text())
+    assert before["labels"] == 0 and after["labels"] > 0, "the resumed stage labelled no positions"
+    with pytest.raises(ConfigError, match="trunk"):
+        _resume_config(run, None, ["trunk=[64]"])
+
+
 def test_search_labels_are_learned(tmp_path):
     """With label_positions, the compiled search labels every legal move of some positions; the labels
     fill their buffer, their loss is logged, and a seed still reproduces the run."""

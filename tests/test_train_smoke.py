@@ -81,11 +81,19 @@ def test_resume_refusals_and_checkpoint_agents(tmp_path, scopa_cli):
     assert result.returncode == 0, result.stderr[-3000:]
     run = tmp_path / "r"
 
-    # Resume for 128 more steps: evaluations continue after the last timestep.
-    result = scopa_cli("train", "--resume", str(run), "total_timesteps=384", "--no-report")
+    # Resume a copy of the run for 128 more steps: evaluations continue after the last timestep, in the
+    # copy (the folder given), and the original stays as it was.
+    import shutil
+
+    original = read_csv(run / "evaluations.csv")
+    copy = tmp_path / "moved" / "r2"
+    shutil.copytree(run, copy)
+    result = scopa_cli("train", "--resume", str(copy), "total_timesteps=384", "--no-report")
     assert result.returncode == 0, result.stderr[-3000:]
-    steps = [int(r["timestep"]) for r in read_csv(run / "evaluations.csv")]
+    steps = [int(r["timestep"]) for r in read_csv(copy / "evaluations.csv")]
     assert steps[-1] >= 384 and steps == sorted(steps)
+    assert read_csv(run / "evaluations.csv") == original, "resuming a copy wrote into the original run"
+    run = copy
 
     # Another config or action space is refused, with a message naming the difference.
     result = scopa_cli("train", "--resume", str(run), "action_mode=move")

@@ -171,7 +171,19 @@ class DmcConfig(RunConfig):
     )
     UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
-    RESUME_KEYS: ClassVar[tuple[str, ...]] = (*RESUME_KEYS, "device")
+    # the labels' expert, share and weight and the learning-rate schedule may change on resume: a second
+    # stage of a run (denser labels, a lower rate) continues the same network and optimizer
+    RESUME_KEYS: ClassVar[tuple[str, ...]] = (
+        *RESUME_KEYS,
+        "device",
+        "label_positions",
+        "label_search",
+        "label_weight",
+        "label_buffer_size",
+        "label_threads",
+        "learning_rate",
+        "learning_rate_end",
+    )
 
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> DmcConfig:
@@ -843,4 +855,6 @@ def _resume_config(run_dir: Path, config_path: str | None, overrides: list[str])
             f"cannot resume {str(run_dir)!r} with a different {', '.join(changed)}; only "
             f"{', '.join(DmcConfig.RESUME_KEYS)} may change"
         )
+    # the run goes on in the folder given, also when it was copied or moved since it started
+    new.name, new.runs_dir = run_dir.name, str(run_dir.parent)
     return new

@@ -292,6 +292,8 @@ def resume_config(run_dir: str | Path, config_path: str | None, overrides: list[
             f"cannot resume {str(run_dir)!r} with a different config ({diffs}); only "
             f"{', '.join(RESUME_KEYS)} may change. Start a new run (name=...) instead."
         )
+    # the run goes on in the folder given, also when it was copied or moved since it started
+    new.name, new.runs_dir = run_dir.name, str(run_dir.parent)
     from train.checkpoint import MODEL_FILES, SB3_ZIP, read_meta, sb3_zip_refusal
 
     latest = run_dir / "latest"
