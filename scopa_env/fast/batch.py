@@ -19,8 +19,9 @@ Outputs (read-only)     after :meth:`~BatchedScopa.reset` and every :meth:`~Batc
 ======================  ====================================================================
 ``obs``                 float32 ``(N, size)``: observation of the seat to move (``to_play``)
 ``action_mask``         int8 ``(N, 41)``, "select" mode: legal actions of the seat to move
-``legal_ids``           int64 ``(N, legal_width)``, "move" mode: legal move ids ascending,
-                        padded with -1; ``legal_count`` (N,) says how many
+``legal_ids``           int64 ``(N, legal_width)``, "move" mode: legal move ids ascending
+                        (a chiamarsi fuori claim last, as the AEC env lists it), padded
+                        with -1; ``legal_count`` (N,) says how many
 ``to_play``             int64 ``(N,)``: seat to move (always the learner with opponents)
 ``rewards``             float32 ``(N, players)``: this step's reward of every seat (the AEC
                         env's ``rewards``), summed over the opponents' moves too
@@ -31,7 +32,10 @@ Outputs (read-only)     after :meth:`~BatchedScopa.reset` and every :meth:`~Batc
                         ``final_scores`` ``(N, 3)`` the game points per side
 ``hand_ended``          bool ``(N,)``: a hand ended in this step; ``hand_score`` float64
                         ``(N, sides, 23)`` holds it per side, fields :data:`SCORE_FIELDS`
-                        (:meth:`~BatchedScopa.hand_score_dicts` gives the engine's dicts)
+                        (:meth:`~BatchedScopa.hand_score_dicts` gives the engine's dicts);
+                        after a chiamarsi fuori claim it holds the certain points
+                        (``scoring.secured_points``) and ``claim`` int64 ``(N,)`` says
+                        how the game ended: 1 ``"claim"``, 2 ``"false_claim"``, else 0
 ======================  ====================================================================
 
 Episodes: each row plays games (or hands, ``episode="hand"``) back to back; after an
@@ -123,6 +127,8 @@ SUPPORTED_FIELDS = (
     "all_coins_wins",
     "coins_reset",
     "scopa_value",
+    "first_card_choice",
+    "claim_out",
 )
 """Rules fields the compiled core implements for every value. Any other field must keep
 its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
@@ -247,6 +253,10 @@ def score_keys(rules: Rules) -> tuple[str, ...]:
     return tuple(names)
 
 
+CLAIM_LACKS = ("num_sevens", "num_sixes", "double_game")
+"""Keys of :func:`score_keys` that :func:`scopa_env.scoring.secured_points` rows (a claim) do not have."""
+
+
 def _subset_count(rules: Rules, max_sum: int) -> int:
     """Subsets of the deck with value sum <= ``max_sum`` (the empty one included): scratch size."""
     ways = [1] + [0] * max_sum
@@ -323,6 +333,8 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_SCOPA_VALUE] = SCOPA_VALUES.index(rules.scopa_value)
     P[core.P_BY_COUNTS] = rules.primiera_by_counts
     P[core.P_PRIME_ALL_SUITS] = rules.primiera_all_suits
+    P[core.P_FIRST_CARD] = rules.first_card_choice
+    P[core.P_CLAIM_OUT] = rules.claim_out
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)
@@ -514,6 +526,7 @@ class BatchedScopa:
         self.final_obs_seat = _readonly(self._info[:, core.INFO_OBS_SEAT])
         self.opponent_kind = _readonly(self._S[:, core.COL_OPPONENT])
         self.final_opponent = _readonly(self._info[:, core.INFO_FINAL_OPPONENT])
+        self.claim = _readonly(self._info[:, core.INFO_CLAIM])
         self.score_keys = score_keys(self.rules)
 
     # --- episode API -------------------------------------------------------------
@@ -687,8 +700,11 @@ class BatchedScopa:
         return out
 
     def hand_score_dicts(self, game: int) -> list[dict[str, Any]]:
-        """The last hand score of one game as :func:`scopa_env.scoring.score_hand` dicts (the same keys)."""
+        """The last hand score of one game as :func:`scopa_env.scoring.score_hand` dicts (the same keys);
+        after a claim in the last step, :func:`scopa_env.scoring.secured_points` rows (their keys)."""
         names = self.score_keys
+        if self._info[game, core.INFO_CLAIM] != core.CLAIM_NONE:
+            names = tuple(k for k in names if k not in CLAIM_LACKS)
         out = []
         for side in range(self.num_sides):
             row = self._hand_score[game, side]
@@ -722,6 +738,7 @@ class BatchedScopa:
             "pending_card": None if pending == core.NO_SEAT else pending,
             "selected": int(S[core.COL_SELECTED]),
             "learner": int(S[core.COL_LEARNER]),
+            "deciding": bool(S[core.COL_PHASE] == core.PHASE_FIRST_CARD),
         }
 
     def describe(self, game: int) -> str:

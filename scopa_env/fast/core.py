@@ -29,6 +29,8 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_SELECTED    1      "select" mode: table cards chosen so far
     COL_LEARNER     1      the learner's seat (learner mode), else -1
     COL_OPPONENT    1      kind of this game's compiled opponents (OPPONENT_*), else -1
+    COL_PHASE       1      what the seat to move decides: PHASE_PLAY (a card) or
+                           PHASE_FIRST_CARD (Chkobba: keep or table the drawn card)
     COL_DECK        40     this hand's deal order (after any Kings redeal)
 
 Rules and modes travel in ``P`` (int64, indices ``P_*``), floats in ``F`` (``F_*``),
@@ -81,7 +83,8 @@ COL_PENDING = COL_HAND_NUM + 1
 COL_SELECTED = COL_PENDING + 1
 COL_LEARNER = COL_SELECTED + 1
 COL_OPPONENT = COL_LEARNER + 1
-COL_DECK = COL_OPPONENT + 1
+COL_PHASE = COL_OPPONENT + 1
+COL_DECK = COL_PHASE + 1
 NUM_COLS = COL_DECK + NUM_CARDS
 
 # --- int parameters P -------------------------------------------------------------
@@ -137,7 +140,12 @@ P_SCOPA_VALUE = 47  # SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD or SCOPA_VALUE_CARDS 
 P_BY_COUNTS = 48  # primiera_by_counts: most cards of the best primiera group, then the next (TBL_PRIME_GROUPS)
 P_PRIME_GROUPS = 49  # number of rank groups in TBL_PRIME_GROUPS
 P_PRIME_ALL_SUITS = 50  # primiera_all_suits: a pile lacking a suit has primiera 0 (else the suit adds 0)
-NUM_PARAMS = 51
+P_FIRST_CARD = 51  # first_card_choice (Chkobba): each hand opens with the drawn card's decision
+P_CLAIM_OUT = 52  # claim_out (chiamarsi fuori): the mover may claim with (highest card, its own bit)
+NUM_PARAMS = 53
+
+PHASE_PLAY = 0  # COL_PHASE: the seat to move plays a card (0, so a zeroed row is a card-play position)
+PHASE_FIRST_CARD = 1  # Chkobba: keep the drawn card (card, 1 << card) or table it (card, 0)
 
 NAPOLA_OFF, NAPOLA_PAGAT_6, NAPOLA_PAGAT_9, NAPOLA_WIKIPEDIA = range(4)  # rules.NAPOLA_READINGS order
 SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD, SCOPA_VALUE_CARDS = range(3)  # rules.SCOPA_VALUES order
@@ -204,7 +212,10 @@ INFO_CHOICE_CARD = INFO_OBS_SEAT + 1  # OP_CHOOSE: card of the compiled player's
 INFO_CHOICE_MASK = INFO_CHOICE_CARD + 1  # OP_CHOOSE: its captured mask
 INFO_WINS = INFO_CHOICE_MASK + 1  # playout_kernel, row 0: games won per side (3 columns), then without a winner
 INFO_FINAL_OPPONENT = INFO_WINS + MAX_SIDES + 1  # on termination: opponent kind of the finished game (-1: none)
-NUM_INFO = INFO_FINAL_OPPONENT + 1
+INFO_CLAIM = INFO_FINAL_OPPONENT + 1  # the game ended by a claim in this step: CLAIM_SOUND or CLAIM_FALSE, else 0
+NUM_INFO = INFO_CLAIM + 1
+
+CLAIM_NONE, CLAIM_SOUND, CLAIM_FALSE = range(3)  # Game.win_reason None (or other), "claim", "false_claim"
 
 # --- hand score fields (the keys of scopa_env.scoring.score_hand) ---------------------
 SCORE_FIELDS = (
@@ -503,6 +514,7 @@ def _new_hand_state(S, i, n):
     S[i, COL_IN_HANDS] = 0
     S[i, COL_PENDING] = NO_SEAT
     S[i, COL_SELECTED] = 0
+    S[i, COL_PHASE] = PHASE_PLAY
 
 
 @njit(cache=True, inline="always")
@@ -517,7 +529,11 @@ def _deal_round(S, i, n, start, count):
 
 @njit(cache=True)
 def _deal(S, i, rng, P, TBL):
-    """Shuffle and deal a hand; deal again (same dealer) while 3+ Kings lie face up."""
+    """Shuffle and deal a hand; deal again (same dealer) while 3+ Kings lie face up.
+
+    With ``first_card_choice`` only the first card of the deal order is dealt, to the player
+    after the dealer, who decides on it (:func:`_decide` completes the deal).
+    """
     n = P[P_PLAYERS]
     size = P[P_DECK_SIZE]
     dealt = n * P[P_FIRST_DEAL]
@@ -532,6 +548,13 @@ def _deal(S, i, rng, P, TBL):
         for s in range(n):
             S[i, COL_HAND + s] = 0
         S[i, COL_IN_HANDS] = 0
+        if P[P_FIRST_CARD]:
+            S[i, COL_HAND + S[i, COL_CURRENT]] = np.int64(1) << S[i, COL_DECK]
+            S[i, COL_IN_HANDS] = 1
+            S[i, COL_TABLE] = 0
+            S[i, COL_STOCK_POS] = 1
+            S[i, COL_PHASE] = PHASE_FIRST_CARD
+            return
         _deal_round(S, i, n, 0, dealt)
         table = np.int64(0)
         for k in range(dealt, dealt + P[P_TABLE_SIZE]):
@@ -540,6 +563,38 @@ def _deal(S, i, rng, P, TBL):
         S[i, COL_STOCK_POS] = dealt + P[P_TABLE_SIZE]
         if not _needs_redeal(table, P):
             return
+
+
+@njit(cache=True)
+def _decide(S, i, rng, P, TBL, keep):
+    """Chkobba's first card (Game._decide): kept, or put face up on the table; then the deal
+    is completed from the deal order, each player's cards in one run from the dealer's left
+    (the player who kept the drawn card gets one fewer), then the table. A table that calls
+    for a redeal is thrown in: a new shuffle and a new first card to decide on."""
+    n = P[P_PLAYERS]
+    cutter = S[i, COL_CURRENT]
+    per_player = P[P_FIRST_DEAL]
+    bit = S[i, COL_HAND + cutter]  # the drawn card, the only one dealt so far
+    pos = S[i, COL_STOCK_POS]
+    for k in range(n):
+        seat = (S[i, COL_DEALER] + 1 + k) % n
+        count = per_player - 1 if keep and seat == cutter else per_player
+        for j in range(count):
+            S[i, COL_HAND + seat] |= np.int64(1) << S[i, COL_DECK + pos + j]
+        pos += count
+    table = np.int64(0)
+    if not keep:
+        S[i, COL_HAND + cutter] ^= bit
+        table = bit
+    count = P[P_TABLE_SIZE] - (0 if keep else 1)
+    for j in range(count):
+        table |= np.int64(1) << S[i, COL_DECK + pos + j]
+    S[i, COL_TABLE] = table
+    S[i, COL_STOCK_POS] = pos + count
+    S[i, COL_IN_HANDS] = n * per_player
+    S[i, COL_PHASE] = PHASE_PLAY
+    if _needs_redeal(table, P):
+        _deal(S, i, rng, P, TBL)
 
 
 @njit(cache=True, inline="always")
@@ -796,11 +851,17 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     """Play ``(card, captured)`` for the seat to move (Game.play_pair); returns 1 if the episode ended.
 
     At a hand end it scores the hand, sets the env's rewards (added into ``rewards[i]``)
-    and deals the next hand unless the episode is over.
+    and deals the next hand unless the episode is over. A decision (Chkobba's first card)
+    and a claim (chiamarsi fuori) are plays too: ``(card, 1 << card)`` keeps or claims.
     """
     n = P[P_PLAYERS]
     seat = S[i, COL_CURRENT]
     bit = np.int64(1) << card
+    if S[i, COL_PHASE] == PHASE_FIRST_CARD:
+        _decide(S, i, rng, P, TBL, captured == bit)
+        return 0
+    if P[P_CLAIM_OUT] and captured == bit:
+        return _claim(S, i, P, F, TBL, seat, rewards, info, hand_score)
     S[i, COL_HAND + seat] ^= bit
     S[i, COL_PLAYED + seat] |= bit
     S[i, COL_IN_HANDS] -= 1
@@ -850,6 +911,21 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
                 double = False
         if double:
             hand_score[i, winner, SCORE_DOUBLE_GAME] = 1.0
+    if _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
+        return 1
+    S[i, COL_DEALER] = (S[i, COL_DEALER] + 1) % n
+    _new_hand_state(S, i, n)
+    _deal(S, i, rng, P, TBL)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
+    """The env's rewards of a hand just scored into ``hand_score[i]`` (scopa_v0's ``_after_play``),
+    and the episode's end if it is over (``winner``: the side that won the game, -1 for none);
+    returns 1 if the episode ended."""
+    n = P[P_PLAYERS]
+    ns = P[P_SIDES]
     over = P[P_EPISODE_HAND] == 1 or winner >= 0
     if P[P_REWARD_POINTS]:
         for s in range(n):
@@ -881,10 +957,113 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
         for s in range(MAX_SIDES):
             info[i, INFO_FINAL_SCORE + s] = S[i, COL_SCORE + s]
         return 1
-    S[i, COL_DEALER] = (S[i, COL_DEALER] + 1) % n
-    _new_hand_state(S, i, n)
-    _deal(S, i, rng, P, TBL)
     return 0
+
+
+# === chiamarsi fuori (Game._claim, scoring.secured_points) =======================================
+
+CLAIM_CARDS, CLAIM_COINS, CLAIM_SEVENS, CLAIM_COUNTS, CLAIM_PRIMIERA = range(5)  # what _claim_key measures
+
+
+@njit(cache=True, inline="always")
+def _claim_key(pile, what, P, F, TBL):
+    """One majority's measure of a pile (the keys of scoring.secured_points), as one number."""
+    if what == CLAIM_CARDS:
+        return float(popcount(pile))
+    if what == CLAIM_COINS:
+        return float(popcount(pile & (SUIT_BITS << (RANK_SPAN * P[P_BONUS_SUIT]))))
+    if what == CLAIM_SEVENS:  # (Sevens, Sixes) compared as one number, as in _score_hand
+        return float(popcount(pile & (ONE_OF_EACH_SUIT << 6)) * 8 + popcount(pile & (ONE_OF_EACH_SUIT << 5)))
+    if what == CLAIM_COUNTS:
+        counts = np.int64(0)
+        for g in range(P[P_PRIME_GROUPS]):
+            counts = (counts << PRIME_GROUP_BITS) + popcount(pile & TBL[TBL_PRIME_GROUPS + g])
+        return float(counts)
+    return _primiera_sum(pile, F, P[P_PRIME_ALL_SUITS] != 0)
+
+
+@njit(cache=True, inline="always")
+def _secured(S, i, P, F, TBL, side, remaining, what):
+    """1 if ``side``'s majority ``what`` holds even when every other side takes all ``remaining`` cards."""
+    mine = _claim_key(S[i, COL_PILE + side], what, P, F, TBL)
+    for o in range(P[P_SIDES]):
+        if o != side and not mine > _claim_key(S[i, COL_PILE + o] | remaining, what, P, F, TBL):
+            return 0.0
+    return 1.0
+
+
+@njit(cache=True)
+def _claim(S, i, P, F, TBL, seat, rewards, info, hand_score):
+    """Chiamarsi fuori (Game._claim): the game ends; every side's certain points
+    (scoring.secured_points) go to ``hand_score[i]`` and its score; the claimer's side wins
+    if its score reaches the target, else the other side (two sides). Returns 1."""
+    ns = P[P_SIDES]
+    remaining = P[P_DECK_MASK]
+    for s in range(ns):
+        remaining &= ~S[i, COL_PILE + s]
+    bonus = P[P_BONUS_SUIT]
+    for s in range(ns):
+        pile = S[i, COL_PILE + s]
+        row = hand_score[i, s]
+        for f in range(NUM_SCORE_FIELDS):
+            row[f] = 0.0
+        row[SCORE_CARDS] = _secured(S, i, P, F, TBL, s, remaining, CLAIM_CARDS)
+        row[SCORE_COINS] = _secured(S, i, P, F, TBL, s, remaining, CLAIM_COINS)
+        row[SCORE_SETTEBELLO] = float((pile >> (RANK_SPAN * bonus + SETTEBELLO)) & 1)
+        if P[P_SEVENS]:
+            row[SCORE_SEVEN_MAJORITY] = _secured(S, i, P, F, TBL, s, remaining, CLAIM_SEVENS)
+        elif P[P_BY_COUNTS]:
+            row[SCORE_PRIMIERA] = _secured(S, i, P, F, TBL, s, remaining, CLAIM_COUNTS)
+        elif _claim_key(pile, CLAIM_PRIMIERA, P, F, TBL) > 0:
+            row[SCORE_PRIMIERA] = _secured(S, i, P, F, TBL, s, remaining, CLAIM_PRIMIERA)
+        row[SCORE_SCOPE] = S[i, COL_SCOPE_PTS + s]
+        extras = _score_extras(pile, P, row)
+        if P[P_PIVA] and (remaining >> PIVA_CARD) & 1:  # an uncaptured Piva Two counts against every side
+            row[SCORE_PIVA] = PIVA_POINTS
+            extras += PIVA_POINTS
+        total = row[SCORE_CARDS] + row[SCORE_COINS] + row[SCORE_SETTEBELLO] + row[SCORE_SEVEN_MAJORITY]
+        total += row[SCORE_PRIMIERA] + row[SCORE_SCOPE] + extras
+        row[SCORE_TOTAL] = total
+        row[SCORE_NUM_CARDS] = popcount(pile)
+        row[SCORE_NUM_COINS] = popcount(pile & (SUIT_BITS << (RANK_SPAN * bonus)))
+        row[SCORE_PRIMIERA_VALUE] = _claim_key(pile, CLAIM_PRIMIERA, P, F, TBL)
+        row[SCORE_NUM_SCOPE] = S[i, COL_SCOPE + s]
+        S[i, COL_SCORE + s] += np.int64(total)
+    for s in range(ns, MAX_SIDES):
+        for f in range(NUM_SCORE_FIELDS):
+            hand_score[i, s, f] = 0.0
+    side = _side(seat, P[P_PLAYERS])
+    sound = S[i, COL_SCORE + side] >= P[P_TARGET]
+    S[i, COL_HAND_NUM] += 1
+    info[i, INFO_HAND_ENDED] = 1
+    info[i, INFO_CLAIM] = CLAIM_SOUND if sound else CLAIM_FALSE
+    _hand_end_rewards(S, i, P, side if sound else 1 - side, rewards, info, hand_score)
+    return 1
+
+
+@njit(cache=True, inline="always")
+def mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, claims):
+    """The ``(card, captured)`` pairs of the seat to move into ``lc``/``lm``; returns their number.
+
+    Game.legal_pairs: in a Chkobba decision ``(card, 0)`` (table it) and ``(card, 1 << card)``
+    (keep it), else :func:`legal_pairs`. With ``claims`` (Game.action_pairs, what the env
+    offers) the chiamarsi fuori claim ``(highest card, its own bit)`` follows on a card-play
+    turn; the compiled players choose without it, as the Python agents do.
+    """
+    hand = S[i, COL_HAND + S[i, COL_CURRENT]]
+    high = 63 - leading_zeros(hand)
+    if S[i, COL_PHASE] == PHASE_FIRST_CARD:
+        lc[0] = high
+        lm[0] = 0
+        lc[1] = high
+        lm[1] = np.int64(1) << high
+        return 2
+    count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+    if claims and P[P_CLAIM_OUT]:
+        lc[count] = high
+        lm[count] = np.int64(1) << high
+        count += 1
+    return count
 
 
 # === compiled opponents =======================================================================
@@ -896,9 +1075,8 @@ def choose_move(S, i, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm):
 
     ``H``: the heuristic's weights, or None when no heuristic player moves (the caller's promise).
     """
-    hand = S[i, COL_HAND + S[i, COL_CURRENT]]
     table = S[i, COL_TABLE]
-    count = legal_pairs(hand, table, P, sub_mask, sub_sum, lc, lm)
+    count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, False)
     if kind == OPPONENT_RANDOM or count == 1:
         return _below(rng, i, 1, count)
     if H is not None:  # a compile-time branch: pruned when H is None
@@ -1197,8 +1375,7 @@ def write_observation(S, i, P, seat, out):
 @njit(cache=True, inline="always")
 def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm):
     """Outcomes of the pending card still reachable from the selection, packed at the front of ``lm``."""
-    hand = S[i, COL_HAND + S[i, COL_CURRENT]]
-    count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+    count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
     pending = S[i, COL_PENDING]
     selected = S[i, COL_SELECTED]
     below = (np.int64(1) << (64 - leading_zeros(selected))) - 1 if selected != 0 else np.int64(0)
@@ -1236,8 +1413,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
         if has_selected and nc > 1:
             row[CONFIRM] = 1
         return STATUS_OK
-    hand = S[i, COL_HAND + S[i, COL_CURRENT]]
-    count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+    count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
     info[i, INFO_LEGAL_COUNT] = count
     width = P[P_LEGAL_WIDTH]
     for k in range(min(count, width)):
@@ -1274,6 +1450,7 @@ def _clear_outputs(i, P, rewards, info):
     info[i, INFO_HAND_ENDED] = 0
     info[i, INFO_WINNER] = -1
     info[i, INFO_FINAL_OPPONENT] = OPPONENT_NONE
+    info[i, INFO_CLAIM] = CLAIM_NONE
 
 
 # === batch entry points ========================================================================
@@ -1395,8 +1572,7 @@ def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewa
         if captured == TAKE_ALL_ID:
             captured = S[i, COL_TABLE]
     elif S[i, COL_PENDING] == NO_SEAT:
-        hand = S[i, COL_HAND + S[i, COL_CURRENT]]
-        count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+        count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
         nout = 0
         for k in range(count):
             if lc[k] == a:

@@ -1,0 +1,190 @@
+"""The compiled core's moves that are not plain card plays: Chkobba's first card and the
+chiamarsi fuori claim, as the Python engine plays them.
+
+The differential runner of ``tests/test_fast.py`` (the AEC env and the core side by side,
+every step compared) counts here what the games went through, so that each rule case is
+shown to have happened, not only to have matched: both first-card decisions and a deal
+thrown in after one; sound claims, false claims and hands played to their end. The
+compiled players decide as the Python agents do (greedy, heuristic) and never claim,
+like them; the vector envs and playouts run these presets.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+import pytest
+from test_fast import run_differential
+
+from agents.greedy import GreedyAgent
+from agents.heuristic import HeuristicAgent
+from scopa_env.cards import cards_of
+from scopa_env.fast import BatchedScopa, check_supported, core, playout
+from scopa_env.game import Game
+from scopa_env.rules import PRESETS, get_rules
+
+TOL = 1e-9  # agents.greedy.pick_best's tie tolerance
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_chkobba_first_card_is_kept_or_tabled_and_a_bad_table_is_dealt_again(n):
+    """pagat, Chkobba: the dealer's opponent "draws one card form the pack, looks at it and may
+    either keep it as the first card of their hand or place it face up on the table as the first
+    card of the layout"; "If there are three or four equal valued cards in the initial table
+    layout the cards are gathered up, shuffled and dealt again" (a new first card to decide on)."""
+    for mode, seed in (("move", 11), ("select", 12)):
+        stats = collections.Counter()
+        run_differential("chkobba", n, mode, "game", "points", 16, seed=seed + n, stats=stats)
+        for event in ("keep", "table", "decision_redeal", "hand_end"):
+            assert stats[event] > 0, f"chkobba n={n} {mode}: no {event} in {dict(stats)}"
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_chkobba_deal_is_completed_around_the_decision(keep):
+    """pagat, Chkobba: "if the first player took the drawn card as a hand card, the dealer will
+    give two more cards to the first player, three to each other player and deal four face up to
+    the table. If the drawn card was placed in the table layout, the dealer will give three cards
+    to each player and three more to the table.\""""
+    batch = BatchedScopa(8, 4, "chkobba", action_mode="move")
+    batch.reset(np.arange(8))
+    before = [batch.state(i) for i in range(8)]
+    for st in before:
+        assert st["deciding"] and st["table"] == 0, "a Chkobba hand opens with the first-card decision"
+        assert [h.bit_count() for h in st["hands"]] == [1, 0, 0, 0], "only seat 0 (after the dealer) holds a card"
+    drawn = [st["hands"][0].bit_length() - 1 for st in before]
+    batch.step([batch.moves.ids([(c, 1 << c if keep else 0)], 0)[0] for c in drawn])
+    for i, st in enumerate(before):
+        after = batch.state(i)
+        if after["deciding"]:  # thrown in (three equal cards on the table): decided again
+            continue
+        assert [h.bit_count() for h in after["hands"]] == [3, 3, 3, 3], f"game {i}: hands {after['hands']}"
+        assert after["table"].bit_count() == 4, f"game {i}: table {cards_of(after['table'])}"
+        where = after["hands"][0] if keep else after["table"]
+        assert where >> drawn[i] & 1, f"game {i}: the drawn card is not where the decision put it"
+        dealt = st["stock"][: 3 * 4 + 4 - 1]  # the deal order after the drawn card
+        assert sorted(cards_of((after["table"] | sum(after["hands"])) & ~(1 << drawn[i]))) == sorted(dealt)
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_chiamarsi_fuori_claims_end_the_game(n):
+    """pagat: "Some allow a player or team to end the play in the middle of a hand by claiming to
+    have enough points to reach the game target ... If the claimer turns out not to have enough
+    points to win, they automatically lose the game." Sound and false claims both happen (and
+    hands end normally between them); every step matches the engine, the claim's points too."""
+    for mode, seed in (("move", 21), ("select", 22)):
+        stats = collections.Counter()
+        run_differential("chiamarsi_fuori", n, mode, "game", "points", 16, seed=seed + n, stats=stats)
+        for event in ("claim", "false_claim", "hand_end"):
+            assert stats[event] > 0, f"chiamarsi_fuori n={n} {mode}: no {event} in {dict(stats)}"
+
+
+def test_claim_on_the_first_move_is_false_and_scores_the_certain_points():
+    """pagat: "The prime can be claimed if the claimer can demonstrate that they will win the prime
+    even if the opponent takes all the cards that are not yet captured": with nothing captured no
+    majority is certain, so a claim on the first move scores nothing and loses."""
+    batch = BatchedScopa(4, 2, "chiamarsi_fuori", action_mode="move", reward="game")
+    batch.reset(np.arange(4))
+    claims = []
+    for i in range(4):
+        hand = batch.state(i)["hands"][0]
+        card = hand.bit_length() - 1
+        claims.append(batch.moves.ids([(card, 1 << card)], batch.state(i)["table"])[0])
+        assert batch.legal_actions(i)[-1] == claims[-1], "the claim is offered, last (as the env lists it)"
+    batch.step(claims)
+    assert batch.terminated.all() and batch.hand_ended.all()
+    assert (batch.claim == core.CLAIM_FALSE).all(), f"claim codes {batch.claim.tolist()}"
+    assert batch.winner.tolist() == [1] * 4, "a false claim loses the game for the claimer's side"
+    assert batch.rewards.tolist() == [[-1.0, 1.0]] * 4
+    for i in range(4):
+        rows = batch.hand_score_dicts(i)
+        assert [r["total"] for r in rows] == [0, 0], f"game {i}: certain points {rows}"
+        assert "num_sevens" not in rows[0] and "cards" in rows[0]
+
+
+def _view_game(st: dict, rules) -> Game:
+    """The engine's game at a core position (the first-card decision included)."""
+    return Game.from_deal(
+        hands=[cards_of(h) for h in st["hands"]],
+        table=cards_of(st["table"]),
+        stock=st["stock"],
+        dealer=st["dealer"],
+        scores=st["scores"],
+        rules=rules,
+        piles=None if st["deciding"] else [cards_of(p) for p in st["piles"]],
+        scope=None if st["deciding"] else st["scope"],
+        current=st["current"],
+        last_capturer=st["last_capturer"],
+        deciding=st["deciding"],
+    )
+
+
+@pytest.mark.parametrize("rules_name,n", [("chkobba", 2), ("chkobba", 4), ("chiamarsi_fuori", 2)])
+def test_compiled_players_decide_like_the_python_agents(rules_name, n):
+    """The compiled greedy and heuristic players pick one of the Python agents' best moves at
+    every position, the first-card decision included, and never claim (the Python agents choose
+    from ``legal_pairs()``, which leaves the claim out)."""
+    rules = get_rules(rules_name)
+    rows = 8
+    batch = BatchedScopa(rows, n, rules, action_mode="move", legal_width=256)
+    batch.reset(np.arange(rows) + 100 * n)
+    agents = {"greedy": GreedyAgent(seed=0), "heuristic": HeuristicAgent(seed=0)}
+    rng = np.random.default_rng(n)
+    decisions = done = 0
+    while done < 12:
+        picks = {kind: batch.choose(kind) for kind in agents}
+        actions = np.empty(rows, np.int64)
+        for i in range(rows):
+            st = batch.state(i)
+            view = _view_game(st, rules).view()
+            pairs = view.legal_pairs()
+            decisions += st["deciding"]
+            for kind, agent in agents.items():
+                scores = [agent.score(view, c, m) for c, m in pairs] if kind == "greedy" else agent.scores(view, pairs)
+                best = {p for p, s in zip(pairs, scores) if s >= max(scores) - TOL}
+                assert picks[kind][i] in best, f"{kind} {batch.describe(i)}: {picks[kind][i]} not in {best}"
+            legal = [a for a in batch.legal_actions(i) if batch.moves.pair(a, st["table"]) in pairs]  # no claims
+            actions[i] = legal[rng.integers(len(legal))]
+        batch.step(actions)
+        done += int(batch.terminated.sum())
+    assert decisions > 0 or not rules.first_card_choice, "no first-card decision was checked"
+
+
+@pytest.mark.parametrize("rules_name", ["chkobba", "chiamarsi_fuori"])
+def test_vector_envs_and_playouts_play_the_decisions(rules_name):
+    """``vec_env: fast`` trains on these presets: the learner's mask offers the decision (and
+    the claim), compiled opponents take theirs inside ``step``, episodes end and reset."""
+    from scopa_env.fast.vec_env import ScopaSB3VecEnv, ScopaVectorEnv
+
+    rules = get_rules(rules_name)
+    check_supported(rules)
+    env = ScopaVectorEnv(8, 2, rules_name, opponent={"greedy": 0.5, "heuristic": 0.5}, learner_seat="random")
+    obs, _ = env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    ends = 0
+    for _ in range(400):
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        obs, rewards, terminated, _, _ = env.step(actions)
+        ends += int(terminated.sum())
+        assert env.observation_space.contains(obs), "observation outside the space"
+    assert ends > 0, f"{rules_name}: no episode ended in 400 steps"
+    sb3 = ScopaSB3VecEnv(4, 2, rules_name, opponent="heuristic", action_mode="move")
+    sb3.reset()
+    masks = sb3.action_masks()
+    sb3.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    moves, wins = playout(20, 2, rules_name, players=("heuristic", "greedy"), seed=3)
+    assert wins.sum() == 20 and moves > 0, f"{rules_name}: playout {moves} moves, wins {wins.tolist()}"
+
+
+def test_the_core_refuses_only_the_declaration_presets():
+    """The presets still outside the core raise ``NotImplementedError`` naming the preset and the field."""
+    refused = {}
+    for name, rules in sorted(PRESETS.items()):
+        try:
+            check_supported(rules)
+        except NotImplementedError as exc:
+            refused[name] = str(exc)
+    assert sorted(refused) == ["cirulla", "piva", "sbarazzina", "scopa_bazzica"], sorted(refused)
+    for name, message in refused.items():
+        field = "hand_bonus_points" if name == "cirulla" else "bazzica_points"
+        assert f"{name!r}" in message and field in message, message
