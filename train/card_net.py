@@ -13,8 +13,9 @@ entries (scope, scores, counts, seats, phase) into a state vector, and
   embedding and the state vector (a pointer network: the same weights score every card),
 * the logit of "confirm" (action 40) and the value are read from the state vector.
 
-It is an SB3 policy (:class:`CardPolicy`, a ``MaskableActorCriticPolicy``), so MaskablePPO
-trains, saves, loads and masks it as usual.
+It is an SB3 policy (:class:`CardPolicy`, a ``MaskableActorCriticPolicy`` through
+:class:`train.masked_policy.MaskedPolicy`'s cheaper rollout step), so MaskablePPO trains,
+saves, loads and masks it as usual.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from typing import Any
 import numpy as np
 import torch
 from gymnasium import spaces
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from scopa_env.cards import NUM_CARDS, RANK_OF, SUIT_OF
 from scopa_env.observation import ObservationLayout
+from train.masked_policy import MaskedPolicy
 
 PLANE_FIELDS = ("hand", "table", "own_pile", "other_piles", "played", "unseen", "select_card", "select_captured")
 """Card-wide fields of the observation (``revealed`` too when the rules have declarations)."""
@@ -112,7 +113,7 @@ class StateValue(nn.Module):
         return self.net(latent[:, : self.trunk_dim])
 
 
-class CardPolicy(MaskableActorCriticPolicy):
+class CardPolicy(MaskedPolicy):
     """MaskablePPO policy with the card-wise network (see the module docstring).
 
     Args:

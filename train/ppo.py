@@ -52,7 +52,9 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
     venv = make_vec_env(cfg, run.initial_opponents(), seed=cfg.seed + run.state.timestep)
 
     # --- model (new, or the resumed run's weights and optimizer put into a new one) -------
-    policy, policy_kwargs = "MlpPolicy", {"net_arch": list(cfg.net_arch)}
+    from train.masked_policy import MaskedPolicy
+
+    policy, policy_kwargs = MaskedPolicy, {"net_arch": list(cfg.net_arch)}
     if cfg.policy_net == "cards":
         from train.card_net import CardPolicy, card_policy_kwargs
 
