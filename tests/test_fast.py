@@ -112,6 +112,10 @@ def env_for(batch: BatchedScopa, i: int):
     }
     if st["deciding"]:  # Chkobba: the hand opens with the drawn first card's decision
         deal["deciding"] = True
+    if st["declare_queue"]:  # bazzica_points: the deal opens with the declarations
+        deal.update(
+            declare_queue=st["declare_queue"], pending=st["pending"], revealed=st["revealed"], current=st["current"]
+        )
     e.reset(options={"deal": deal})
     e.game.rng = CoreDeals(batch, i)
     return e
@@ -198,6 +202,14 @@ def note_events(batch: BatchedScopa, e, i: int, action: int, before: dict, stats
         after = batch.state(i)
         if after["deciding"] and after["hand_number"] == before["hand_number"] and not batch.terminated[i]:
             stats["decision_redeal"] += 1  # the table called for a redeal: a new first card
+    if before["declare_queue"] and (batch.action_mode == "move" or before["pending_card"] is not None):
+        if batch.action_mode == "move":
+            stats["declare" if batch.moves.pair(action)[1] else "pass"] += 1
+        else:  # "select": the highest card was named; naming it again declares, CONFIRM passes
+            stats["pass" if action == core.CONFIRM else "declare"] += 1
+        after = batch.state(i)
+        if not batch.hand_ended[i] and sum(after["declared"]) > sum(before["declared"]):
+            stats["declaration_scored"] += 1
     claim = int(batch.claim[i])
     if claim:
         stats["claim" if claim == core.CLAIM_SOUND else "false_claim"] += 1

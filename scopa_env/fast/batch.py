@@ -129,6 +129,7 @@ SUPPORTED_FIELDS = (
     "scopa_value",
     "first_card_choice",
     "claim_out",
+    "bazzica_points",
 )
 """Rules fields the compiled core implements for every value. Any other field must keep
 its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
@@ -335,6 +336,9 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_PRIME_ALL_SUITS] = rules.primiera_all_suits
     P[core.P_FIRST_CARD] = rules.first_card_choice
     P[core.P_CLAIM_OUT] = rules.claim_out
+    P[core.P_DECLARE] = bool(rules.bazzica_points)
+    if rules.bazzica_points:
+        P[core.P_BAZZICA : core.P_BAZZICA + 3] = rules.bazzica_points
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)
@@ -722,6 +726,7 @@ class BatchedScopa:
         pos = int(S[core.COL_STOCK_POS])
         lc = int(S[core.COL_LASTCAP])
         pending = int(S[core.COL_PENDING])
+        order = [(int(S[core.COL_DEALER]) + 1 + k) % n for k in range(n)]  # turn order: a declaration queue's
         return {
             "hands": [int(S[core.COL_HAND + k]) for k in range(n)],
             "played": [int(S[core.COL_PLAYED + k]) for k in range(n)],
@@ -739,6 +744,12 @@ class BatchedScopa:
             "selected": int(S[core.COL_SELECTED]),
             "learner": int(S[core.COL_LEARNER]),
             "deciding": bool(S[core.COL_PHASE] == core.PHASE_FIRST_CARD),
+            "declare_queue": [seat for seat in order if int(S[core.COL_QUEUE]) >> seat & 1],
+            "pending": [
+                (seat, int(S[core.COL_HAND + seat])) for seat in order if int(S[core.COL_DECLARERS]) >> seat & 1
+            ],
+            "revealed": [int(S[core.COL_REVEALED + k]) for k in range(n)],
+            "declared": [int(S[core.COL_DECLARED + k]) for k in range(s)],
         }
 
     def describe(self, game: int) -> str:

@@ -29,8 +29,14 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_SELECTED    1      "select" mode: table cards chosen so far
     COL_LEARNER     1      the learner's seat (learner mode), else -1
     COL_OPPONENT    1      kind of this game's compiled opponents (OPPONENT_*), else -1
-    COL_PHASE       1      what the seat to move decides: PHASE_PLAY (a card) or
-                           PHASE_FIRST_CARD (Chkobba: keep or table the drawn card)
+    COL_PHASE       1      what the seat to move decides: PHASE_PLAY (a card),
+                           PHASE_FIRST_CARD (Chkobba: keep or table the drawn card) or
+                           PHASE_DECLARE (bazzica_points: declare or pass)
+    COL_REVEALED    6      per seat, declared cards still in that hand (shown to all)
+    COL_DECLARED    3      per side, declaration points scored this hand (in COL_SCORE already)
+    COL_QUEUE       1      seats still to decide on a declaration this deal (bitmask; the
+                           first from the dealer's left is the seat to move)
+    COL_DECLARERS   1      seats that declared in this deal (bitmask), scored when the queue empties
     COL_DECK        40     this hand's deal order (after any Kings redeal)
 
 Rules and modes travel in ``P`` (int64, indices ``P_*``), floats in ``F`` (``F_*``),
@@ -84,7 +90,11 @@ COL_SELECTED = COL_PENDING + 1
 COL_LEARNER = COL_SELECTED + 1
 COL_OPPONENT = COL_LEARNER + 1
 COL_PHASE = COL_OPPONENT + 1
-COL_DECK = COL_PHASE + 1
+COL_REVEALED = COL_PHASE + 1
+COL_DECLARED = COL_REVEALED + MAX_PLAYERS
+COL_QUEUE = COL_DECLARED + MAX_SIDES
+COL_DECLARERS = COL_QUEUE + 1
+COL_DECK = COL_DECLARERS + 1
 NUM_COLS = COL_DECK + NUM_CARDS
 
 # --- int parameters P -------------------------------------------------------------
@@ -142,10 +152,18 @@ P_PRIME_GROUPS = 49  # number of rank groups in TBL_PRIME_GROUPS
 P_PRIME_ALL_SUITS = 50  # primiera_all_suits: a pile lacking a suit has primiera 0 (else the suit adds 0)
 P_FIRST_CARD = 51  # first_card_choice (Chkobba): each hand opens with the drawn card's decision
 P_CLAIM_OUT = 52  # claim_out (chiamarsi fuori): the mover may claim with (highest card, its own bit)
-NUM_PARAMS = 53
+P_DECLARE = 53  # bazzica_points: declarations after every three-card deal (observation: revealed, declaring)
+P_BAZZICA = 54  # 3 entries, Rules.bazzica_points: bazzica of different ranks, with a pair, bazzicotto
+NUM_PARAMS = P_BAZZICA + 3
 
 PHASE_PLAY = 0  # COL_PHASE: the seat to move plays a card (0, so a zeroed row is a card-play position)
 PHASE_FIRST_CARD = 1  # Chkobba: keep the drawn card (card, 1 << card) or table it (card, 0)
+PHASE_DECLARE = 2  # bazzica_points: declare (highest card, 1 << it), showing the hand, or pass (it, 0)
+DECLARATION_CARDS = 3  # rules.DECLARATION_CARDS: only three-card hands declare
+BAZZICA_MAX = 9  # scoring.BAZZICA_MAX: a bazzica adds up to 9 or less
+BAZZICA_FACE = 10  # scoring.BAZZICA_VALUES: pictures count 10, the other cards their rank
+BAZZICA_FACE_FROM = 8  # the lowest picture rank
+BAZZICOTTO_RANK_SPAN = 100  # a declaration's strength (lower is better): kind * 100 + rank or total
 
 NAPOLA_OFF, NAPOLA_PAGAT_6, NAPOLA_PAGAT_9, NAPOLA_WIKIPEDIA = range(4)  # rules.NAPOLA_READINGS order
 SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD, SCOPA_VALUE_CARDS = range(3)  # rules.SCOPA_VALUES order
@@ -515,6 +533,12 @@ def _new_hand_state(S, i, n):
     S[i, COL_PENDING] = NO_SEAT
     S[i, COL_SELECTED] = 0
     S[i, COL_PHASE] = PHASE_PLAY
+    for s in range(MAX_PLAYERS):
+        S[i, COL_REVEALED + s] = 0
+    for s in range(MAX_SIDES):
+        S[i, COL_DECLARED + s] = 0
+    S[i, COL_QUEUE] = 0
+    S[i, COL_DECLARERS] = 0
 
 
 @njit(cache=True, inline="always")
@@ -562,6 +586,7 @@ def _deal(S, i, rng, P, TBL):
         S[i, COL_TABLE] = table
         S[i, COL_STOCK_POS] = dealt + P[P_TABLE_SIZE]
         if not _needs_redeal(table, P):
+            _open_declarations(S, i, P)
             return
 
 
@@ -595,6 +620,93 @@ def _decide(S, i, rng, P, TBL, keep):
     S[i, COL_PHASE] = PHASE_PLAY
     if _needs_redeal(table, P):
         _deal(S, i, rng, P, TBL)
+
+
+# --- declarations (bazzica_points: Game._open_declarations, Game._declare, scoring.declaration) ---
+
+
+@njit(cache=True, inline="always")
+def _declaration(hand, P):
+    """``(strength, points)`` of the declaration a hand qualifies for (scoring.declaration);
+    strength -1 for none, else lower is better: a bazzicotto (three of a kind) by rank, then a
+    bazzica (three cards adding up to 9 or less) by total."""
+    if popcount(hand) != DECLARATION_CARDS:
+        return -1, 0
+    h = hand
+    r0 = trailing_zeros(h) % RANK_SPAN + 1
+    h &= h - 1
+    r1 = trailing_zeros(h) % RANK_SPAN + 1
+    h &= h - 1
+    r2 = trailing_zeros(h) % RANK_SPAN + 1
+    if r0 == r1 and r1 == r2:
+        return r0, P[P_BAZZICA + 2]
+    total = 0
+    for r in (r0, r1, r2):
+        total += BAZZICA_FACE if r >= BAZZICA_FACE_FROM else r
+    if total > BAZZICA_MAX:
+        return -1, 0
+    distinct = r0 != r1 and r0 != r2 and r1 != r2
+    return BAZZICOTTO_RANK_SPAN + total, P[P_BAZZICA + (0 if distinct else 1)]
+
+
+@njit(cache=True, inline="always")
+def _first_in_queue(S, i, n):
+    """The seat of ``COL_QUEUE`` nearest the dealer's left (the queue is in turn order)."""
+    for k in range(n):
+        seat = (S[i, COL_DEALER] + 1 + k) % n
+        if (S[i, COL_QUEUE] >> seat) & 1:
+            return seat
+    return NO_SEAT
+
+
+@njit(cache=True)
+def _open_declarations(S, i, P):
+    """After a three-card deal, queue the seats whose hands can declare; the first of them moves."""
+    if not P[P_DECLARE]:
+        return
+    n = P[P_PLAYERS]
+    queue = np.int64(0)
+    for seat in range(n):
+        if _declaration(S[i, COL_HAND + seat], P)[0] >= 0:
+            queue |= np.int64(1) << seat
+    S[i, COL_QUEUE] = queue
+    S[i, COL_DECLARERS] = 0
+    if queue != 0:
+        S[i, COL_PHASE] = PHASE_DECLARE
+        S[i, COL_CURRENT] = _first_in_queue(S, i, n)
+
+
+@njit(cache=True)
+def _declare(S, i, P, declare):
+    """The seat to move declares (showing its hand) or passes; once every queued seat has
+    decided, the best declaration of the deal scores at once, none on a tie (Game._declare)."""
+    n = P[P_PLAYERS]
+    seat = S[i, COL_CURRENT]
+    S[i, COL_QUEUE] &= ~(np.int64(1) << seat)
+    if declare:
+        S[i, COL_DECLARERS] |= np.int64(1) << seat
+        S[i, COL_REVEALED + seat] = S[i, COL_HAND + seat]
+    if S[i, COL_QUEUE] != 0:
+        S[i, COL_CURRENT] = _first_in_queue(S, i, n)
+        return
+    best = 1 << 30
+    ties = 0
+    points = 0
+    winner = NO_SEAT
+    for seat in range(n):
+        if (S[i, COL_DECLARERS] >> seat) & 1:
+            strength, pts = _declaration(S[i, COL_HAND + seat], P)
+            if strength < best:
+                best, ties, points, winner = strength, 1, pts, seat
+            elif strength == best:
+                ties += 1
+    if winner != NO_SEAT and ties == 1:
+        side = _side(winner, n)
+        S[i, COL_SCORE + side] += points
+        S[i, COL_DECLARED + side] += points
+    S[i, COL_DECLARERS] = 0
+    S[i, COL_PHASE] = PHASE_PLAY
+    S[i, COL_CURRENT] = (S[i, COL_DEALER] + 1) % n
 
 
 @njit(cache=True, inline="always")
@@ -860,9 +972,13 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     if S[i, COL_PHASE] == PHASE_FIRST_CARD:
         _decide(S, i, rng, P, TBL, captured == bit)
         return 0
+    if S[i, COL_PHASE] == PHASE_DECLARE:
+        _declare(S, i, P, captured == bit)
+        return 0
     if P[P_CLAIM_OUT] and captured == bit:
         return _claim(S, i, P, F, TBL, seat, rewards, info, hand_score)
     S[i, COL_HAND + seat] ^= bit
+    S[i, COL_REVEALED + seat] &= ~bit
     S[i, COL_PLAYED + seat] |= bit
     S[i, COL_IN_HANDS] -= 1
     stock_empty = S[i, COL_STOCK_POS] == P[P_DECK_SIZE]
@@ -890,6 +1006,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
         per_deal = n * TBL[TBL_NEXT_DEAL + P[P_DECK_SIZE] - S[i, COL_STOCK_POS]]
         _deal_round(S, i, n, S[i, COL_STOCK_POS], per_deal)
         S[i, COL_STOCK_POS] += per_deal
+        _open_declarations(S, i, P)
         return 0
     # End of the hand: the last capturer's side sweeps up the table.
     ns = P[P_SIDES]
@@ -927,19 +1044,20 @@ def _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
     n = P[P_PLAYERS]
     ns = P[P_SIDES]
     over = P[P_EPISODE_HAND] == 1 or winner >= 0
+    # A side's hand points: its score breakdown's total and the declarations it scored this hand.
     if P[P_REWARD_POINTS]:
         for s in range(n):
             side = _side(s, n)
             others = 0.0
             for o in range(ns):
                 if o != side:
-                    others += hand_score[i, o, SCORE_TOTAL]
-            rewards[i, s] += hand_score[i, side, SCORE_TOTAL] - others / (ns - 1)
+                    others += hand_score[i, o, SCORE_TOTAL] + S[i, COL_DECLARED + o]
+            rewards[i, s] += hand_score[i, side, SCORE_TOTAL] + S[i, COL_DECLARED + side] - others / (ns - 1)
     elif over:
         best = -np.inf  # totals go below 0 under Piva
         ties = 0
         for o in range(ns):
-            t = hand_score[i, o, SCORE_TOTAL]
+            t = hand_score[i, o, SCORE_TOTAL] + S[i, COL_DECLARED + o]
             if t > best:
                 best = t
                 ties = 1
@@ -950,7 +1068,8 @@ def _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
             if P[P_EPISODE_HAND] == 0:
                 rewards[i, s] += 1.0 if winner == side else -1.0
             elif ties == 1:
-                rewards[i, s] += 1.0 if hand_score[i, side, SCORE_TOTAL] == best else -1.0
+                mine = hand_score[i, side, SCORE_TOTAL] + S[i, COL_DECLARED + side]
+                rewards[i, s] += 1.0 if mine == best else -1.0
     if over:
         info[i, INFO_TERMINATED] = 1
         info[i, INFO_WINNER] = winner
@@ -1046,13 +1165,14 @@ def mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, claims):
     """The ``(card, captured)`` pairs of the seat to move into ``lc``/``lm``; returns their number.
 
     Game.legal_pairs: in a Chkobba decision ``(card, 0)`` (table it) and ``(card, 1 << card)``
-    (keep it), else :func:`legal_pairs`. With ``claims`` (Game.action_pairs, what the env
+    (keep it) of the hand's only card; in a declaration ``(card, 0)`` (pass) and ``(card, 1 << card)``
+    (declare) of the hand's highest card (scoring.declaring_pairs); else :func:`legal_pairs`. With ``claims`` (Game.action_pairs, what the env
     offers) the chiamarsi fuori claim ``(highest card, its own bit)`` follows on a card-play
     turn; the compiled players choose without it, as the Python agents do.
     """
     hand = S[i, COL_HAND + S[i, COL_CURRENT]]
     high = 63 - leading_zeros(hand)
-    if S[i, COL_PHASE] == PHASE_FIRST_CARD:
+    if S[i, COL_PHASE] != PHASE_PLAY:  # keep or table the first card; declare or pass
         lc[0] = high
         lm[0] = 0
         lc[1] = high
@@ -1213,6 +1333,9 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     seen = hand | table
     for s in range(P[P_SIDES]):
         seen |= S[i, COL_PILE + s]
+    if P[P_DECLARE]:  # declared hands are shown
+        for s in range(n):
+            seen |= S[i, COL_REVEALED + s]
     unseen = P[P_DECK_MASK] & ~seen
     num_unseen = popcount(unseen)
     stock = P[P_DECK_SIZE] - S[i, COL_STOCK_POS]
@@ -1337,6 +1460,9 @@ def write_observation(S, i, P, seat, out):
     seen = S[i, COL_HAND + seat] | S[i, COL_TABLE]
     for s in range(ns):
         seen |= S[i, COL_PILE + s]
+    if P[P_DECLARE]:
+        for s in range(n):
+            seen |= S[i, COL_REVEALED + s]
     mine = seat == S[i, COL_CURRENT]
     pending = S[i, COL_PENDING] if mine else NO_SEAT
     pos = _plane(out, 0, S[i, COL_HAND + seat])
@@ -1348,6 +1474,9 @@ def write_observation(S, i, P, seat, out):
     pos = _plane(out, pos, P[P_DECK_MASK] & ~seen)
     pos = _plane(out, pos, (np.int64(1) << pending) if pending >= 0 else 0)
     pos = _plane(out, pos, S[i, COL_SELECTED] if pending >= 0 else 0)
+    if P[P_DECLARE]:  # the revealed planes of seat +1, +2 ...; the declaring flag is the last entry
+        for k in range(1, n):
+            pos = _plane(out, pos, S[i, COL_REVEALED + (seat + k) % n])
     for k in range(P[P_OBS_SIZE] - pos):
         out[pos + k] = 0.0
     target = float(P[P_TARGET])
@@ -1370,6 +1499,8 @@ def write_observation(S, i, P, seat, out):
     out[pos + (n if lc == NO_SEAT else (lc - seat) % n)] = 1.0
     pos += n + 1
     out[pos + (1 if pending >= 0 else 0)] = 1.0
+    if P[P_DECLARE] and S[i, COL_QUEUE] != 0:
+        out[P[P_OBS_SIZE] - 1] = 1.0
 
 
 @njit(cache=True, inline="always")
@@ -1395,7 +1526,9 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
         for a in range(NUM_SELECT_ACTIONS):
             row[a] = 0
         if S[i, COL_PENDING] == NO_SEAT:
-            h = S[i, COL_HAND + S[i, COL_CURRENT]]  # every hand card has a legal move
+            h = S[i, COL_HAND + S[i, COL_CURRENT]]  # every hand card has a legal move ...
+            if S[i, COL_PHASE] != PHASE_PLAY:  # ... but a decision names the highest card only
+                h = np.int64(1) << (63 - leading_zeros(h))
             while h != 0:
                 b = h & -h
                 h ^= b

@@ -15,6 +15,7 @@ import functools
 import numpy as np
 from numba import njit
 
+# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes.
 from scopa_env.fast import core
 
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes.
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
