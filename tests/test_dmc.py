@@ -144,6 +144,20 @@ def test_resume_may_add_search_labels(tiny_run, tmp_path):
         _resume_config(run, None, ["trunk=[64]"])
 
 
+@pytest.mark.parametrize("preset, field", [("chkobba", "first_card_choice"), ("piva", "bazzica_points")])
+def test_search_labels_refuse_decisions_the_search_does_not_value(preset, field, tmp_path):
+    """The batched search values card plays only: labels on rules with other decisions are refused early,
+    and the batch forms refuse them too (they would mislabel those decisions)."""
+    from scopa_env.fast.search import search_config, search_values
+
+    with pytest.raises(ConfigError, match=field):
+        tiny_config(tmp_path, rules=preset, label_positions=4)
+    batch = BatchedScopa(2, 2, rules=preset, action_mode="move")
+    batch.reset(np.arange(2))
+    with pytest.raises(NotImplementedError, match=field):
+        search_values(batch, np.arange(2), np.arange(2), search_config())
+
+
 def test_search_labels_are_learned(tmp_path):
     """With label_positions, the compiled search labels every legal move of some positions; the labels
     fill their buffer, their loss is logged, and a seed still reproduces the run."""

@@ -256,6 +256,13 @@ class DmcConfig(RunConfig):
             check_supported(get_rules(self.rules))
         except NotImplementedError as exc:
             raise ConfigError(f"{source}: dmc trains on the compiled core: {exc}") from None
+        if self.label_positions:
+            from scopa_env.fast.search import check_searchable
+
+            try:
+                check_searchable(self.rules)
+            except NotImplementedError as exc:
+                raise ConfigError(f"{source}: label_positions: {exc}") from None
 
     def label_config(self, source: str = "config") -> np.ndarray:
         """The settings array of ``label_search`` (:func:`scopa_env.fast.search.search_config`)."""

@@ -643,9 +643,29 @@ def search_batch(batch, seeds, C: np.ndarray) -> list[tuple[int, int]]:
     return [(int(c), int(m)) for c, m in out[:, :2]]
 
 
+SEARCH_REFUSED_FIELDS = ("first_card_choice", "bazzica_points", "claim_out")
+"""Rules fields whose decisions (Chkobba's first card, the declarations, the claim) the batched
+search does not value: it searches card plays only, so it would mislabel those decisions."""
+
+
+def check_searchable(rules) -> None:
+    """Raise ``NotImplementedError`` naming the preset and field if the batched search cannot value
+    every legal move of ``rules`` (the ``fsearch`` agent hands those decisions to the Python search)."""
+    from scopa_env.rules import Rules, get_rules
+
+    rules, default = get_rules(rules), Rules()
+    for name in SEARCH_REFUSED_FIELDS:
+        if getattr(rules, name) != getattr(default, name):
+            raise NotImplementedError(
+                f"the batched compiled search does not value the decisions of rules preset {rules.name!r} "
+                f"(field {name}={getattr(rules, name)!r}); it searches card plays only"
+            )
+
+
 def _search_games(batch, games: np.ndarray, seeds: np.ndarray, C: np.ndarray, threads: int):
     from scopa_env.fast.batch import compiled_rules
 
+    check_searchable(batch.rules)
     P, F, TBL, _ = compiled_rules(batch.rules, batch.num_players)
     S = batch._S[np.asarray(games, np.int64)]
     return search_rows(
