@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from scopa_env.cards import ACE, RANK_MASK, RANKS, RE, cards_of, format_card, format_cards, mask_of
+from scopa_env.cards import ACE, NUM_CARDS, RANK_MASK, RANKS, RE, cards_of, format_card, format_cards, mask_of
 from scopa_env.rules import Move, Rules, capture_rank, check_wild_rank, get_rules, legal_pairs, move_of
 from scopa_env.scoring import (
     DECLARATION_NAMES,
@@ -35,6 +35,8 @@ from scopa_env.scoring import (
     secured_points,
     table_bonus_scope,
 )
+
+_FULL_DECK = list(range(NUM_CARDS))
 
 KINGS_FOR_REDEAL = 3
 """pagat-scopa.txt: "If the four face up cards include three or four Kings" the cards are dealt again."""
@@ -324,10 +326,12 @@ class Game:
         dealer; :meth:`_decide` completes the deal.
         """
         deck = list(self.rules.deck)
+        full = deck == _FULL_DECK  # then card ids are the permutation itself
         rules = self.rules
         first = self.num_players * self.schedule[0]
         while True:
-            order = [deck[i] for i in self.rng.permutation(len(deck)).tolist()]
+            perm = self.rng.permutation(len(deck)).tolist()
+            order = perm if full else [deck[i] for i in perm]
             if rules.first_card_choice:
                 self.hands[self.current] = 1 << order[0]
                 self._cards_in_hands = 1
@@ -336,7 +340,10 @@ class Game:
                 return
             self._deal_round(order[:first])
             rest = order[first:]
-            self.table = mask_of(rest[: rules.table_size])
+            table = 0
+            for card in rest[: rules.table_size]:  # deck cards: mask_of's checks are not needed
+                table |= 1 << card
+            self.table = table
             self.stock = rest[rules.table_size :]
             if self.needs_redeal(self.table):
                 self.redeals += 1
@@ -462,17 +469,20 @@ class Game:
 
     def legal_pairs(self) -> list[tuple[int, int]]:
         """Legal moves of the player to move as ``(card, captured_mask)`` (cached)."""
-        if self._legal is None:
-            if self.hand_over or self.winner is not None:
-                self._legal = []
-            elif self.declare_queue:
-                self._legal = declaring_pairs(self.hands[self.current], self.rules)
-            elif self.deciding:
-                card = self.hands[self.current].bit_length() - 1
-                self._legal = [(card, 0), (card, 1 << card)]
-            else:
-                self._legal = legal_pairs(self.hands[self.current], self.table, self.rules, self.wild_rank)
-        return self._legal
+        legal = self._legal
+        if legal is not None:
+            return legal
+        if self.hand_over or self.winner is not None:
+            legal = []
+        elif self.declare_queue:
+            legal = declaring_pairs(self.hands[self.current], self.rules)
+        elif self.deciding:
+            card = self.hands[self.current].bit_length() - 1
+            legal = [(card, 0), (card, 1 << card)]
+        else:
+            legal = legal_pairs(self.hands[self.current], self.table, self.rules, self.wild_rank)
+        self._legal = legal
+        return legal
 
     def legal_moves(self) -> list[Move]:
         """Legal :class:`~scopa_env.rules.Move` objects of the player to move."""

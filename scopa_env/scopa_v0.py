@@ -100,6 +100,8 @@ EPISODES = ("game", "hand")
 REWARDS = ("game", "points")
 ACTION_MODES = ("move", "select")
 RENDER_MODES = (None, "ansi", "human")
+FEW_IDS = 8
+"""Up to this many legal ids the mask is written item by item, above it with one numpy index."""
 
 
 def env(**kwargs) -> AECEnv:
@@ -236,7 +238,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         )
         mask = np.zeros(self.num_actions, dtype=np.int8)
         if mine and not self.terminations[agent]:
-            mask[self._legal_action_ids()] = 1
+            ids = self._legal_action_ids()
+            if len(ids) <= FEW_IDS:
+                for i in ids:  # item by item: cheaper than numpy's list indexing for a few ids
+                    mask[i] = 1
+            else:
+                mask[ids] = 1
         return {"observation": obs, "action_mask": mask}
 
     def _legal_action_ids(self) -> list[int]:
@@ -310,11 +317,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             self._pending_card, self._selected = None, 0
             self.game.play_pair(*move)
             self._after_play()
-        self._accumulate_rewards()
+        if self._rewards_set:  # else every reward is 0.0 and the cumulative rewards stay as they are
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
     def _check_action(self, action) -> int:
+        if type(action) is int and action in self._legal_action_ids():  # the usual case, checked first
+            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"action must be an int in 0..{self.num_actions - 1}, got {action!r}")
         action = int(action)
