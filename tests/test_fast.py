@@ -33,6 +33,7 @@ from scopa_env.cards import cards_of
 from scopa_env.fast import SCORE_FIELDS, SUPPORTED_FIELDS, BatchedScopa, check_supported, core, playout
 from scopa_env.game import Game
 from scopa_env.rules import PRESETS, get_rules
+from scopa_env.scoring import declaration
 
 FULL_GAMES = os.environ.get("SCOPA_DIFF_GAMES")
 CI_STANDARD_GAMES = 250  # per player count: 1,000 standard games in CI
@@ -82,15 +83,32 @@ CASES = [
 
 
 class CoreDeals:
-    """Stands in for ``Game.rng``: each shuffle returns the permutation of the core's current deal."""
+    """Stands in for ``Game.rng``: each shuffle returns the permutation of the core's current deal.
+
+    Under ``redeal_next_dealer`` (Cirulla) each deal the core threw in first moved the dealer
+    on, so the engine is first handed as many deals that are thrown in (``redeal_aces``
+    Aces on the table), then the core's.
+    """
 
     def __init__(self, batch: BatchedScopa, game: int) -> None:
         self.batch, self.game = batch, game
         self.index = {c: k for k, c in enumerate(batch.rules.deck)}
+        self.thrown: dict[tuple[int, ...], int] = {}
 
     def permutation(self, n: int) -> np.ndarray:
-        order = self.batch.state(self.game)["deal_order"]
+        st = self.batch.state(self.game)
+        order = st["deal_order"]
         assert len(order) == n
+        rules = self.batch.rules
+        served = self.thrown.get(tuple(order), 0)
+        if rules.redeal_next_dealer and served < st["redeals"]:
+            self.thrown[tuple(order)] = served + 1
+            order = list(order)
+            first = self.batch.num_players * rules.schedule(self.batch.num_players)[0]
+            aces = [c for c in order if c % 10 == 0][: rules.redeal_aces]
+            for k, ace in enumerate(aces):  # the Aces onto the table: a deal thrown in
+                j = order.index(ace)
+                order[j], order[first + k] = order[first + k], order[j]
         return np.array([self.index[c] for c in order])
 
 
@@ -110,6 +128,8 @@ def env_for(batch: BatchedScopa, i: int):
         "stock": st["stock"],
         "dealer": st["dealer"],
     }
+    if any(st["piles"]):  # Cirulla: the dealer took the table as a bonus
+        deal.update(piles=[cards_of(p) for p in st["piles"]], scope=st["scope"], last_capturer=st["last_capturer"])
     if st["deciding"]:  # Chkobba: the hand opens with the drawn first card's decision
         deal["deciding"] = True
     if st["declare_queue"]:  # bazzica_points: the deal opens with the declarations
@@ -132,6 +152,9 @@ def check_same(batch: BatchedScopa, e, i: int, where: str, full_mask: bool) -> N
     assert row[core.COL_TABLE] == g.table, f"{where}: table differs"
     assert row[core.COL_PILE : core.COL_PILE + s].tolist() == g.piles, f"{where}: piles differ"
     assert row[core.COL_SCORE : core.COL_SCORE + s].tolist() == g.scores, f"{where}: scores differ"
+    assert row[core.COL_SCOPE : core.COL_SCOPE + s].tolist() == g.scope, f"{where}: scope differ"
+    assert row[core.COL_WILD] == g.wild_rank, f"{where}: wildcard rank {row[core.COL_WILD]} vs {g.wild_rank}"
+    assert row[core.COL_DEALER] == g.dealer, f"{where}: dealer differs"
     ob = e.observe(agent)
     assert np.array_equal(ob["observation"], batch.obs[i]), (
         f"{where}: observation differs at {np.flatnonzero(ob['observation'] != batch.obs[i]).tolist()}"
@@ -204,12 +227,28 @@ def note_events(batch: BatchedScopa, e, i: int, action: int, before: dict, stats
             stats["decision_redeal"] += 1  # the table called for a redeal: a new first card
     if before["declare_queue"] and (batch.action_mode == "move" or before["pending_card"] is not None):
         if batch.action_mode == "move":
-            stats["declare" if batch.moves.pair(action)[1] else "pass"] += 1
+            stats["declare" if batch.moves.pair(action, before["table"])[1] else "pass"] += 1
         else:  # "select": the highest card was named; naming it again declares, CONFIRM passes
             stats["pass" if action == core.CONFIRM else "declare"] += 1
         after = batch.state(i)
         if not batch.hand_ended[i] and sum(after["declared"]) > sum(before["declared"]):
             stats["declaration_scored"] += 1
+        seat = before["current"]
+        if batch.rules.hand_bonus_points and after["revealed"][seat] and not before["revealed"][seat]:
+            found = declaration(before["hands"][seat], batch.rules)  # Cirulla: which bonus was declared
+            stats[found.name] += 1
+            if found.wild_rank:  # the wildcard stands in: as the pair's rank, or a rank of the player's choice
+                stats[f"{found.name}_wild"] += 1
+    after = batch.state(i)
+    if before["wild_rank"] and after["hand_number"] == before["hand_number"]:
+        wild = 1 << core.WILDCARD  # Cirulla: the declared wildcard taken (or taking) as its rank
+        if not any(p & wild for p in before["piles"]) and any(p & wild for p in after["piles"]):
+            stats["wild_captured"] += 1
+    if after["hand_number"] != before["hand_number"] and not batch.terminated[i]:  # a new deal
+        if sum(e.game.table_bonus):
+            stats["table_bonus"] += 1
+        if after["redeals"]:
+            stats["redeal"] += 1
     claim = int(batch.claim[i])
     if claim:
         stats["claim" if claim == core.CLAIM_SOUND else "false_claim"] += 1

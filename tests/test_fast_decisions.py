@@ -1,11 +1,14 @@
 """The compiled core's moves that are not plain card plays: Chkobba's first card, the
-chiamarsi fuori claim and the Scopa Bazzica declarations, as the Python engine plays them.
+chiamarsi fuori claim, the Scopa Bazzica declarations and Cirulla's (its hand bonuses, the
+wildcard's chosen rank, the dealer's table bonus, its redeals), as the Python engine plays them.
 
 The differential runner of ``tests/test_fast.py`` (the AEC env and the core side by side,
 every step compared) counts here what the games went through, so that each rule case is
 shown to have happened, not only to have matched: both first-card decisions and a deal
 thrown in after one; sound claims, false claims and hands played to their end;
-declarations made, passed and scored. The compiled players decide as the Python agents
+declarations made, passed and scored; Cirulla's bonuses, with and without the wildcard,
+the wildcard captured as its declared rank, the dealer's bonus and the redeals by the next
+dealer. The compiled players decide as the Python agents
 do (greedy, heuristic) and never claim, like them; the vector envs and playouts run these
 presets.
 """
@@ -24,8 +27,8 @@ from agents.heuristic import HeuristicAgent
 from scopa_env.cards import cards_of
 from scopa_env.fast import BatchedScopa, check_supported, core, playout
 from scopa_env.game import Game
-from scopa_env.rules import PRESETS, get_rules
-from scopa_env.scoring import declaration
+from scopa_env.rules import PRESETS, WILDCARD, get_rules, legal_pairs
+from scopa_env.scoring import declaration, table_bonus_scope, wild_rank_choices
 
 TOL = 1e-9  # agents.greedy.pick_best's tie tolerance
 
@@ -142,6 +145,100 @@ def test_compiled_declaration_matches_the_engines_on_every_three_card_hand(rules
     assert in_order == sorted(set(in_order)), f"the core orders declarations otherwise: {in_order}"
 
 
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_cirulla_bonuses_wildcard_and_redeals(n):
+    """Wikipedia, Cirulla: "If two or more aces are dealt to the table, the cards are collected,
+    re-shuffled, and dealt again by the next dealer"; "a 'three-point bonus' ... three cards whose
+    values add up to strictly less than 10", "a 'ten-point bonus' ... three cards of the same
+    rank", "declared before the player holding them has played their first card ... reveal their
+    hand"; the dealer's "'One-scopa bonus'" (table of 15) and "'Two-scopa bonus'" (30); the Seven
+    "counts as a wildcard ... The [Seven] will then keep its declared rank ... for the rest of the
+    hand for the purposes of card capturing". Every step matches the engine ("select" mode: the
+    preset has more moves than "move" mode holds)."""
+    stats = collections.Counter()
+    run_differential("cirulla", n, "select", "game", "points", 8, seed=40 + n, stats=stats)
+    run_differential("cirulla", n, "select", "hand", "game", 16, seed=50 + n, stats=stats)
+    for event in ("declare", "pass", "bonus_3", "bonus_3_wild", "table_bonus", "redeal", "hand_end"):
+        assert stats[event] > 0, f"cirulla n={n}: no {event} in {dict(stats)}"
+
+
+def test_cirulla_without_fifteens_in_move_mode():
+    """The same rules in "move" mode (without the fifteens, so that the moves fit its ids): a
+    wildcard declaration names its rank by the coin of that rank, and any move of the Seven of
+    cups taking the whole table has its compact take-all id (MoveEnumeration.is_take_all)."""
+    stats = collections.Counter()
+    for n, seed in ((2, 61), (3, 62), (4, 63)):
+        run_differential("cirulla,capture_sum=0", n, "move", "game", "points", 8, seed=seed, stats=stats)
+    for event in ("declare", "pass", "bonus_3", "bonus_3_wild", "bonus_10", "table_bonus", "redeal", "hand_end"):
+        assert stats[event] > 0, f"no {event} in {dict(stats)}"
+
+
+def test_cirulla_rare_bonuses_occur():
+    """The rarer cases over more games: the ten-point bonus, with the wildcard as the pair's rank
+    ("a player holding [a pair and the Seven] may declare that the [Seven] is a queen, thus
+    qualifying them for the ten-point bonus"), and the declared wildcard captured as that rank."""
+    stats = collections.Counter()
+    for n, seed in ((2, 71), (4, 72)):
+        run_differential("cirulla", n, "select", "game", "points", 32, seed=seed, stats=stats)
+    for event in ("bonus_10", "bonus_10_wild", "wild_captured"):
+        assert stats[event] > 0, f"no {event} in {dict(stats)}"
+
+
+def test_compiled_hand_bonus_matches_the_engines_on_every_three_card_hand():
+    """Wikipedia, Cirulla: "three cards whose values add up to strictly less than 10", "three
+    cards of the same rank", "only the ten-point bonus is normally awarded" for a hand that is
+    both, and the Seven of cups as a wildcard "only as long as doing so allows them to score".
+    ``core._hand_bonus`` gives every hand the engine's bonus, points and wildcard rank, and
+    ``core._wild_choices`` the ranks the player may name (scoring.wild_rank_choices)."""
+    from scopa_env.fast.batch import compiled_rules
+
+    rules = get_rules("cirulla")
+    P = compiled_rules(rules, 2)[0]
+    cases = collections.Counter()
+    for cards in itertools.combinations(rules.deck, 3):
+        hand = sum(1 << c for c in cards)
+        strength, points, wild = core._hand_bonus(hand, P)
+        found = declaration(hand, rules)
+        assert (strength >= 0) == (found is not None), f"{cards}: core {strength}, engine {found}"
+        choices = core._wild_choices(hand, P)
+        assert [r for r in range(1, 11) if choices >> r & 1] == list(wild_rank_choices(hand, rules)), cards
+        if found is not None:
+            assert (points, wild) == (found.points, found.wild_rank), f"{cards}: core {(points, wild)}, {found}"
+            assert strength == (core.BONUS_THREE_OF_A_KIND if found.name == "bonus_10" else core.BONUS_TOTAL)
+            cases[found.name, bool(found.wild_rank)] += 1
+    assert len(cases) == 4, f"every bonus, with and without the wildcard: {dict(cases)}"
+
+
+def test_compiled_table_bonus_and_wildcard_captures_match_the_engine():
+    """Wikipedia, Cirulla: a starting table adding up "to 15" is one scopa for the dealer, "to
+    30" two, the Seven of cups counting as any card there; a declared wildcard "will then keep its
+    declared rank ... for the rest of the hand for the purposes of card capturing". On random
+    tables the core's dealer bonus and its legal moves under every declared rank are the engine's."""
+    from scopa_env.fast.batch import compiled_rules
+
+    rules = get_rules("cirulla")
+    P = compiled_rules(rules, 2)[0]
+    rng = np.random.default_rng(5)
+    size = int(P[core.P_SCRATCH])
+    sub_mask, sub_sum = np.zeros(int(P[core.P_SUB_CAP]) + 1, np.int64), np.zeros(int(P[core.P_SUB_CAP]) + 1, np.int64)
+    lc, lm = np.zeros(size, np.int64), np.zeros(size, np.int64)
+    scopes = collections.Counter()
+    for _ in range(3000):
+        cards = rng.permutation(40)[:7]
+        if rng.random() < 0.5 and WILDCARD not in cards[:7]:
+            cards[rng.integers(7)] = WILDCARD
+        table = sum(1 << int(c) for c in cards[:4])
+        hand = sum(1 << int(c) for c in cards[4:])
+        scope = core._table_bonus_scope(table, P)
+        assert scope == table_bonus_scope(table, rules), f"table {cards_of(table)}: core {scope}"
+        scopes[scope, bool(table >> WILDCARD & 1)] += 1
+        for wild in (0, 1, 4, 9, 10):
+            count = core.wild_pairs(hand, table, P, wild, sub_mask, sub_sum, lc, lm)
+            found = list(zip(lc[:count].tolist(), lm[:count].tolist()))
+            assert found == legal_pairs(hand, table, rules, wild), f"hand {hand:#x} table {table:#x} wild {wild}"
+    assert all(scopes[k, w] for k in (1, 2) for w in (False, True)), f"every table bonus occurred: {dict(scopes)}"
+
+
 def _view_game(st: dict, rules) -> Game:
     """The engine's game at a core position (the first-card decision and declarations included)."""
     return Game.from_deal(
@@ -159,19 +256,32 @@ def _view_game(st: dict, rules) -> Game:
         revealed=st["revealed"],
         declare_queue=st["declare_queue"],
         pending=st["pending"],
+        wild_rank=st["wild_rank"],
     )
 
 
 @pytest.mark.parametrize(
-    "rules_name,n", [("chkobba", 2), ("chkobba", 4), ("chiamarsi_fuori", 2), ("scopa_bazzica", 2), ("sbarazzina", 3)]
+    "rules_name,n",
+    [
+        ("chkobba", 2),
+        ("chkobba", 4),
+        ("chiamarsi_fuori", 2),
+        ("scopa_bazzica", 2),
+        ("sbarazzina", 3),
+        ("cirulla", 2),
+        ("cirulla", 3),
+        ("cirulla,capture_sum=0", 4),
+    ],
 )
 def test_compiled_players_decide_like_the_python_agents(rules_name, n):
     """The compiled greedy and heuristic players pick one of the Python agents' best moves at
-    every position, the first-card decision included, and never claim (the Python agents choose
-    from ``legal_pairs()``, which leaves the claim out)."""
+    every position, the first-card decision and the declarations (Cirulla's wildcard rank among
+    them) included, and never claim (the Python agents choose from ``legal_pairs()``, which
+    leaves the claim out). Cirulla has no "move" mode: its games are stepped in "select" mode."""
     rules = get_rules(rules_name)
     rows = 8
-    batch = BatchedScopa(rows, n, rules, action_mode="move", legal_width=256)
+    mode = "select" if rules_name == "cirulla" else "move"
+    batch = BatchedScopa(rows, n, rules, action_mode=mode, legal_width=256)
     batch.reset(np.arange(rows) + 100 * n)
     agents = {"greedy": GreedyAgent(seed=0), "heuristic": HeuristicAgent(seed=0)}
     rng = np.random.default_rng(n)
@@ -188,14 +298,17 @@ def test_compiled_players_decide_like_the_python_agents(rules_name, n):
                 scores = [agent.score(view, c, m) for c, m in pairs] if kind == "greedy" else agent.scores(view, pairs)
                 best = {p for p, s in zip(pairs, scores) if s >= max(scores) - TOL}
                 assert picks[kind][i] in best, f"{kind} {batch.describe(i)}: {picks[kind][i]} not in {best}"
-            legal = [a for a in batch.legal_actions(i) if batch.moves.pair(a, st["table"]) in pairs]  # no claims
+            if mode == "select":
+                legal = batch.legal_actions(i)
+            else:
+                legal = [a for a in batch.legal_actions(i) if batch.moves.pair(a, st["table"]) in pairs]  # no claims
             actions[i] = legal[rng.integers(len(legal))]
         batch.step(actions)
         done += int(batch.terminated.sum())
-    assert decisions > 0 or not (rules.first_card_choice or rules.bazzica_points), "no decision was checked"
+    assert decisions > 0 or not (rules.first_card_choice or rules.declarations), "no decision was checked"
 
 
-@pytest.mark.parametrize("rules_name", ["chkobba", "chiamarsi_fuori", "sbarazzina"])
+@pytest.mark.parametrize("rules_name", ["chkobba", "chiamarsi_fuori", "sbarazzina", "cirulla"])
 def test_vector_envs_and_playouts_play_the_decisions(rules_name):
     """``vec_env: fast`` trains on these presets: the learner's mask offers the decision (and
     the claim), compiled opponents take theirs inside ``step``, episodes end and reset."""
@@ -213,7 +326,8 @@ def test_vector_envs_and_playouts_play_the_decisions(rules_name):
         ends += int(terminated.sum())
         assert env.observation_space.contains(obs), "observation outside the space"
     assert ends > 0, f"{rules_name}: no episode ended in 400 steps"
-    sb3 = ScopaSB3VecEnv(4, 2, rules_name, opponent="heuristic", action_mode="move")
+    mode = "select" if rules_name == "cirulla" else "move"  # Cirulla's moves do not fit "move" mode
+    sb3 = ScopaSB3VecEnv(4, 2, rules_name, opponent="heuristic", action_mode=mode)
     sb3.reset()
     masks = sb3.action_masks()
     sb3.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
@@ -221,13 +335,17 @@ def test_vector_envs_and_playouts_play_the_decisions(rules_name):
     assert wins.sum() == 20 and moves > 0, f"{rules_name}: playout {moves} moves, wins {wins.tolist()}"
 
 
-def test_the_core_refuses_only_cirulla():
-    """The preset still outside the core raises ``NotImplementedError`` naming the preset and the field."""
+def test_the_core_plays_every_preset():
+    """No preset is refused any more (Cirulla was the last); the batched search still refuses the
+    decision presets, naming the field, rather than mislabel them."""
+    from scopa_env.fast.search import check_searchable
+
     refused = {}
     for name, rules in sorted(PRESETS.items()):
         try:
             check_supported(rules)
         except NotImplementedError as exc:
             refused[name] = str(exc)
-    assert sorted(refused) == ["cirulla"], sorted(refused)
-    assert "'cirulla'" in refused["cirulla"] and "hand_bonus_points" in refused["cirulla"], refused["cirulla"]
+    assert refused == {}, refused
+    with pytest.raises(NotImplementedError, match="hand_bonus_points"):
+        check_searchable(get_rules("cirulla"))

@@ -130,6 +130,11 @@ SUPPORTED_FIELDS = (
     "first_card_choice",
     "claim_out",
     "bazzica_points",
+    "hand_bonus_points",
+    "table_bonus",
+    "bonus_wildcard",
+    "redeal_aces",
+    "redeal_next_dealer",
 )
 """Rules fields the compiled core implements for every value. Any other field must keep
 its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
@@ -287,6 +292,8 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     schedule = rules.schedule(num_players)
     max_sum = max(10, rules.capture_sum - 1)
     sub_cap = _subset_count(rules, max_sum)
+    if rules.bonus_wildcard:  # a declared wildcard counts as any rank: at most one more card of rank 1
+        sub_cap += _subset_count(rules, max_sum - 1)
     P = np.zeros(core.NUM_PARAMS, np.int64)
     P[core.P_PLAYERS] = num_players
     P[core.P_SIDES] = layout.num_sides
@@ -336,9 +343,18 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_PRIME_ALL_SUITS] = rules.primiera_all_suits
     P[core.P_FIRST_CARD] = rules.first_card_choice
     P[core.P_CLAIM_OUT] = rules.claim_out
-    P[core.P_DECLARE] = bool(rules.bazzica_points)
     if rules.bazzica_points:
+        P[core.P_DECLARE] = core.DECLARE_BAZZICA
         P[core.P_BAZZICA : core.P_BAZZICA + 3] = rules.bazzica_points
+    if rules.hand_bonus_points:
+        P[core.P_DECLARE] = core.DECLARE_HAND_BONUS
+        P[core.P_HAND_BONUS : core.P_HAND_BONUS + 2] = rules.hand_bonus_points
+    P[core.P_TABLE_BONUS] = rules.table_bonus
+    P[core.P_WILDCARD] = rules.bonus_wildcard
+    P[core.P_WILD_IDS] = rules.bonus_wildcard and rules.declarations and core.WILDCARD in rules.deck
+    P[core.P_WILD_OBS] = layout.wildcard
+    P[core.P_REDEAL_ACES] = rules.redeal_aces
+    P[core.P_REDEAL_NEXT] = rules.redeal_next_dealer
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)
@@ -750,6 +766,8 @@ class BatchedScopa:
             ],
             "revealed": [int(S[core.COL_REVEALED + k]) for k in range(n)],
             "declared": [int(S[core.COL_DECLARED + k]) for k in range(s)],
+            "wild_rank": int(S[core.COL_WILD]),
+            "redeals": int(S[core.COL_REDEALS]),
         }
 
     def describe(self, game: int) -> str:

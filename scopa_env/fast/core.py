@@ -31,13 +31,15 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_OPPONENT    1      kind of this game's compiled opponents (OPPONENT_*), else -1
     COL_PHASE       1      what the seat to move decides: PHASE_PLAY (a card),
                            PHASE_FIRST_CARD (Chkobba: keep or table the drawn card) or
-                           PHASE_DECLARE (bazzica_points: declare or pass)
+                           PHASE_DECLARE (bazzica_points, hand_bonus_points: declare or pass)
     COL_REVEALED    6      per seat, declared cards still in that hand (shown to all)
     COL_DECLARED    3      per side, declaration points scored this hand (in COL_SCORE already)
     COL_QUEUE       1      seats still to decide on a declaration this deal (bitmask; the
                            first from the dealer's left is the seat to move)
     COL_DECLARERS   1      seats that declared in this deal (bitmask), scored when the queue empties
-    COL_DECK        40     this hand's deal order (after any Kings redeal)
+    COL_WILD        1      Cirulla: the rank the Seven of cups was declared as this hand (0: a Seven)
+    COL_REDEALS     1      deals thrown in before this hand's (the dealer moves on under redeal_next_dealer)
+    COL_DECK        40     this hand's deal order (after any redeal)
 
 Rules and modes travel in ``P`` (int64, indices ``P_*``), floats in ``F`` (``F_*``),
 the sorted deck, the per-card start of the "move" enumeration and the primiera rank
@@ -94,7 +96,9 @@ COL_REVEALED = COL_PHASE + 1
 COL_DECLARED = COL_REVEALED + MAX_PLAYERS
 COL_QUEUE = COL_DECLARED + MAX_SIDES
 COL_DECLARERS = COL_QUEUE + 1
-COL_DECK = COL_DECLARERS + 1
+COL_WILD = COL_DECLARERS + 1
+COL_REDEALS = COL_WILD + 1
+COL_DECK = COL_REDEALS + 1
 NUM_COLS = COL_DECK + NUM_CARDS
 
 # --- int parameters P -------------------------------------------------------------
@@ -152,18 +156,35 @@ P_PRIME_GROUPS = 49  # number of rank groups in TBL_PRIME_GROUPS
 P_PRIME_ALL_SUITS = 50  # primiera_all_suits: a pile lacking a suit has primiera 0 (else the suit adds 0)
 P_FIRST_CARD = 51  # first_card_choice (Chkobba): each hand opens with the drawn card's decision
 P_CLAIM_OUT = 52  # claim_out (chiamarsi fuori): the mover may claim with (highest card, its own bit)
-P_DECLARE = 53  # bazzica_points: declarations after every three-card deal (observation: revealed, declaring)
+P_DECLARE = 53  # DECLARE_*: declarations after every three-card deal (observation: revealed, declaring)
 P_BAZZICA = 54  # 3 entries, Rules.bazzica_points: bazzica of different ranks, with a pair, bazzicotto
-NUM_PARAMS = P_BAZZICA + 3
+P_HAND_BONUS = P_BAZZICA + 3  # 2 entries, Rules.hand_bonus_points (total under 10, three of a kind); 0 = off
+P_TABLE_BONUS = P_HAND_BONUS + 2  # table_bonus (Cirulla): an initial table of 15 (30) is the dealer's, one (two) scope
+P_WILDCARD = P_TABLE_BONUS + 1  # bonus_wildcard: the Seven of cups stands for any card in the bonuses
+P_WILD_IDS = P_WILDCARD + 1  # MoveEnumeration.wildcard: the Seven of cups has a take-all id (with ace_takes_all)
+P_WILD_OBS = P_WILD_IDS + 1  # ObservationLayout.wildcard: the observation has the wild_rank entry
+P_REDEAL_ACES = P_WILD_OBS + 1  # redeal_aces: deal again when the initial table holds this many Aces; 0 = off
+P_REDEAL_NEXT = P_REDEAL_ACES + 1  # redeal_next_dealer: a thrown-in deal is dealt again by the next dealer
+NUM_PARAMS = P_REDEAL_NEXT + 1
+
+DECLARE_NONE, DECLARE_BAZZICA, DECLARE_HAND_BONUS = range(3)  # P_DECLARE: bazzica_points, hand_bonus_points
 
 PHASE_PLAY = 0  # COL_PHASE: the seat to move plays a card (0, so a zeroed row is a card-play position)
 PHASE_FIRST_CARD = 1  # Chkobba: keep the drawn card (card, 1 << card) or table it (card, 0)
-PHASE_DECLARE = 2  # bazzica_points: declare (highest card, 1 << it), showing the hand, or pass (it, 0)
+PHASE_DECLARE = 2  # declare (highest card, 1 << it), showing the hand, or pass (it, 0); Cirulla's wildcard: mover_pairs
 DECLARATION_CARDS = 3  # rules.DECLARATION_CARDS: only three-card hands declare
 BAZZICA_MAX = 9  # scoring.BAZZICA_MAX: a bazzica adds up to 9 or less
 BAZZICA_FACE = 10  # scoring.BAZZICA_VALUES: pictures count 10, the other cards their rank
 BAZZICA_FACE_FROM = 8  # the lowest picture rank
 BAZZICOTTO_RANK_SPAN = 100  # a declaration's strength (lower is better): kind * 100 + rank or total
+WILDCARD = 16  # rules.WILDCARD: Cirulla's Seven of cups/hearts
+WILDCARD_RANK = 7  # rules.WILDCARD_RANK: the rank it captures as unless declared otherwise
+HAND_BONUS_BELOW = 10  # scoring.HAND_BONUS_BELOW: three cards adding up to less than 10
+WILD_TOTAL_RANK = 1  # scoring.WILD_TOTAL_RANK: the lowest rank the wildcard stands for in the total
+WILD_RANK_LABEL_SUIT = 0  # scoring.WILD_RANK_LABEL_SUIT (coins): declaring the wildcard as r names the coin of r
+TABLE_BONUS_ONE = 15  # scoring.TABLE_BONUS_TOTALS: an initial table of 15 is one scopa for the dealer ...
+TABLE_BONUS_TWO = 30  # ... one of 30 two scope
+BONUS_THREE_OF_A_KIND, BONUS_TOTAL = range(2)  # a hand bonus's strength (scoring._hand_bonus), -1 for none
 
 NAPOLA_OFF, NAPOLA_PAGAT_6, NAPOLA_PAGAT_9, NAPOLA_WIKIPEDIA = range(4)  # rules.NAPOLA_READINGS order
 SCOPA_VALUE_POINTS, SCOPA_VALUE_CARD, SCOPA_VALUE_CARDS = range(3)  # rules.SCOPA_VALUES order
@@ -333,8 +354,39 @@ def _side(seat, n):
 
 
 @njit(cache=True, inline="always")
-def _subsets(table, max_sum, sub_mask, sub_sum):
-    """Every subset of ``table`` with value sum <= ``max_sum``, ascending by mask (the empty set first).
+def _rank(card, wild):
+    """The rank ``card`` captures and is captured as (rules.capture_rank): its own, or the
+    wildcard's declared rank ``wild`` (0: none)."""
+    if wild != 0 and card == WILDCARD:
+        return wild
+    return card % RANK_SPAN + 1
+
+
+@njit(cache=True, inline="always")
+def _rank_mask(rank, wild):
+    """The cards of capture rank ``rank`` (rules.capture_ranks: the wildcard moved to ``wild``)."""
+    m = np.int64(ONE_OF_EACH_SUIT) << (rank - 1)
+    if wild != 0:
+        if rank == WILDCARD_RANK:
+            m &= ~(np.int64(1) << WILDCARD)
+        if rank == wild:
+            m |= np.int64(1) << WILDCARD
+    return m
+
+
+@njit(cache=True, inline="always")
+def _wild_for(wild, cards):
+    """The wildcard rank :func:`scopa_env.rules.legal_pairs` applies: ``wild`` when it moves the
+    Seven of cups to another rank and that card is among ``cards`` (hand | table), else 0."""
+    if wild != 0 and wild != WILDCARD_RANK and (cards >> WILDCARD) & 1:
+        return wild
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _subsets(table, max_sum, sub_mask, sub_sum, wild):
+    """Every subset of ``table`` with value sum <= ``max_sum``, ascending by mask (the empty set first);
+    the wildcard counts as ``wild`` (0: its own rank).
 
     Adding cards in ascending id order keeps the list sorted: each new subset holds a
     higher bit than every older one.
@@ -346,7 +398,7 @@ def _subsets(table, max_sum, sub_mask, sub_sum):
     while t != 0:
         b = t & -t
         t ^= b
-        r = trailing_zeros(b) % RANK_SPAN + 1
+        r = _rank(trailing_zeros(b), wild)
         m = n
         for k in range(m):
             s = sub_sum[k] + r
@@ -365,7 +417,7 @@ def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
     captured mask ascending, the trail (mask 0) first where it is legal.
     """
     if not P[P_PLAIN]:
-        return _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask)
+        return _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask, 0)
     priority = P[P_PRIORITY]
     optional = P[P_OPTIONAL]
     count = 0
@@ -399,7 +451,7 @@ def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
                 count += 1
             continue
         if nsub < 0:
-            nsub = _subsets(table, MAX_RANK, sub_mask, sub_sum)
+            nsub = _subsets(table, MAX_RANK, sub_mask, sub_sum, 0)
         start = count
         if optional:
             out_card[count] = card
@@ -419,12 +471,23 @@ def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
 
 
 @njit(cache=True)
-def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
+def wild_pairs(hand, table, P, wild, sub_mask, sub_sum, out_card, out_mask):
+    """:func:`legal_pairs` with Cirulla's declared wildcard rank ``wild`` (rules.legal_pairs's
+    ``wild_rank``): the Seven of cups captures and is captured as that rank."""
+    w = _wild_for(wild, hand | table)
+    if w != 0:
+        return _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask, w)
+    return legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask)
+
+
+@njit(cache=True)
+def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask, wild):
     """:func:`legal_pairs` for the capture fields (rules._variant_pairs): the union of
     equal-value captures, ``capture_sum`` captures and the Ace's take-all, then the
     ``max_capture_cards`` and ``fewest_cards`` filters. One ascending subset list serves
     every condition, so the union comes out sorted and without duplicates (the take-all,
-    the whole table, is the largest mask of all: it goes last)."""
+    the whole table, is the largest mask of all: it goes last). ``wild``: the wildcard's
+    capture rank (0: its own)."""
     equal = P[P_CAPTURE_EQUAL]
     total = P[P_CAPTURE_SUM]
     most = P[P_MAX_CAPTURE]
@@ -438,17 +501,17 @@ def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
         b = h & -h
         h ^= b
         card = trailing_zeros(b)
-        rank = card % RANK_SPAN + 1
+        rank = _rank(card, wild)
         if table == 0:
             out_card[count] = card
             out_mask[count] = b if (P[P_ACE_ITSELF] and rank == 1) else 0
             count += 1
             continue
         if nsub < 0:
-            nsub = _subsets(table, P[P_MAX_SUM], sub_mask, sub_sum)
-        singles_only = P[P_PRIORITY] and (table & (ONE_OF_EACH_SUIT << (rank - 1))) != 0
+            nsub = _subsets(table, P[P_MAX_SUM], sub_mask, sub_sum, wild)
+        singles_only = P[P_PRIORITY] and (table & _rank_mask(rank, wild)) != 0
         need = total - rank if total else -1
-        take_all = P[P_TAKE_ALL] and rank == 1 and (table & ONE_OF_EACH_SUIT) == 0
+        take_all = P[P_TAKE_ALL] and rank == 1 and (table & _rank_mask(1, wild)) == 0
         fewest = 64
         for pass_ in range(passes):
             emit = pass_ == passes - 1
@@ -497,11 +560,16 @@ def _move_id(PAIRS, TBL, P, table, card, mask):
 
     Under ``ace_takes_all`` an Ace's block ends with its compact take-all id (mask -1),
     which every Ace capture of the whole table maps to when no Ace lies there
-    (MoveEnumeration.is_take_all); the search skips it.
+    (MoveEnumeration.is_take_all); the search skips it. Under Cirulla's wildcard the Seven
+    of cups has one too, which every move of it taking the whole table maps to.
     """
     lo = TBL[TBL_CARD_START + card]
     hi = TBL[TBL_CARD_START + card + 1] - 1
-    if P[P_TAKE_ALL] and card % RANK_SPAN == 0:
+    if P[P_TAKE_ALL] and P[P_WILD_IDS] and card == WILDCARD:
+        if mask == table and mask != 0:
+            return hi
+        hi -= 1
+    elif P[P_TAKE_ALL] and card % RANK_SPAN == 0:
         if mask == table and mask != 0 and (table & ONE_OF_EACH_SUIT) == 0:
             return hi
         hi -= 1
@@ -539,6 +607,8 @@ def _new_hand_state(S, i, n):
         S[i, COL_DECLARED + s] = 0
     S[i, COL_QUEUE] = 0
     S[i, COL_DECLARERS] = 0
+    S[i, COL_WILD] = 0
+    S[i, COL_REDEALS] = 0
 
 
 @njit(cache=True, inline="always")
@@ -553,7 +623,9 @@ def _deal_round(S, i, n, start, count):
 
 @njit(cache=True)
 def _deal(S, i, rng, P, TBL):
-    """Shuffle and deal a hand; deal again (same dealer) while 3+ Kings lie face up.
+    """Shuffle and deal a hand; deal again while the table calls for it (Game._deal_shuffled:
+    the same dealer, or the next one under ``redeal_next_dealer``). Then Cirulla's table
+    bonus and the declarations.
 
     With ``first_card_choice`` only the first card of the deal order is dealt, to the player
     after the dealer, who decides on it (:func:`_decide` completes the deal).
@@ -586,8 +658,51 @@ def _deal(S, i, rng, P, TBL):
         S[i, COL_TABLE] = table
         S[i, COL_STOCK_POS] = dealt + P[P_TABLE_SIZE]
         if not _needs_redeal(table, P):
+            _table_bonus(S, i, P)
             _open_declarations(S, i, P)
             return
+        S[i, COL_REDEALS] += 1
+        if P[P_REDEAL_NEXT]:  # Cirulla: "dealt again by the next dealer"
+            S[i, COL_DEALER] = (S[i, COL_DEALER] + 1) % n
+            S[i, COL_CURRENT] = (S[i, COL_DEALER] + 1) % n
+
+
+@njit(cache=True, inline="always")
+def _table_bonus_scope(table, P):
+    """Scope the dealer marks for an initial table totalling 30 (2) or 15 (1), else 0
+    (scoring.table_bonus_scope); under ``bonus_wildcard`` the Seven of cups counts 1..10."""
+    if not P[P_TABLE_BONUS] or table == 0:
+        return 0
+    total = 0
+    t = table
+    while t != 0:
+        b = t & -t
+        t ^= b
+        total += trailing_zeros(b) % RANK_SPAN + 1
+    if P[P_WILDCARD] and (table >> WILDCARD) & 1:
+        rest = total - WILDCARD_RANK
+        if rest + 1 <= TABLE_BONUS_TWO <= rest + MAX_RANK:
+            return 2
+        if rest + 1 <= TABLE_BONUS_ONE <= rest + MAX_RANK:
+            return 1
+        return 0
+    if total == TABLE_BONUS_TWO:
+        return 2
+    return 1 if total == TABLE_BONUS_ONE else 0
+
+
+@njit(cache=True)
+def _table_bonus(S, i, P):
+    """Cirulla (Game._table_bonus): an initial table of 15 (30) goes to the dealer with one (two) scope."""
+    scope = _table_bonus_scope(S[i, COL_TABLE], P)
+    if scope:
+        dealer = S[i, COL_DEALER]
+        side = _side(dealer, P[P_PLAYERS])
+        S[i, COL_PILE + side] |= S[i, COL_TABLE]
+        S[i, COL_TABLE] = 0
+        S[i, COL_SCOPE + side] += scope
+        S[i, COL_SCOPE_PTS + side] += scope * P[P_SCOPA_POINTS]
+        S[i, COL_LASTCAP] = dealer
 
 
 @njit(cache=True)
@@ -650,6 +765,68 @@ def _declaration(hand, P):
 
 
 @njit(cache=True, inline="always")
+def _hand_bonus(hand, P):
+    """``(strength, points, wild_rank)`` of Cirulla's hand bonus of a three-card hand
+    (scoring._hand_bonus): strength BONUS_THREE_OF_A_KIND, else BONUS_TOTAL (three cards
+    adding up to less than 10), -1 for none; each is tried first without the wildcard, then
+    with the Seven of cups standing for the card it needs (``wild_rank``: the rank it stands
+    for, reported as an Ace for the total; 0 when the bonus needs no wildcard)."""
+    if popcount(hand) != DECLARATION_CARDS:
+        return -1, 0, 0
+    h = hand
+    r0 = trailing_zeros(h) % RANK_SPAN + 1
+    h &= h - 1
+    r1 = trailing_zeros(h) % RANK_SPAN + 1
+    h &= h - 1
+    r2 = trailing_zeros(h) % RANK_SPAN + 1
+    wild = P[P_WILDCARD] != 0 and (hand >> WILDCARD) & 1 == 1
+    o0 = 0
+    o1 = 0
+    if wild:
+        rest = hand & ~(np.int64(1) << WILDCARD)
+        o0 = trailing_zeros(rest) % RANK_SPAN + 1
+        rest &= rest - 1
+        o1 = trailing_zeros(rest) % RANK_SPAN + 1
+    if r0 == r1 and r1 == r2:
+        return BONUS_THREE_OF_A_KIND, P[P_HAND_BONUS + 1], 0
+    if wild and o0 == o1:
+        return BONUS_THREE_OF_A_KIND, P[P_HAND_BONUS + 1], o0
+    if r0 + r1 + r2 < HAND_BONUS_BELOW:
+        return BONUS_TOTAL, P[P_HAND_BONUS], 0
+    if wild and o0 + o1 + WILD_TOTAL_RANK < HAND_BONUS_BELOW:
+        return BONUS_TOTAL, P[P_HAND_BONUS], WILD_TOTAL_RANK
+    return -1, 0, 0
+
+
+@njit(cache=True, inline="always")
+def _wild_choices(hand, P):
+    """Bit ``r`` per rank the player may declare the wildcard as (scoring.wild_rank_choices):
+    when the hand's bonus is the total under 10 and needs the wildcard, every rank of the
+    deck that keeps the total under 10; else 0 (nothing to choose)."""
+    strength, points, wild = _hand_bonus(hand, P)
+    if strength != BONUS_TOTAL or wild == 0:
+        return 0
+    others = 0
+    rest = hand & ~(np.int64(1) << WILDCARD)
+    while rest != 0:
+        others += trailing_zeros(rest) % RANK_SPAN + 1
+        rest &= rest - 1
+    out = 0
+    for r in range(1, MAX_RANK + 1):
+        if (P[P_DECK_MASK] & (np.int64(ONE_OF_EACH_SUIT) << (r - 1))) != 0 and others + r < HAND_BONUS_BELOW:
+            out |= 1 << r
+    return out
+
+
+@njit(cache=True, inline="always")
+def _can_declare(hand, P):
+    """Whether a hand qualifies for a declaration (scoring.declaration is not None)."""
+    if P[P_DECLARE] == DECLARE_HAND_BONUS:
+        return _hand_bonus(hand, P)[0] >= 0
+    return _declaration(hand, P)[0] >= 0
+
+
+@njit(cache=True, inline="always")
 def _first_in_queue(S, i, n):
     """The seat of ``COL_QUEUE`` nearest the dealer's left (the queue is in turn order)."""
     for k in range(n):
@@ -667,7 +844,7 @@ def _open_declarations(S, i, P):
     n = P[P_PLAYERS]
     queue = np.int64(0)
     for seat in range(n):
-        if _declaration(S[i, COL_HAND + seat], P)[0] >= 0:
+        if _can_declare(S[i, COL_HAND + seat], P):
             queue |= np.int64(1) << seat
     S[i, COL_QUEUE] = queue
     S[i, COL_DECLARERS] = 0
@@ -677,17 +854,38 @@ def _open_declarations(S, i, P):
 
 
 @njit(cache=True)
-def _declare(S, i, P, declare):
-    """The seat to move declares (showing its hand) or passes; once every queued seat has
-    decided, the best declaration of the deal scores at once, none on a tie (Game._declare)."""
+def _declare(S, i, P, captured):
+    """The seat to move declares (``captured`` not 0, showing its hand) or passes; once every
+    queued seat has decided, the best declaration of the deal scores at once, none on a tie,
+    or under Cirulla's ``hand_bonus_points`` every declaration (Game._declare). A Cirulla
+    declaration sets the wildcard's rank for the rest of the hand (scoring.declared_wild_rank)."""
     n = P[P_PLAYERS]
     seat = S[i, COL_CURRENT]
     S[i, COL_QUEUE] &= ~(np.int64(1) << seat)
-    if declare:
+    if captured != 0:
+        hand = S[i, COL_HAND + seat]
         S[i, COL_DECLARERS] |= np.int64(1) << seat
-        S[i, COL_REVEALED + seat] = S[i, COL_HAND + seat]
+        S[i, COL_REVEALED + seat] = hand
+        if P[P_DECLARE] == DECLARE_HAND_BONUS:
+            if _wild_choices(hand, P) != 0:  # the label's rank: (WILDCARD, 1 << the coin of that rank)
+                wild = trailing_zeros(captured) % RANK_SPAN + 1
+            else:
+                wild = _hand_bonus(hand, P)[2]
+            if wild != 0:
+                S[i, COL_WILD] = wild
     if S[i, COL_QUEUE] != 0:
         S[i, COL_CURRENT] = _first_in_queue(S, i, n)
+        return
+    if P[P_DECLARE] == DECLARE_HAND_BONUS:  # Cirulla: every declaration scores
+        for seat in range(n):
+            if (S[i, COL_DECLARERS] >> seat) & 1:
+                points = _hand_bonus(S[i, COL_HAND + seat], P)[1]
+                side = _side(seat, n)
+                S[i, COL_SCORE + side] += points
+                S[i, COL_DECLARED + side] += points
+        S[i, COL_DECLARERS] = 0
+        S[i, COL_PHASE] = PHASE_PLAY
+        S[i, COL_CURRENT] = (S[i, COL_DEALER] + 1) % n
         return
     best = 1 << 30
     ties = 0
@@ -711,10 +909,13 @@ def _declare(S, i, P, declare):
 
 @njit(cache=True, inline="always")
 def _needs_redeal(table, P):
-    """Game.needs_redeal: 3+ Kings, any Ace (aces_redeal), or redeal_same_rank cards of one rank."""
+    """Game.needs_redeal: 3+ Kings, any Ace (aces_redeal), redeal_aces Aces (Cirulla), or
+    redeal_same_rank cards of one rank."""
     if P[P_KINGS_REDEAL] and popcount(table & KINGS_MASK) >= KINGS_FOR_REDEAL:
         return True
     if P[P_ACES_REDEAL] and (table & ONE_OF_EACH_SUIT) != 0:
+        return True
+    if P[P_REDEAL_ACES] and popcount(table & ONE_OF_EACH_SUIT) >= P[P_REDEAL_ACES]:
         return True
     if P[P_REDEAL_SAME_RANK]:
         for r in range(RANK_SPAN):
@@ -791,11 +992,12 @@ def _unique_max(values, count):
 
 
 @njit(cache=True, inline="always")
-def _scopa_worth(P, card, captured):
-    """Points of one scopa (Game._scopa_worth): ``scopa_points``, or a Libyan ``scopa_value``."""
+def _scopa_worth(P, rank, captured):
+    """Points of one scopa (Game._scopa_worth): ``scopa_points``, or a Libyan ``scopa_value``
+    (``rank``: the sweeping card's capture rank)."""
     how = P[P_SCOPA_VALUE]
     if how == SCOPA_VALUE_CARD:  # the sweeping card's rank
-        return card % RANK_SPAN + 1
+        return rank
     if how == SCOPA_VALUE_CARDS:  # the cards taken and the one played
         return popcount(captured) + 1
     return P[P_SCOPA_POINTS]
@@ -973,7 +1175,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
         _decide(S, i, rng, P, TBL, captured == bit)
         return 0
     if S[i, COL_PHASE] == PHASE_DECLARE:
-        _declare(S, i, P, captured == bit)
+        _declare(S, i, P, captured)
         return 0
     if P[P_CLAIM_OUT] and captured == bit:
         return _claim(S, i, P, F, TBL, seat, rewards, info, hand_score)
@@ -992,11 +1194,13 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
         S[i, COL_PILE + side] |= captured | bit
         S[i, COL_LASTCAP] = seat
         if S[i, COL_TABLE] == 0 and (not last_play or P[P_LAST_SCOPA]):
-            # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa.
-            took_all = P[P_TAKE_ALL] and card % RANK_SPAN == 0 and (captured & ONE_OF_EACH_SUIT) == 0
+            # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa
+            # (capture ranks: Cirulla's declared wildcard counts as its rank, Game._takes_all).
+            wild = S[i, COL_WILD]
+            took_all = P[P_TAKE_ALL] and _rank(card, wild) == 1 and (captured & _rank_mask(1, wild)) == 0
             if not (took_all and not P[P_TAKE_ALL_SCOPA]):
                 S[i, COL_SCOPE + side] += 1
-                S[i, COL_SCOPE_PTS + side] += _scopa_worth(P, card, captured)
+                S[i, COL_SCOPE_PTS + side] += _scopa_worth(P, _rank(card, wild), captured)
     else:
         S[i, COL_TABLE] |= bit
     S[i, COL_CURRENT] = (seat + 1) % n
@@ -1165,20 +1369,35 @@ def mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, claims):
     """The ``(card, captured)`` pairs of the seat to move into ``lc``/``lm``; returns their number.
 
     Game.legal_pairs: in a Chkobba decision ``(card, 0)`` (table it) and ``(card, 1 << card)``
-    (keep it) of the hand's only card; in a declaration ``(card, 0)`` (pass) and ``(card, 1 << card)``
-    (declare) of the hand's highest card (scoring.declaring_pairs); else :func:`legal_pairs`. With ``claims`` (Game.action_pairs, what the env
-    offers) the chiamarsi fuori claim ``(highest card, its own bit)`` follows on a card-play
-    turn; the compiled players choose without it, as the Python agents do.
+    (keep it) of the hand's only card; in a declaration ``(card, 0)`` (pass) and
+    ``(card, 1 << card)`` (declare) of the hand's highest card, or under Cirulla's wildcard
+    ``(WILDCARD, 0)`` and ``(WILDCARD, 1 << the coin of r)`` per rank ``r`` it may be named
+    (scoring.declaring_pairs); else :func:`wild_pairs` (:func:`legal_pairs` with a declared
+    wildcard's rank). With ``claims`` (Game.action_pairs, what the env offers) the chiamarsi
+    fuori claim ``(highest card, its own bit)`` follows on a card-play turn; the compiled
+    players choose without it, as the Python agents do.
     """
     hand = S[i, COL_HAND + S[i, COL_CURRENT]]
     high = 63 - leading_zeros(hand)
+    if S[i, COL_PHASE] == PHASE_DECLARE and P[P_DECLARE] == DECLARE_HAND_BONUS:
+        choices = _wild_choices(hand, P)
+        if choices != 0:  # pass (WILDCARD, 0); declare it as rank r: (WILDCARD, 1 << the coin of r)
+            lc[0] = WILDCARD
+            lm[0] = 0
+            count = 1
+            for r in range(1, MAX_RANK + 1):
+                if (choices >> r) & 1:
+                    lc[count] = WILDCARD
+                    lm[count] = np.int64(1) << (WILD_RANK_LABEL_SUIT * RANK_SPAN + r - 1)
+                    count += 1
+            return count
     if S[i, COL_PHASE] != PHASE_PLAY:  # keep or table the first card; declare or pass
         lc[0] = high
         lm[0] = 0
         lc[1] = high
         lm[1] = np.int64(1) << high
         return 2
-    count = legal_pairs(hand, S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+    count = wild_pairs(hand, S[i, COL_TABLE], P, S[i, COL_WILD], sub_mask, sub_sum, lc, lm)
     if claims and P[P_CLAIM_OUT]:
         lc[count] = high
         lm[count] = np.int64(1) << high
@@ -1366,6 +1585,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
             rep_p[r] = _holds_some(num_unseen, k, opp_hand)
             rep_played[r] = _mask_value(kind, theirs) / k
             rep_hand |= low
+    wild = S[i, COL_WILD]  # Cirulla: a declared wildcard captures and is captured as its rank
     best = np.empty(RANK_SPAN, np.float64)
     order = np.empty(RANK_SPAN, np.int64)
     rc = lc[count:]
@@ -1378,7 +1598,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
         captured = lm[k]
         bit = np.int64(1) << card
         after = table & ~captured if captured != 0 else table | bit
-        rank_mask = ONE_OF_EACH_SUIT << (card % RANK_SPAN)
+        rank_mask = _rank_mask(_rank(card, wild), wild)
         if captured != 0:
             score = _mask_value(captured | bit, mine)
             if captured == table and sweep_counts:
@@ -1404,7 +1624,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
         reply = 0.0
         p_none = 1.0
         if after != 0 and rep_hand != 0:
-            nr = legal_pairs(rep_hand, after, P, sub_mask, sub_sum, rc, rm)
+            nr = wild_pairs(rep_hand, after, P, wild, sub_mask, sub_sum, rc, rm)
             ranked = 0
             for r in range(RANK_SPAN):
                 best[r] = -1.0
@@ -1499,6 +1719,9 @@ def write_observation(S, i, P, seat, out):
     out[pos + (n if lc == NO_SEAT else (lc - seat) % n)] = 1.0
     pos += n + 1
     out[pos + (1 if pending >= 0 else 0)] = 1.0
+    pos += 2
+    if P[P_WILD_OBS] and S[i, COL_WILD] != 0:  # Cirulla: one-hot of the wildcard's declared rank
+        out[pos + S[i, COL_WILD] - 1] = 1.0
     if P[P_DECLARE] and S[i, COL_QUEUE] != 0:
         out[P[P_OBS_SIZE] - 1] = 1.0
 
@@ -1527,8 +1750,9 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
             row[a] = 0
         if S[i, COL_PENDING] == NO_SEAT:
             h = S[i, COL_HAND + S[i, COL_CURRENT]]  # every hand card has a legal move ...
-            if S[i, COL_PHASE] != PHASE_PLAY:  # ... but a decision names the highest card only
-                h = np.int64(1) << (63 - leading_zeros(h))
+            if S[i, COL_PHASE] != PHASE_PLAY:  # ... but a decision names one card (the highest, or the wildcard)
+                mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
+                h = np.int64(1) << lc[0]
             while h != 0:
                 b = h & -h
                 h ^= b

@@ -15,7 +15,7 @@ import functools
 import numpy as np
 from numba import njit
 
-# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes.
+# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: COL_WILD).
 from scopa_env.fast import core
 
 

@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes.
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: COL_WILD).
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
@@ -643,7 +643,7 @@ def search_batch(batch, seeds, C: np.ndarray) -> list[tuple[int, int]]:
     return [(int(c), int(m)) for c, m in out[:, :2]]
 
 
-SEARCH_REFUSED_FIELDS = ("first_card_choice", "bazzica_points", "claim_out")
+SEARCH_REFUSED_FIELDS = ("first_card_choice", "bazzica_points", "claim_out", "hand_bonus_points", "bonus_wildcard")
 """Rules fields whose decisions (Chkobba's first card, the declarations, the claim) the batched
 search does not value: it searches card plays only, so it would mislabel those decisions."""
 
