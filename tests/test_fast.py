@@ -240,6 +240,8 @@ def note_events(batch: BatchedScopa, e, i: int, action: int, before: dict, stats
             if found.wild_rank:  # the wildcard stands in: as the pair's rank, or a rank of the player's choice
                 stats[f"{found.name}_wild"] += 1
     after = batch.state(i)
+    if batch.action_mode == "move" and batch.moves.pairs[action] == (core.WILDCARD, core.TAKE_ALL_ID):
+        stats["wild_take_all"] += 1  # the Seven of cups took the whole table: its compact take-all id
     if before["wild_rank"] and after["hand_number"] == before["hand_number"]:
         wild = 1 << core.WILDCARD  # Cirulla: the declared wildcard taken (or taking) as its rank
         if not any(p & wild for p in before["piles"]) and any(p & wild for p in after["piles"]):

@@ -162,15 +162,21 @@ def test_cirulla_bonuses_wildcard_and_redeals(n):
         assert stats[event] > 0, f"cirulla n={n}: no {event} in {dict(stats)}"
 
 
-def test_cirulla_without_fifteens_in_move_mode():
-    """The same rules in "move" mode (without the fifteens, so that the moves fit its ids): a
-    wildcard declaration names its rank by the coin of that rank, and any move of the Seven of
-    cups taking the whole table has its compact take-all id (MoveEnumeration.is_take_all)."""
+@pytest.mark.parametrize("rules_name", ["cirulla,capture_sum=0", "standard,hand_bonus_points=3/10,bonus_wildcard=true"])
+def test_cirulla_bonuses_in_move_mode(rules_name):
+    """Cirulla's bonuses in "move" mode (without the fifteens, so that the moves fit its ids; and
+    on the standard game): a wildcard declaration names its rank by the coin of that rank, and
+    any move of the Seven of cups taking the whole table has its compact take-all id
+    (MoveEnumeration.is_take_all)."""
     stats = collections.Counter()
     for n, seed in ((2, 61), (3, 62), (4, 63)):
-        run_differential("cirulla,capture_sum=0", n, "move", "game", "points", 8, seed=seed, stats=stats)
-    for event in ("declare", "pass", "bonus_3", "bonus_3_wild", "bonus_10", "table_bonus", "redeal", "hand_end"):
-        assert stats[event] > 0, f"no {event} in {dict(stats)}"
+        run_differential(rules_name, n, "move", "game", "points", 8, seed=seed, stats=stats)
+    for event in ("declare", "pass", "bonus_3", "bonus_3_wild", "bonus_10", "wild_captured", "hand_end"):
+        assert stats[event] > 0, f"{rules_name}: no {event} in {dict(stats)}"
+    if rules_name.startswith("cirulla"):
+        assert stats["table_bonus"] > 0 and stats["redeal"] > 0, f"no dealer bonus or redeal in {dict(stats)}"
+    if get_rules(rules_name).ace_takes_all:
+        assert stats["wild_take_all"] > 0, f"the Seven of cups never took the whole table: {dict(stats)}"
 
 
 def test_cirulla_rare_bonuses_occur():
