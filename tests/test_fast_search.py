@@ -75,7 +75,7 @@ def _positions(rules, num_players, games, pilot_seed=0, keep=lambda g: True):
         ("standard", 6, SMALL),
         ("escoba", 2, "fsearch:worlds=4,exact_cards=8"),
         ("scopa_d_assi", 2, "fsearch:worlds=4,ab_depth=1"),
-        ("cirulla", 2, "fsearch:worlds=2"),  # not on the compiled core: the Python search plays
+        ("cirulla", 2, "fsearch:worlds=2"),  # declarations and the wildcard: the Python search decides them
     ],
 )
 def test_never_plays_an_illegal_move(rules, players, spec):

@@ -1086,8 +1086,19 @@ COMPILED_OPTIONS = [
 ]
 """Pure scoring options: the compiled core plays them (tests/test_fast.py checks it plays them alike)."""
 
-DECISION_RULES = [FUORI, WILD_OPTION, "chiamarsi_fuori", "cirulla", "piva", "sbarazzina", "scopa_bazzica"]
-"""Rules with declarations or claims: decisions the compiled core does not model."""
+CORE_DECISION_RULES = [
+    FUORI,
+    WILD_OPTION,
+    "chiamarsi_fuori",
+    "cirulla",
+    "piva",
+    "sbarazzina",
+    "scopa_bazzica",
+    "chkobba",
+]
+"""Rules with a claim, declarations, Cirulla's wildcard or Chkobba's first card: decisions the compiled core
+models (tests/test_fast_decisions.py checks it plays them as the engine does; tests/test_fast.py that a
+field outside its whitelist is refused)."""
 
 OPTION_STRINGS = COMPILED_OPTIONS + [FUORI, WILD_OPTION]
 """Every issue-4 option string, for the random-game suite below."""
@@ -1100,13 +1111,11 @@ def test_fast_core_plays_the_scoring_extras(rules):
     check_supported(get_rules(rules))  # raises NotImplementedError if not
 
 
-@pytest.mark.parametrize("rules", DECISION_RULES)
-def test_fast_core_refuses(rules):
-    """scopa_env.fast implements a whitelist of fields: rules it cannot play raise, naming the field."""
+@pytest.mark.parametrize("rules", CORE_DECISION_RULES)
+def test_fast_core_plays_the_decisions(rules):
     from scopa_env.fast import check_supported
 
-    with pytest.raises(NotImplementedError, match="field"):
-        check_supported(get_rules(rules))
+    check_supported(get_rules(rules))  # raises NotImplementedError if not
 
 
 # --- random games: invariants in every issue-4 preset and option ------------------------------------
