@@ -2,7 +2,7 @@
 
 ::
 
-    python benchmarks/learning_curves.py "runs/dmc_expert:DMC + search labels (configs/dmc_expert.yaml)" \
+    python benchmarks/learning_curves.py "runs/dmc_expert:DMC + search labels (configs/dmc_expert.yaml, then 256 labels/step)" \
         "runs/dmc_v3:DMC (configs/dmc_standard.yaml)" "runs/dmc_v2:DMC, no heuristic features" \
         --out docs/img/dmc_vs_ppo.png
 
