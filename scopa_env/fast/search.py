@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: COL_WILD).
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: _plain_turn, _decision_pairs).
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
