@@ -18,12 +18,23 @@ from train.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E
         ("opponents=heuristic_typo", "not compiled"),
         ("selfplay=true", "selfplay"),
         ("curriculum=[random,greedy]", "curriculum"),
-        ("rules=chkobba", "chkobba"),
+        ("rules=cirulla,action_mode=move", "cirulla"),
     ],
 )
 def test_fast_configs_the_core_cannot_play_are_refused_before_training(tiny_fast_config, override, message):
     with pytest.raises(ConfigError, match=message):
-        tiny_fast_config(override, "eval_opponents=[random,greedy]")
+        tiny_fast_config(*override.split(","), "eval_opponents=[random,greedy]")
+
+
+@pytest.mark.parametrize("rules", ["chkobba", "chiamarsi_fuori", "piva", "cirulla"])
+def test_fast_configs_take_the_decision_presets(tiny_fast_config, rules):
+    """The compiled core plays the first card, the claim, the declarations and Cirulla (issue 18)."""
+    cfg = tiny_fast_config(f"rules={rules}", "action_mode=select", "eval_opponents=[random,greedy]")
+    venv = make_fast_vec_env(cfg, "greedy", seed=0)
+    venv.reset()
+    assert venv.action_masks().any(axis=1).all(), f"{rules}: a game with no legal action"
+    _, rewards, _, _ = venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+    assert rewards.shape == (venv.num_envs,)
 
 
 def random_episodes(venv, episodes: int, seed: int, phi=None):

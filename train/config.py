@@ -433,6 +433,14 @@ class TrainConfig(RunConfig):
 
     def validate(self, source: str = "config") -> None:
         super().validate(source)
+        if self.action_mode == "move":  # rules with more moves than "move" mode's ids: refused here, not at the env
+            from scopa_env.actions import move_enumeration
+            from scopa_env.rules import get_rules
+
+            try:
+                move_enumeration(get_rules(self.rules))
+            except ValueError as exc:
+                raise _bad(source, "action_mode", str(exc)) from None
         if not all(isinstance(s, str) for s in self.curriculum):
             raise _bad(source, "curriculum", f"curriculum must be a list of agent specs, got {self.curriculum!r}")
         if self.curriculum and not set(self.curriculum) <= set(self.eval_opponents):
