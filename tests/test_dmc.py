@@ -207,6 +207,67 @@ def test_actor_labels_are_the_search_values():
     assert obs.shape[0] == feats.shape[0] == len(target)
 
 
+def test_difference_labels_pair_each_move_with_the_search_best():
+    """label_loss=differences: only positions with a choice are searched, and every other legal move is
+    paired with the search's best move of its position, the target being their value gap (>= 0), matched
+    move by move against the search's own values from the same seeds."""
+    from scopa_env.fast.search import search_values
+    from train.dmc import Actors, Labeller
+
+    cfg = DmcConfig.from_dict({**TINY, "label_positions": 4, "label_loss": "differences"})
+    actors = Actors(cfg, 12, None, np.arange(12), np.random.default_rng(0))
+    labeller = Labeller(4, cfg.label_config(), 1, differences=True)
+    b = actors.batch
+    features = actors.features
+    pool = np.flatnonzero(b.legal_count > 1)
+    assert pool.size >= 4, "the test needs positions with a choice"
+    state = np.random.default_rng(0).bit_generator.state
+    from train.dmc_agent import flatten_legal
+
+    rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
+    all_feats = features(b.obs, rows, ids, None)
+    legal_before, counts_before = b.legal_ids.copy(), b.legal_count.copy()
+    actors.act(lambda obs, rows, feats: np.zeros(len(rows), np.float32), 0.0, "", 0.0, labeller)
+    obs, best_feats, gap, other_feats = actors.take_labels()
+    rng = np.random.default_rng(0)
+    rng.bit_generator.state = state
+    games = np.sort(rng.choice(pool, size=4, replace=False))
+    seeds = rng.integers(0, 2**62, 4)
+    fresh = Actors(cfg, 12, None, np.arange(12), np.random.default_rng(0))
+    assert np.array_equal(fresh.batch.legal_ids, legal_before)
+    values = search_values(fresh.batch, games, seeds, labeller.C)
+    want_gap, want_best, want_other = [], [], []
+    for j, g in enumerate(games):
+        n = counts_before[g]
+        v = values[j, :n].astype(np.float32)
+        k = int(np.argmax(v))
+        f = all_feats[rows == g]
+        for c in range(n):
+            if c != k:
+                want_gap.append(v[k] - v[c])
+                want_best.append(f[k])
+                want_other.append(f[c])
+    assert len(gap) == sum(counts_before[games] - 1) == len(obs)
+    assert np.array_equal(gap, np.asarray(want_gap, np.float32)) and (gap >= 0).all()
+    assert np.array_equal(best_feats, np.asarray(want_best)) and np.array_equal(other_feats, np.asarray(want_other))
+
+
+def test_difference_labels_train_and_reproduce(tmp_path):
+    """A run with label_loss=differences fills its pair buffer, logs the label loss, differs from the
+    value labels, and a seed reproduces it."""
+    overrides = dict(
+        label_positions=4, label_search="fsearch:worlds=4,exact_cards=4", final_eval_pairs=0, label_loss="differences"
+    )
+    run = train(tiny_config(tmp_path, name="diff", **overrides), report=False)
+    assert json.loads((run / "latest" / "state.json").read_text())["labels"] > 10
+    again = train(tiny_config(tmp_path, name="diff_again", **overrides), report=False)
+    w1, w2 = np.load(run / "latest" / "weights.npz"), np.load(again / "latest" / "weights.npz")
+    assert all(np.array_equal(w1[k], w2[k]) for k in w1.files), "same seed, different weights"
+    values = train(tiny_config(tmp_path, name="values", **{**overrides, "label_loss": "values"}), report=False)
+    w3 = np.load(values / "latest" / "weights.npz")
+    assert not all(np.array_equal(w1[k], w3[k]) for k in w1.files), "the two label losses trained the same"
+
+
 def test_cli_trains_a_dmc_config(scopa_cli, tmp_path):
     """`scopa train CONFIG` sends `algo: dmc` configs here; a bad key is a one-line error."""
     cfg = tmp_path / "d.yaml"

@@ -102,6 +102,11 @@ class DmcConfig(RunConfig):
     """Recent labelled moves the label minibatches are drawn from."""
     label_threads: int = 2
     """Threads of the labelling search (at most the cores); the labels do not depend on it."""
+    label_loss: str = "values"
+    """What the network fits of a labelled position: "values" regresses every move's value; "differences"
+    regresses, for every other legal move, its value's gap to the search's best move,
+    ``Q(s, best) - Q(s, a)`` on ``S(s, best) - S(s, a)`` (the ranking that decides the move; the level
+    comes from the returns alone), and labels only positions with a choice."""
     trunk: list = field(default_factory=lambda: [512])
     """Hidden layers of the state trunk (the observation alone, computed once per position)."""
     net_arch: list = field(default_factory=lambda: [256, 256])
@@ -156,6 +161,7 @@ class DmcConfig(RunConfig):
         "reward": ("points",),
         "device": ("auto", "cpu", "cuda"),
         "teacher": ("",) + COMPILED,
+        "label_loss": ("values", "differences"),
     }
     POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
         "total_timesteps",
@@ -181,6 +187,7 @@ class DmcConfig(RunConfig):
         "label_weight",
         "label_buffer_size",
         "label_threads",
+        "label_loss",
         "learning_rate",
         "learning_rate_end",
     )
@@ -378,21 +385,39 @@ class Actors:
         self.hands = 0
 
     def label(self, obs: np.ndarray, rows: np.ndarray, cols: np.ndarray, feats: np.ndarray, labeller) -> None:
-        """Label every legal move of ``labeller.positions`` random games with the search's value."""
+        """Label every legal move of ``labeller.positions`` random games with the search's value
+        (``labeller.differences``: games with a choice, each other move against the search's best)."""
         from scopa_env.fast.search import search_values
 
         n = self.batch.num_games
-        games = np.sort(self.rng.choice(n, size=min(labeller.positions, n), replace=False))
+        pool = np.flatnonzero(self.batch.legal_count > 1) if labeller.differences else np.arange(n)
+        if pool.size == 0:
+            return
+        games = np.sort(self.rng.choice(pool, size=min(labeller.positions, pool.size), replace=False))
         seeds = self.rng.integers(0, 2**62, len(games))
         values = search_values(self.batch, games, seeds, labeller.C, labeller.threads)
         where = np.full(n, -1, np.int64)
         where[games] = np.arange(len(games))
         sel = np.flatnonzero(where[rows] >= 0)
         target = values[where[rows[sel]], cols[sel]].astype(np.float32)
-        self.labels.append((obs[rows[sel]], feats[sel], target))
+        if not labeller.differences:
+            self.labels.append((obs[rows[sel]], feats[sel], target))
+            return
+        # each game's best move by the search (ties: the lowest column), then one pair (best, other) with
+        # the value gap for every other legal move of the game
+        g = rows[sel]
+        order = np.lexsort((-target, g))
+        first = order[np.r_[True, g[order][1:] != g[order][:-1]]]
+        best = np.full(n, -1, np.int64)
+        best[g[first]] = first
+        other = np.flatnonzero(np.arange(len(sel)) != best[g])
+        b = best[g[other]]
+        f = feats[sel]
+        self.labels.append((obs[g[other]], f[b], target[b] - target[other], f[other]))
 
-    def take_labels(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The labels made since the last call (``(obs, move features, value)``), or None."""
+    def take_labels(self) -> tuple[np.ndarray, ...] | None:
+        """The labels made since the last call (``(obs, move features, value)``; with differences
+        ``(obs, best move's features, value gap, other move's features)``), or None."""
         if not self.labels:
             return None
         out = tuple(np.concatenate(x) for x in zip(*self.labels))
@@ -458,21 +483,22 @@ def _empty(obs_size: int, feat_size: int):
 class Buffer:
     """The most recent ``capacity`` samples (a ring), drawn uniformly for minibatches."""
 
-    def __init__(self, capacity: int, obs_size: int, feat_size: int) -> None:
+    def __init__(self, capacity: int, obs_size: int, feat_size: int, pairs: bool = False) -> None:
         self.obs = np.zeros((capacity, obs_size), np.float32)
         self.feats = np.zeros((capacity, feat_size), np.float32)
         self.ret = np.zeros(capacity, np.float32)
+        self.other = np.zeros((capacity, feat_size), np.float32) if pairs else None
+        """With ``pairs``: the second move of each sample (``ret`` is then the value gap)."""
         self.capacity, self.size, self.pos = capacity, 0, 0
 
-    def add(self, obs: np.ndarray, feats: np.ndarray, ret: np.ndarray) -> None:
+    def add(self, obs: np.ndarray, feats: np.ndarray, ret: np.ndarray, other: np.ndarray | None = None) -> None:
         for start in range(0, len(ret), self.capacity):
-            o, f, r = (
-                obs[start : start + self.capacity],
-                feats[start : start + self.capacity],
-                ret[start:][: self.capacity],
-            )
+            end = start + self.capacity
+            r = ret[start:end]
             idx = (self.pos + np.arange(len(r))) % self.capacity
-            self.obs[idx], self.feats[idx], self.ret[idx] = o, f, r
+            self.obs[idx], self.feats[idx], self.ret[idx] = obs[start:end], feats[start:end], r
+            if self.other is not None:
+                self.other[idx] = other[start:end]
             self.pos = int((self.pos + len(r)) % self.capacity)
             self.size = min(self.capacity, self.size + len(r))
 
@@ -525,7 +551,11 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
     layout = actors[0].batch.layout
     features = actors[0].features
     labellers = _labellers(cfg, actors)
-    label_buffer = Buffer(cfg.label_buffer_size, layout.size, features.size) if cfg.label_positions else None
+    label_buffer = (
+        Buffer(cfg.label_buffer_size, layout.size, features.size, pairs=cfg.label_loss == "differences")
+        if cfg.label_positions
+        else None
+    )
 
     # --- learner --------------------------------------------------------------------------------
     net = build_network(layout.size, features.size, list(cfg.trunk), list(cfg.net_arch)).to(device)
@@ -613,14 +643,15 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             loss = torch.nn.functional.mse_loss(net(obs_t, rows_t, feats_t), target)
             if label_buffer is not None and label_buffer.size >= cfg.batch_size and cfg.label_weight > 0:
                 idx = rng.integers(0, label_buffer.size, cfg.batch_size)
-                label_loss = torch.nn.functional.mse_loss(
-                    net(
-                        torch.from_numpy(label_buffer.obs[idx]).to(device),
-                        rows_t,
-                        torch.from_numpy(label_buffer.feats[idx]).to(device),
-                    ),
-                    torch.from_numpy(label_buffer.ret[idx]).to(device),
-                )
+                label_obs = torch.from_numpy(label_buffer.obs[idx]).to(device)
+                label_target = torch.from_numpy(label_buffer.ret[idx]).to(device)
+                if label_buffer.other is None:
+                    label_q = net(label_obs, rows_t, torch.from_numpy(label_buffer.feats[idx]).to(device))
+                else:  # Q(s, best) - Q(s, other): one trunk pass, both moves through the head
+                    both = np.concatenate([label_buffer.feats[idx], label_buffer.other[idx]])
+                    q2 = net(label_obs, torch.cat([rows_t, rows_t]), torch.from_numpy(both).to(device))
+                    label_q = q2[: cfg.batch_size] - q2[cfg.batch_size :]
+                label_loss = torch.nn.functional.mse_loss(label_q, label_target)
                 label_losses.append(label_loss.item())
                 loss = loss + cfg.label_weight * label_loss
             optimizer.zero_grad()
@@ -671,6 +702,7 @@ class Labeller:
     positions: int
     C: np.ndarray
     threads: int
+    differences: bool = False
 
 
 def _labellers(cfg: DmcConfig, actors: list[Actors]) -> list[Labeller | None]:
@@ -682,7 +714,8 @@ def _labellers(cfg: DmcConfig, actors: list[Actors]) -> list[Labeller | None]:
     C = cfg.label_config()
     total = sum(a.batch.num_games for a in actors)
     threads = min(cfg.label_threads, max_threads())
-    return [Labeller(round(cfg.label_positions * a.batch.num_games / total), C, threads) for a in actors]
+    differences = cfg.label_loss == "differences"
+    return [Labeller(round(cfg.label_positions * a.batch.num_games / total), C, threads, differences) for a in actors]
 
 
 def _evaluate(cfg: DmcConfig, net, features, run_dir: Path, writer, state: dict, step: int, bar) -> dict:
