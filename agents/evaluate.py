@@ -169,9 +169,10 @@ def _checked_move(game: Game, agent: Agent, match: Match, lineup: tuple[int, ...
     if error is None:
         game.play_pair(move.card, move.mask)
         return None
+    deck = game.rules.ranks_per_suit
     state = (
-        f"hand {game.hand_number + 1}, seat {seat} (side {side}) to play; hand {format_cards(game.hands[seat])}; "
-        f"table {format_cards(game.table) or 'empty'}; stock {len(game.stock)}; scores {game.scores}"
+        f"hand {game.hand_number + 1}, seat {seat} (side {side}) to play; hand {format_cards(game.hands[seat], deck)}; "
+        f"table {format_cards(game.table, deck) or 'empty'}; stock {len(game.stock)}; scores {game.scores}"
     )
     return {"seat": seat, "side": side, "agent": match.agents[lineup[side]], "error": error, "state": state}
 

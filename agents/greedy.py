@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.base import Agent
-from scopa_env.cards import COINS, NUM_CARDS, RANK_OF, SETTEBELLO, SUIT_OF
+from scopa_env.cards import COINS, RANK_OF, SETTEBELLO, SUIT_OF
 from scopa_env.game import PlayerView
 from scopa_env.rules import Move, Rules, move_of
 
@@ -51,9 +51,9 @@ DEFAULT_WEIGHTS = CaptureWeights()
 
 
 def card_values(rules: Rules, weights: CaptureWeights = DEFAULT_WEIGHTS) -> tuple[float, ...]:
-    """Per card id (0..39), the static ``card_value`` of the module docstring."""
+    """Per card id (0..39, 0..51 for the 52-card deck), the static ``card_value`` of the module docstring."""
     out = []
-    for c in range(NUM_CARDS):
+    for c in range(rules.num_card_ids):
         v = weights.card + weights.primiera * (rules.primiera_values[RANK_OF[c] - 1] - FACE_PRIMIERA)
         if SUIT_OF[c] == COINS:
             v += weights.coin

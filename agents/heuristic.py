@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 from agents.base import Agent
 from agents.greedy import DEFAULT_WEIGHTS, CaptureWeights, is_last_play, mask_value, pick_best
-from scopa_env.cards import COINS, NUM_CARDS, RANK_MASK, RANK_OF, SETTEBELLO, SUIT_MASK, SUIT_OF, SUITS
+from scopa_env.cards import COINS, RANK_MASK, RANK_OF, SETTEBELLO, SUIT_MASK, SUIT_OF, SUITS
 from scopa_env.game import PlayerView
 from scopa_env.rules import Move, capture_ranks, legal_pairs, move_of
 
@@ -80,10 +80,10 @@ def side_card_values(view: PlayerView, side: int, weights: CaptureWeights) -> li
         held = pile & SUIT_MASK[s]
         best = MISSING_SUIT_BASE
         if held:
-            best = max(rules.primiera_values[RANK_OF[c] - 1] for c in range(NUM_CARDS) if held >> c & 1)
+            best = max(rules.primiera_values[RANK_OF[c] - 1] for c in range(rules.num_card_ids) if held >> c & 1)
         base.append(best)
     out = []
-    for c in range(NUM_CARDS):
+    for c in range(rules.num_card_ids):
         prim = rules.primiera_values[RANK_OF[c] - 1]
         v = weights.card if cards_open else 0.0
         v += weights.primiera * max(0, prim - base[SUIT_OF[c]])

@@ -24,9 +24,12 @@ enumeration is the union over those ranks (and its take-all id, with
 the total under 10 is ``(WILDCARD, 1 << c)``, ``c`` the rank-``r`` coin
 (:func:`scopa_env.scoring.declaring_pairs`).
 Where N would exceed :data:`MAX_MOVE_ACTIONS` (65,536) the enumeration raises
-``ValueError`` pointing to "select" mode.
+``ValueError`` pointing to "select" mode: the Scopa di Quindici presets, and the
+52-card deck (preset ``french_52``, N = 72,752: a King of value 13 can take many more
+sets than a 10).
 
-**"select" mode** is ``Discrete(41)``: actions 0..39 name a card (first the hand card
+**"select" mode** is ``Discrete(41)`` (``Discrete(53)`` for the 52-card deck, whose
+:func:`confirm_action` is 52): actions 0..39 name a card (first the hand card
 to play, then the table cards to capture, one at a time in ascending id order), and
 :data:`CONFIRM` (40) ends a choice that is complete but could be extended, or
 trails where trailing is optional. A self-mask move is chosen by naming the card a
@@ -46,7 +49,9 @@ from scopa_env.rules import WILDCARD, Move, Rules, capture_ranks, move_of
 from scopa_env.scoring import WILD_RANK_LABEL_SUIT
 
 NUM_SELECT_ACTIONS = NUM_CARDS + 1
+"""Size of "select" mode with the 40-card deck; :func:`num_select_actions` for any rules."""
 CONFIRM = NUM_CARDS
+""""select" mode's CONFIRM with the 40-card deck; :func:`confirm_action` for any rules."""
 MAX_MOVE_ACTIONS = 65_536
 TAKE_ALL = -1
 """Captured-mask placeholder of an Ace's compact take-all id (``ace_takes_all`` rules)."""
@@ -134,6 +139,17 @@ class MoveEnumeration:
             raise ValueError(f"{move} is not a move under rules {self.rules.name!r}") from None
 
 
+def num_select_actions(rules: Rules) -> int:
+    """Size of "select" mode under ``rules``: one id per card id, then CONFIRM (41; 53 for
+    the 52-card deck)."""
+    return rules.num_card_ids + 1
+
+
+def confirm_action(rules: Rules) -> int:
+    """The CONFIRM id of "select" mode under ``rules`` (40; 52 for the 52-card deck)."""
+    return rules.num_card_ids
+
+
 @functools.lru_cache(maxsize=64)
 def move_enumeration(rules: Rules) -> MoveEnumeration:
     """Cached :class:`MoveEnumeration` of a rules object."""
@@ -203,4 +219,13 @@ def select_options(outcomes: list[int], selected: int) -> tuple[list[int], bool,
     return [b.bit_length() - 1 for b in nxt], can_confirm, candidates
 
 
-__all__ = ["CONFIRM", "NUM_SELECT_ACTIONS", "TAKE_ALL", "MoveEnumeration", "move_enumeration", "select_options"]
+__all__ = [
+    "CONFIRM",
+    "NUM_SELECT_ACTIONS",
+    "TAKE_ALL",
+    "MoveEnumeration",
+    "confirm_action",
+    "move_enumeration",
+    "num_select_actions",
+    "select_options",
+]

@@ -64,7 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play a whole game of uniformly random legal moves and print every position (all hands "
         "shown) and each hand's score.",
     )
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6), help="number of players (default 2)")
+    p.add_argument(
+        "--players",
+        type=int,
+        default=2,
+        choices=(2, 3, 4, 6, 8),
+        help="number of players (default 2; 8: the 52-card game, --rules french_52)",
+    )
     p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the moves (default 0)")
     p.add_argument("--hand", action="store_true", help="stop after one hand")

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from scopa_env.cards import ACE, NUM_CARDS, RANK_MASK, RANKS, RE, cards_of, format_card, format_cards, mask_of
+from scopa_env.cards import ACE, MAX_CARDS, NUM_CARDS, RANK_MASK, cards_of, format_card, format_cards, mask_of
 from scopa_env.rules import Move, Rules, capture_rank, check_wild_rank, get_rules, legal_pairs, move_of
 from scopa_env.scoring import (
     DECLARATION_NAMES,
@@ -39,7 +39,8 @@ from scopa_env.scoring import (
 _FULL_DECK = list(range(NUM_CARDS))
 
 KINGS_FOR_REDEAL = 3
-"""pagat-scopa.txt: "If the four face up cards include three or four Kings" the cards are dealt again."""
+"""pagat-scopa.txt: "If the four face up cards include three or four Kings" the cards are dealt again
+(the Kings of the deck: rank 10, or 13 in the 52-card deck, :attr:`Rules.king`)."""
 
 CAPPOTTO_LEAD = 7
 """wikipedia-scopa.txt: "if a player is winning 7 points to 0 then the game can be considered over"."""
@@ -360,14 +361,14 @@ class Game:
     def needs_redeal(self, table: int) -> bool:
         """Whether an initial table layout (bitmask) is thrown in under these rules."""
         rules = self.rules
-        if rules.kings_redeal and (table & RANK_MASK[RE]).bit_count() >= KINGS_FOR_REDEAL:
+        if rules.kings_redeal and (table & RANK_MASK[rules.king]).bit_count() >= KINGS_FOR_REDEAL:
             return True
         if rules.aces_redeal and table & RANK_MASK[ACE]:
             return True
         if rules.redeal_aces and (table & RANK_MASK[ACE]).bit_count() >= rules.redeal_aces:
             return True
         if rules.redeal_same_rank:
-            return any((table & RANK_MASK[r]).bit_count() >= rules.redeal_same_rank for r in RANKS)
+            return any((table & RANK_MASK[r]).bit_count() >= rules.redeal_same_rank for r in rules.ranks)
         return False
 
     def _decide(self, card: int, keep: bool) -> None:
@@ -759,17 +760,17 @@ class Game:
 def _check_deck(cards: list[int], rules: Rules) -> None:
     seen: set[int] = set()
     dup = sorted({int(c) for c in cards if (c in seen or seen.add(c))})
-    bad = sorted(c for c in seen if not (isinstance(c, (int, np.integer)) and 0 <= c < 40))
+    bad = sorted(c for c in seen if not (isinstance(c, (int, np.integer)) and 0 <= c < MAX_CARDS))
     if bad:
         raise ValueError(f"not card ids: {bad}")
     if dup:
-        raise ValueError(f"cards dealt more than once: {format_cards(dup)}")
+        raise ValueError(f"cards dealt more than once: {format_cards(dup, rules.ranks_per_suit)}")
     missing = sorted(set(rules.deck) - seen)
     extra = sorted(seen - set(rules.deck))
     if extra:
-        raise ValueError(f"cards not in the {rules.name!r} deck: {format_cards(extra)}")
+        raise ValueError(f"cards not in the {rules.name!r} deck: {format_cards(extra, rules.ranks_per_suit)}")
     if missing:
-        raise ValueError(f"cards missing from the deal: {format_cards(missing)}")
+        raise ValueError(f"cards missing from the deal: {format_cards(missing, rules.ranks_per_suit)}")
 
 
 @dataclass(frozen=True)

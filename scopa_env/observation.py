@@ -1,9 +1,10 @@
 """The observation vector: one float32 array per seat, laid out by :class:`ObservationLayout`.
 
 Everything is relative to the observer: "side +1" is the next side after the
-observer's in seat order, "seat +1" the next player. Cards are 40-wide planes in
-card-id order (see :mod:`scopa_env.cards`). For ``num_players = n`` and
-``num_sides = s`` (``s = n`` each for themselves, 2 for 4 or 6 in partnerships,
+observer's in seat order, "seat +1" the next player. Cards are 40-wide planes
+(52-wide for the 52-card deck, see the end) in card-id order (see
+:mod:`scopa_env.cards`). For ``num_players = n`` and ``num_sides = s`` (``s = n``
+each for themselves, 2 for 4 or 6 in partnerships,
 :meth:`~scopa_env.rules.Rules.num_sides`):
 
 ===================  =================  ==================================================
@@ -53,6 +54,11 @@ declarations) add one more entry (``ObservationLayout.for_rules(n, rules)``):
 ===================  =================  ==================================================
 
 The declared rank is public: it is announced with the shown hand.
+
+The 52-card deck (:attr:`~scopa_env.rules.Rules.ranks_per_suit` = 13, preset
+``french_52``) makes every card plane 52 wide (card ids 0..51) and the ``stock`` entry
+cards left / 52; the rest is as above. With its 8 players, each for themselves, the
+vector has 21 planes and is 1,092 + 52 = 1,144 wide.
 """
 
 from __future__ import annotations
@@ -91,6 +97,8 @@ class ObservationLayout:
     needs ``declarations``."""
     sides: int = 0
     """Number of sides; 0: the standard game's (``n`` for 2-3 players, two teams for 4 and 6)."""
+    cards: int = NUM_CARDS
+    """Width of each card plane: 40, or 52 for the 52-card deck (:attr:`~scopa_env.rules.Rules.num_card_ids`)."""
 
     def __post_init__(self) -> None:
         if self.wildcard and not self.declarations:
@@ -104,6 +112,7 @@ class ObservationLayout:
             declarations=rules.declarations,
             wildcard=rules.bonus_wildcard and rules.declarations,
             sides=rules.num_sides(num_players),
+            cards=rules.num_card_ids,
         )
 
     @property
@@ -114,19 +123,19 @@ class ObservationLayout:
 
     @functools.cached_property
     def widths(self) -> dict[str, int]:
-        n, s = self.num_players, self.num_sides
+        n, s, c = self.num_players, self.num_sides, self.cards
         widths = {
-            "hand": NUM_CARDS,
-            "table": NUM_CARDS,
-            "own_pile": NUM_CARDS,
-            "other_piles": NUM_CARDS * (s - 1),
-            "played": NUM_CARDS * n,
-            "unseen": NUM_CARDS,
-            "select_card": NUM_CARDS,
-            "select_captured": NUM_CARDS,
+            "hand": c,
+            "table": c,
+            "own_pile": c,
+            "other_piles": c * (s - 1),
+            "played": c * n,
+            "unseen": c,
+            "select_card": c,
+            "select_captured": c,
         }
         if self.declarations:
-            widths["revealed"] = NUM_CARDS * (n - 1)
+            widths["revealed"] = c * (n - 1)
         widths |= {
             "scope": s,
             "scores": s,
@@ -157,7 +166,7 @@ class ObservationLayout:
 
     @property
     def num_planes(self) -> int:
-        return sum(self.widths.get(f, 0) for f in _PLANE_FIELDS) // NUM_CARDS
+        return sum(self.widths.get(f, 0) for f in _PLANE_FIELDS) // self.cards
 
     def __getitem__(self, name: str) -> slice:
         return self.slices[name]
@@ -191,11 +200,14 @@ def write_observation(
         planes += [game.revealed[(seat + k) % n] for k in range(1, n)]
     # All planes as one integer, unpacked to bits in one numpy call.
     packed, shift = 0, 0
+    width = layout.cards
     for m in planes:
         packed |= m << shift
-        shift += NUM_CARDS
+        shift += width
     k = shift
-    out[:k] = np.unpackbits(np.frombuffer(packed.to_bytes(k // 8, "little"), dtype=np.uint8), bitorder="little")
+    out[:k] = np.unpackbits(
+        np.frombuffer(packed.to_bytes((k + 7) // 8, "little"), dtype=np.uint8), count=k, bitorder="little"
+    )
     # The scalar tail, filled as a list: offsets below are relative to the end of the planes.
     tail = [0.0] * (layout.size - k)
     t = game.rules.target
@@ -208,7 +220,7 @@ def write_observation(
     for j in range(n):
         tail[o + j] = hands[(seat + j) % n].bit_count() / hs
     o += n
-    tail[o] = len(game.stock) / NUM_CARDS
+    tail[o] = len(game.stock) / width
     o += 1
     tail[o + (seat - game.dealer) % n] = 1.0
     o += n
@@ -236,7 +248,7 @@ def observation_bounds(layout: ObservationLayout, rules: Rules | None = None) ->
     if rules is not None and rules.piva:
         low[layout["scores"]] = -np.inf
     high = np.ones(layout.size, dtype=np.float32)
-    high[layout["scope"]] = NUM_CARDS
+    high[layout["scope"]] = layout.cards
     high[layout["scores"]] = np.inf
-    high[layout["hand_counts"]] = NUM_CARDS
+    high[layout["hand_counts"]] = layout.cards
     return low, high

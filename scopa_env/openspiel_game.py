@@ -92,7 +92,7 @@ import numpy as np
 import pyspiel
 
 from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, TAKE_ALL, MoveEnumeration, move_enumeration, select_options
-from scopa_env.cards import NUM_CARDS, cards_of, format_card
+from scopa_env.cards import NUM_CARDS, NUM_RANKS, cards_of, format_card
 from scopa_env.game import Game, PlayerView, sides_for
 from scopa_env.observation import ObservationLayout, write_observation
 from scopa_env.rules import PLAYER_COUNTS, Rules, get_rules
@@ -152,7 +152,13 @@ GAME_TYPE = pyspiel.GameType(
 
 
 def check_bridge_rules(rules: Rules) -> None:
-    """Raise ``ValueError`` if the deal of ``rules`` is more than a shuffle (see the module docstring)."""
+    """Raise ``ValueError`` if the deal of ``rules`` is more than a shuffle (see the module docstring)
+    or the deck is not the 40-card one."""
+    if rules.ranks_per_suit != NUM_RANKS:
+        raise ValueError(
+            f"rules {rules.name!r} play the 52-card deck (ranks_per_suit={rules.ranks_per_suit}): the OpenSpiel "
+            f"game models the 40-card deck only (its card planes and chance outcomes); pick another preset"
+        )
     refused = [
         name
         for name, used in (

@@ -23,13 +23,14 @@ preset                     source
 ``booklet``                the booklet *Scopa: Origins, Rules, and Strategies*
 ``cirulla``                wikipedia "Cirulla"
 ``chiamarsi_fuori``        pagat: "claiming to have enough points to reach the game target of 11"
+``french_52``              wikipedia "Playing with French-suited cards": 8 players, all 52 cards
 ``small``                  none: a reduction for exact solvers (8 cards, two deals of 2), docs/openspiel.md
 =========================  =====================================================
 """
 
 from __future__ import annotations
 
-from scopa_env.cards import CUPS
+from scopa_env.cards import CUPS, FRENCH_RANKS, PRIMIERA_BY_RANK
 from scopa_env.rules import Rules, register_preset
 
 # --- Scopone -------------------------------------------------------------------
@@ -386,6 +387,35 @@ CHIAMARSI_FUORI = register_preset(
         target=11,
         description="Standard Scopa where a player may end the game by claiming to have reached the target of 11 "
         "('chiamarsi fuori', pagat); a wrong claim loses. Two sides: 2, 4 or 6 players.",
+    )
+)
+
+# --- the 52-card game for 8 players ----------------------------------------------------
+
+FRENCH_52_PRIMIERA = (*PRIMIERA_BY_RANK[1:8], 10, 10, 10, 10, 10, 10)
+"""Primiera values of ranks 1..13 in ``french_52``: the text gives none; the standard scale
+for Ace..Seven and 10 for every card from the 8 to the King (the standard game's 10 for
+its three pictures)."""
+
+FRENCH_52 = register_preset(
+    Rules(
+        name="french_52",
+        # wikipedia, "Playing with French-suited cards": "it is possible to play an 8 player
+        # game of scopa using all 52 cards. 4 cards are placed face-up on the table, and 3
+        # cards are dealt to each player for 2 rounds (52 = 4 + 3 * 8 * 2). Jacks are treated
+        # as value 11, Queens as 12, and Kings as 13."
+        player_counts=(8,),
+        partnerships=(),
+        ranks_per_suit=FRENCH_RANKS,
+        ranks=tuple(range(1, FRENCH_RANKS + 1)),
+        hand_size=3,
+        table_size=4,
+        primiera_values=FRENCH_52_PRIMIERA,
+        # Readings of what the text leaves open (docs/rules.md): three Kings (13) face up
+        # redeal as in the standard game; ties score nobody; one game to 11 (the series of
+        # games, "so that each player has the opportunity to deal", is played outside).
+        description="The 52-card game (wikipedia, French-suited cards): 8 players each for themselves, 4 on the "
+        "table, 3 cards each for 2 rounds, J Q K worth 11 12 13; diamonds are the coins.",
     )
 )
 

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from scopa_env.cards import RANK_SYMBOLS, format_card, format_cards
+from scopa_env.cards import FRENCH_RANKS, RANK_SYMBOLS, format_card, format_cards
 from scopa_env.game import Game, HandResult
 from scopa_env.rules import WILDCARD
 
 _COLORS = {"d": "\x1b[33m", "c": "\x1b[31m", "s": "\x1b[36m", "b": "\x1b[32m"}
+_FRENCH_COLORS = {"d": "\x1b[33m", "h": "\x1b[31m", "s": "\x1b[36m", "c": "\x1b[32m"}
+"""The 52-card deck's suit letters (d h s c) in the colours of the coins, cups, swords, batons."""
 _RESET = "\x1b[0m"
 
 
-def colorize(text: str) -> str:
-    """Colour each card of a short-notation string by suit (ANSI)."""
-    return " ".join(_COLORS.get(tok[-1:], "") + tok + _RESET if tok else tok for tok in text.split(" "))
+def colorize(text: str, ranks_per_suit: int = 10) -> str:
+    """Colour each card of a short-notation string by suit (ANSI); ``ranks_per_suit=13``
+    reads the 52-card deck's suit letters."""
+    colors = _FRENCH_COLORS if ranks_per_suit == FRENCH_RANKS else _COLORS
+    return " ".join(colors.get(tok[-1:], "") + tok + _RESET if tok else tok for tok in text.split(" "))
 
 
 def render_game(game: Game, seat: int | None = None, color: bool = False) -> str:
@@ -23,18 +27,25 @@ def render_game(game: Game, seat: int | None = None, color: bool = False) -> str
         seat: show only what this seat may see (other hands as counts); ``None`` shows all.
         color: add ANSI suit colours.
     """
-    fmt = colorize if color else (lambda s: s)
+    deck = game.rules.ranks_per_suit
+
+    def fmt(text: str) -> str:
+        return colorize(text, deck) if color else text
+
+    def cards(mask_or_ids) -> str:
+        return format_cards(mask_or_ids, deck)
+
     # hand_number counts finished hands: the one being played, or just ended, is the next one or the last.
     shown_hand = game.hand_number if game.hand_over else game.hand_number + 1
     lines = [
         f"Scopa ({game.rules.name}, {game.num_players} players) hand {shown_hand}, "
         f"dealer player_{game.dealer}, stock {len(game.stock)}",
-        f"  table : {fmt(format_cards(game.table)) or '(empty)'}",
+        f"  table : {fmt(cards(game.table)) or '(empty)'}",
     ]
     for s in range(game.num_players):
         marker = ">" if s == game.current and not game.hand_over and game.winner is None else " "
         if seat is None or s == seat:
-            hand = fmt(format_cards(game.hands[s])) or "-"
+            hand = fmt(cards(game.hands[s])) or "-"
         else:
             hand = f"[{game.hands[s].bit_count()} cards]"
         lines.append(f"{marker} player_{s} (side {game.side_of[s]}): {hand}")
@@ -52,8 +63,8 @@ def render_game(game: Game, seat: int | None = None, color: bool = False) -> str
         if cap == 1 << card:  # an Ace played to the empty table taking itself (ace_takes_itself)
             what = "takes itself"
         else:
-            what = f"takes {format_cards(cap)}" if cap else "trails"
-        lines.append(f"  last play: player_{s} {fmt(format_cards([card]))} {what}")
+            what = f"takes {cards(cap)}" if cap else "trails"
+        lines.append(f"  last play: player_{s} {fmt(cards([card]))} {what}")
     if game.winner is not None:
         lines.append(f"  game over: side {game.winner} wins {game.scores}")
     return "\n".join(lines)

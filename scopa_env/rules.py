@@ -37,12 +37,16 @@ from scopa_env.cards import (
     ACE,
     COINS,
     CUPS,
+    FRENCH_RANKS,
+    MAX_CARDS,
+    MAX_RANK,
     NUM_CARDS,
     NUM_RANKS,
     PRIMIERA_BY_RANK,
     RANK_MASK,
     RANK_OF,
     RANKS,
+    RANKS_PER_SUIT,
     SUITS,
     card_id,
     cards_of,
@@ -52,6 +56,9 @@ from scopa_env.cards import (
 )
 
 PLAYER_COUNTS = (2, 3, 4, 6)
+"""Player counts of the 40-card game (the default of :attr:`Rules.player_counts`)."""
+ALLOWED_PLAYER_COUNTS = (*PLAYER_COUNTS, 8)
+"""Player counts a variant may allow (8: the 52-card game, preset ``french_52``)."""
 PARTNERSHIP_COUNTS = (4, 6)
 """Player counts that may play in two teams (:attr:`Rules.partnerships`)."""
 PRIME_RULES = ("primiera", "sevens")
@@ -95,6 +102,14 @@ class Rules:
     ranks: tuple[int, ...] = RANKS
     """Ranks in the deck (all four suits of each). Scopa Corse drops the Twos."""
 
+    ranks_per_suit: int = NUM_RANKS
+    """The deck the cards come from: 10, the 40-card Italian deck (ranks 1..10, the
+    pictures worth 8, 9, 10), or 13, the 52-card French deck (ranks 1..13: 8, 9, 10 are
+    number cards, Jack, Queen, King are worth 11, 12, 13; wikipedia, "Playing with
+    French-suited cards"). :attr:`ranks` are drawn from ``1..ranks_per_suit`` and
+    :attr:`primiera_values` has one value per rank. Card ids 0..39 are the same cards
+    in both; the 52-card deck adds ids 40..51 (see :mod:`scopa_env.cards`)."""
+
     hand_size: int = 3
     """Cards dealt to each player per deal."""
 
@@ -115,7 +130,8 @@ class Rules:
     """Clearing the table with the very last card of the hand counts as a scopa."""
 
     primiera_values: tuple[int, ...] = PRIMIERA_BY_RANK[1:]
-    """Primiera value of ranks 1..10 (standard: 16 12 13 14 15 18 21 10 10 10)."""
+    """Primiera value of ranks 1..10 (standard: 16 12 13 14 15 18 21 10 10 10), or of
+    ranks 1..13 when :attr:`ranks_per_suit` is 13."""
 
     scopa_points: int = 1
     """Points per scopa."""
@@ -279,18 +295,24 @@ class Rules:
         _check(
             isinstance(self.player_counts, tuple)
             and len(self.player_counts) > 0
-            and all(n in PLAYER_COUNTS for n in self.player_counts),
+            and all(n in ALLOWED_PLAYER_COUNTS for n in self.player_counts),
             "player_counts",
-            f"must be a non-empty tuple of values from {PLAYER_COUNTS}",
+            f"must be a non-empty tuple of values from {ALLOWED_PLAYER_COUNTS}",
             self.player_counts,
+        )
+        _check(
+            self.ranks_per_suit in RANKS_PER_SUIT and not isinstance(self.ranks_per_suit, bool),
+            "ranks_per_suit",
+            f"must be one of {RANKS_PER_SUIT} (the 40-card Italian or the 52-card French deck)",
+            self.ranks_per_suit,
         )
         _check(
             isinstance(self.ranks, tuple)
             and len(self.ranks) > 0
             and len(set(self.ranks)) == len(self.ranks)
-            and all(r in RANKS for r in self.ranks),
+            and all(r in range(1, self.ranks_per_suit + 1) for r in self.ranks),
             "ranks",
-            "must be a tuple of distinct ranks from 1..10",
+            f"must be a tuple of distinct ranks from 1..{self.ranks_per_suit} (ranks_per_suit={self.ranks_per_suit})",
             self.ranks,
         )
         _check(
@@ -309,9 +331,9 @@ class Rules:
                 value,
             )
         _check(
-            isinstance(self.primiera_values, tuple) and len(self.primiera_values) == 10,
+            isinstance(self.primiera_values, tuple) and len(self.primiera_values) == self.ranks_per_suit,
             "primiera_values",
-            "must be a tuple of 10 numbers (ranks 1..10)",
+            f"must be a tuple of {self.ranks_per_suit} numbers (ranks 1..{self.ranks_per_suit})",
             self.primiera_values,
         )
         for name in _BOOL_FIELDS:
@@ -400,7 +422,7 @@ class Rules:
             and all(
                 isinstance(p, tuple)
                 and len(p) == 2
-                and p[0] in PLAYER_COUNTS
+                and p[0] in ALLOWED_PLAYER_COUNTS
                 and isinstance(p[1], tuple)
                 and len(p[1]) > 0
                 and all(isinstance(k, int) and not isinstance(k, bool) and k >= 1 for k in p[1])
@@ -486,6 +508,14 @@ class Rules:
             "cannot be combined with first_card_choice (two kinds of decision at the deal)",
             self.bazzica_points,
         )
+        for name in _FORTY_CARD_FIELDS:
+            _check(
+                self.ranks_per_suit == NUM_RANKS or not getattr(self, name),
+                name,
+                "is defined on the 40-card deck's ranks (runs to its King, the wildcard's ranks); "
+                "it cannot be used with ranks_per_suit=13",
+                getattr(self, name),
+            )
         for n in self.player_counts:
             self.check_players(n)
 
@@ -499,6 +529,17 @@ class Rules:
     @functools.cached_property
     def deck_mask(self) -> int:
         return mask_of(self.deck)
+
+    @property
+    def num_card_ids(self) -> int:
+        """Card ids of the deck family, the width of a card plane: 40 (ids 0..39) for the
+        Italian deck, 52 (ids 0..51) for the French one, whichever :attr:`ranks` it keeps."""
+        return NUM_CARDS if self.ranks_per_suit == NUM_RANKS else MAX_CARDS
+
+    @property
+    def king(self) -> int:
+        """Rank of the Kings: 10 in the 40-card deck, 13 in the 52-card deck."""
+        return self.ranks_per_suit
 
     @functools.cached_property
     def plain_captures(self) -> bool:
@@ -583,6 +624,16 @@ class Rules:
 
 
 DECLARATION_CARDS = 3
+_FORTY_CARD_FIELDS = (
+    "napola",
+    "scalette",
+    "piccola_grande",
+    "bonus_wildcard",
+    "bazzica_points",
+    "hand_bonus_points",
+    "table_bonus",
+)
+"""Rules written for the 40-card deck only; :attr:`Rules.ranks_per_suit` = 13 refuses them."""
 """pagat, Scopa Bazzica: declarations are made "immediately after a three-card deal"."""
 
 _BOOL_FIELDS = (
@@ -729,8 +780,8 @@ class Move:
 
     def __init__(self, card: int, captured: Iterable[int] = (), itself: bool = False) -> None:
         object.__setattr__(self, "card", int(card))
-        if not 0 <= self.card < NUM_CARDS:
-            raise ValueError(f"not a card id (0..39): {card!r}")
+        if not 0 <= self.card < MAX_CARDS:
+            raise ValueError(f"not a card id (0..{MAX_CARDS - 1}): {card!r}")
         if itself:
             if tuple(captured):
                 raise ValueError("a move that takes itself captures no table cards")
@@ -838,7 +889,7 @@ def legal_pairs(hand: int, table: int, rules: Rules = STANDARD, wild_rank: int =
                 singles ^= b
             continue
         if combos is None:
-            combos = _sets_by_sum(table)
+            combos = _sets_by_sum(table, rules.ranks_per_suit)
         sets = _expand(combos[rank], table) if combos[rank] else []
         if singles:  # no single-card priority: singles compete with sets
             sets = sorted(sets + _bits(singles))
@@ -878,7 +929,7 @@ def _variant_pairs(
             out.append((card, low) if rank == ACE and rules.ace_takes_itself else (card, 0))
             continue
         if combos is None:
-            combos = _sets_up_to(table, max(10, rules.capture_sum - 1), rank_of)
+            combos = _sets_up_to(table, max(rules.ranks_per_suit, rules.capture_sum - 1), rank_of)
         options: set[int] = set()
         if rules.capture_equal:
             singles = table & rank_mask[rank]
@@ -932,11 +983,16 @@ def _sets_up_to(
 # table and then expanded to the table's actual cards. The multiset is a base-5 number
 # (digit r: how many cards of rank r), read from the table's four suit rows with
 # _SUIT_ROW_KEY; its combinations are the rows of the _rank_partitions table that fit it.
-_POW5 = tuple(5**r for r in range(11))
+_POW5 = tuple(5**r for r in range(MAX_RANK + 1))
 _SUIT_ROW_KEY = tuple(sum(_POW5[b + 1] for b in range(NUM_RANKS) if row >> b & 1) for row in range(1 << NUM_RANKS))
 """Rank-multiset key of one suit's 10-bit row of a card bitmask (bit ``b``: rank ``b + 1``)."""
 _ROW_MASK = (1 << NUM_RANKS) - 1
-_COMBOS: dict[int, list[list[tuple[tuple[int, int], ...]]]] = {}
+_HIGH_KEY = tuple(
+    sum(_POW5[NUM_RANKS + 1 + b % (FRENCH_RANKS - NUM_RANKS)] for b in range(MAX_CARDS - NUM_CARDS) if v >> b & 1)
+    for v in range(1 << (MAX_CARDS - NUM_CARDS))
+)
+"""Rank-multiset key of the 52-card deck's pictures, ids 40..51 (bit ``b``: rank ``11 + b % 3``)."""
+_COMBOS: dict[int | tuple[int, int], list[list[tuple[tuple[int, int], ...]]]] = {}
 _CHOOSE: dict[tuple[int, int], list[int]] = {}
 _COMBO_CACHE_LIMIT = 500_000
 
@@ -947,13 +1003,14 @@ def _rank_key(mask: int) -> int:
         _SUIT_ROW_KEY[mask & _ROW_MASK]
         + _SUIT_ROW_KEY[mask >> NUM_RANKS & _ROW_MASK]
         + _SUIT_ROW_KEY[mask >> 2 * NUM_RANKS & _ROW_MASK]
-        + _SUIT_ROW_KEY[mask >> 3 * NUM_RANKS]
+        + _SUIT_ROW_KEY[mask >> 3 * NUM_RANKS & _ROW_MASK]
+        + _HIGH_KEY[mask >> NUM_CARDS]
     )
 
 
 def _counts_of(key: int) -> list[int]:
-    """Cards per rank (index 0..10) of a rank-multiset key."""
-    return [key // _POW5[r] % 5 for r in range(11)]
+    """Cards per rank (index 0..13) of a rank-multiset key."""
+    return [key // _POW5[r] % 5 for r in range(MAX_RANK + 1)]
 
 
 def _fitting(key: int, max_total: int, min_size: int) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
@@ -964,10 +1021,10 @@ def _fitting(key: int, max_total: int, min_size: int) -> list[list[tuple[tuple[t
     (one bitmask test) and, for the few rows using a rank twice or more, enough of them.
     """
     counts = _counts_of(key)
-    capped = sum(min(counts[r], max_total // r) * _POW5[r] for r in range(1, 11))
+    capped = sum(min(counts[r], max_total // r) * _POW5[r] for r in range(1, MAX_RANK + 1))
     out = _FITTING.get((capped, max_total, min_size))
     if out is None:
-        present = sum(1 << r for r in range(1, 11) if counts[r])
+        present = sum(1 << r for r in range(1, MAX_RANK + 1) if counts[r])
         out = [
             [(combo, size) for combo, size, ranks, repeats in row if not ranks & ~present and _holds(repeats, counts)]
             for row in _rank_partitions(max_total, min_size)
@@ -990,8 +1047,8 @@ _FITTING: dict[tuple[int, int, int], list] = {}
 
 @functools.cache
 def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple, ...], ...]:
-    """Every rank combination of ``min_size``+ cards a 40-card deck allows (at most 4 per
-    rank) as ``(combo, size, ranks, repeats)`` (``ranks``: bit ``r`` per rank used;
+    """Every rank combination of ``min_size``+ cards a deck allows (at most 4 per rank,
+    ranks 1..13; sums up to 10 never use a rank above 10) as ``(combo, size, ranks, repeats)`` (``ranks``: bit ``r`` per rank used;
     ``repeats``: the ``(rank, k)`` with ``k >= 2``), grouped by sum 0..max_total: the
     table, built once, that each table's combinations are filtered from. Within a sum,
     combinations are ordered by their count of Aces, then Twos ... (the order
@@ -999,7 +1056,7 @@ def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple, ...], 
     by_sum: list[list[tuple]] = [[] for _ in range(max_total + 1)]
     # (total, size, combo) after deciding ranks 1..rank, extended one rank at a time.
     partial = [(0, 0, ())]
-    for rank in range(1, 11):
+    for rank in range(1, MAX_RANK + 1):
         partial = [
             (total + k * rank, size + k, combo + ((rank, k),) if k else combo)
             for total, size, combo in partial
@@ -1012,14 +1069,15 @@ def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple, ...], 
     return tuple(tuple(row) for row in by_sum)
 
 
-def _sets_by_sum(table: int) -> list[list[tuple[tuple[int, int], ...]]]:
-    """Rank combinations of 2+ table cards, grouped by their sum (0..10)."""
-    key = _rank_key(table)
+def _sets_by_sum(table: int, top: int = NUM_RANKS) -> list[list[tuple[tuple[int, int], ...]]]:
+    """Rank combinations of 2+ table cards, grouped by their sum (0..top, the deck's
+    highest rank: 10, or 13 in the 52-card deck)."""
+    key = _rank_key(table) if top == NUM_RANKS else (_rank_key(table), top)
     combos = _COMBOS.get(key)
     if combos is None:
         if len(_COMBOS) > _COMBO_CACHE_LIMIT:
             _COMBOS.clear()
-        combos = _COMBOS[key] = [[c for c, _ in row] for row in _fitting(key, 10, 2)]
+        combos = _COMBOS[key] = [[c for c, _ in row] for row in _fitting(_rank_key(table), top, 2)]
     return combos
 
 

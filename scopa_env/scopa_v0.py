@@ -22,7 +22,8 @@ Sides                  2-3 players each for themselves; 4 and 6 in two teams: ev
 Action space           "move": ``Discrete(N)``, N = 16,200 for the standard rules (see
                        :mod:`scopa_env.actions`; N per variant in docs/rules.md, which
                        also documents Chkobba's first-card decision and the Ace's
-                       take-all id); "select": ``Discrete(41)``
+                       take-all id); "select": ``Discrete(41)`` (``Discrete(53)`` for
+                       the 52-card deck, whose N is over "move" mode's limit)
 Observation space      ``Dict(observation=Box(float32, (size,)), action_mask=Box(int8, (N,)))``;
                        the layout table is in :mod:`scopa_env.observation` (size 376 for 2
                        players)
@@ -89,7 +90,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, TAKE_ALL, move_enumeration, select_options
+from scopa_env.actions import TAKE_ALL, confirm_action, move_enumeration, num_select_actions, select_options
 from scopa_env.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.game import Game
 from scopa_env.observation import ObservationLayout, observation_bounds, write_observation
@@ -150,7 +151,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.agents = []
         self.layout = ObservationLayout.for_rules(num_players, self.rules)
         self._moves = move_enumeration(self.rules) if action_mode == "move" else None
-        self.num_actions = len(self._moves) if self._moves is not None else NUM_SELECT_ACTIONS
+        self.num_actions = len(self._moves) if self._moves is not None else num_select_actions(self.rules)
+        self._confirm = confirm_action(self.rules)
         low, high = observation_bounds(self.layout, self.rules)
         obs_space = spaces.Dict(
             {
@@ -160,7 +162,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
-        state_size = NUM_CARDS * (num_players + 2 + self.layout.num_sides) + self.layout.size
+        state_size = self.layout.cards * (num_players + 2 + self.layout.num_sides) + self.layout.size
         self.state_space = spaces.Box(low=0, high=np.inf, shape=(state_size,), dtype=np.float32)
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
@@ -258,7 +260,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if self._pending_card is None:
             return sorted(self._outcomes_by_card())
         nxt, can_confirm, _ = select_options(self._outcomes(self._pending_card), self._selected)
-        return nxt + [CONFIRM] if can_confirm else nxt
+        return nxt + [self._confirm] if can_confirm else nxt
 
     def _outcomes_by_card(self) -> dict[int, list[int]]:
         """Each playable card's captured masks ("select" mode), in :meth:`Game.action_pairs`
@@ -285,11 +287,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def state(self) -> np.ndarray:
         """Full-information state for centralized critics: every hand, the table, every
-        pile and the stock (as a set) as 40-wide planes, then the observation of the
+        pile and the stock (as a set) as 40-wide planes (52-wide for the 52-card deck), then the observation of the
         player to move."""
         g = self.game
         planes = list(g.hands) + [g.table] + list(g.piles) + [sum(1 << c for c in g.stock)]
-        head = np.concatenate([_plane(m) for m in planes])
+        head = np.concatenate([_plane(m, self.layout.cards) for m in planes])
         return np.concatenate([head, self.observe(self.agent_selection)["observation"]])
 
     # --- step --------------------------------------------------------------------
@@ -337,7 +339,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def _describe(self, action: int) -> str:
         if self._moves is not None:
             return str(self._moves.decode(action, self.game.table))
-        return "confirm" if action == CONFIRM else format_card(action)
+        return "confirm" if action == self._confirm else format_card(action, self.rules.ranks_per_suit)
 
     def _legal_text(self) -> str:
         ids = self._legal_action_ids()
@@ -354,7 +356,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
                 return action, outcomes[0]
             self._pending_card, self._selected = action, 0
             return None
-        if action == CONFIRM:
+        if action == self._confirm:
             return self._pending_card, self._selected
         self._selected |= 1 << action
         _, _, candidates = select_options(self._outcomes(self._pending_card), self._selected)
@@ -414,7 +416,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             return None
         text = render_game(self.game)
         if self._pending_card is not None:
-            text += f"\n  selecting: {format_card(self._pending_card)} takes {cards_of(self._selected)}"
+            text += (
+                f"\n  selecting: {format_card(self._pending_card, self.rules.ranks_per_suit)} takes "
+                f"{cards_of(self._selected)}"
+            )
         if self.render_mode == "human":
             print(text)
             return None
@@ -424,10 +429,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         pass
 
 
-def _plane(mask: int) -> np.ndarray:
-    return np.unpackbits(np.frombuffer(mask.to_bytes(5, "little"), dtype=np.uint8), bitorder="little").astype(
-        np.float32
-    )
+def _plane(mask: int, width: int = NUM_CARDS) -> np.ndarray:
+    return np.unpackbits(
+        np.frombuffer(mask.to_bytes((width + 7) // 8, "little"), dtype=np.uint8), count=width, bitorder="little"
+    ).astype(np.float32)
 
 
 __all__ = ["env", "raw_env"]

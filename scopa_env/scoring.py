@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from scopa_env.cards import BATONS, COINS, CUPS, RANK_MASK, RANK_OF, RE, SUIT_MASK, SUITS, card_id, mask_of
+from scopa_env.cards import BATONS, COINS, CUPS, RANK_MASK, RANK_OF, SUIT_MASK, SUITS, card_id, mask_of
 from scopa_env.rules import STANDARD, WILDCARD, Rules, get_rules
 
 CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope")
@@ -232,7 +232,7 @@ def _extras(pile: int, rules: Rules) -> dict[str, int]:
     """The scoring-extra points of one pile (only the keys the rules score)."""
     out: dict[str, int] = {}
     if rules.re_bello:
-        out["re_bello"] = pile >> card_id(rules.bonus_suit, RE) & 1
+        out["re_bello"] = pile >> card_id(rules.bonus_suit, rules.king) & 1
     if rules.seven_of_cups:
         out["seven_of_cups"] = pile >> card_id(CUPS, 7) & 1
     if rules.palle_del_cane:

@@ -89,4 +89,4 @@ def test_masks():
     with pytest.raises(ValueError, match="twice"):
         mask_of([3, 3])
     with pytest.raises(ValueError, match="not a card id"):
-        mask_of([40])
+        mask_of([52])  # ids 40..51 are the 52-card deck's Jacks, Queens and Kings (tests/test_french52.py)

@@ -246,9 +246,17 @@ class RunConfig:
         from scopa_env.rules import get_rules
 
         try:
-            get_rules(self.rules).check_players(self.num_players)
+            rules = get_rules(self.rules)
+            rules.check_players(self.num_players)
         except ValueError as exc:
             raise _bad(source, "rules", str(exc)) from None
+        if rules.ranks_per_suit != 10:
+            raise _bad(
+                source,
+                "rules",
+                f"rules {rules.name!r} play the 52-card deck (ranks_per_suit={rules.ranks_per_suit}), which "
+                f"training does not support yet (its envs and networks are 40-card); play it with the Python engine",
+            )
         from train.opponents import normalize_weights
 
         try:

@@ -58,7 +58,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from scopa_env.cards import NUM_CARDS, cards_of, format_card, mask_of
+from scopa_env.cards import NUM_CARDS, NUM_RANKS, cards_of, format_card, mask_of
 from scopa_env.game import Game
 from scopa_env.play import DEFAULT_OPPONENT, HUMAN_SEAT, breakdown, explain_move, make_agent, side_label
 from scopa_env.rules import PRESETS, get_rules
@@ -552,6 +552,7 @@ def create_app(
                     "target": r.target,
                 }
                 for r in PRESETS.values()
+                if r.ranks_per_suit == NUM_RANKS  # the page draws the 40-card deck only
             ],
             "agents": list(config.agents),
             # Checkpoint agents play only the game they were trained for: {spec: {"players", "rules"}}.
@@ -573,6 +574,12 @@ def create_app(
             rules.check_players(body.players)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
+        if rules.ranks_per_suit != NUM_RANKS:
+            raise HTTPException(
+                400,
+                f"rules {rules.name!r} play the 52-card deck, which this page does not draw; "
+                "play them with the Python engine (scopa_env.game.Game, the scopa_v0 env)",
+            )
         opponent = body.opponent or config.default_opponent
         teammate = body.teammate or opponent
         for role, spec in (("opponent", opponent), ("teammate", teammate)):
