@@ -268,6 +268,49 @@ def test_difference_labels_train_and_reproduce(tmp_path):
     assert not all(np.array_equal(w1[k], w3[k]) for k in w1.files), "the two label losses trained the same"
 
 
+def test_a_stage_is_a_resume(tmp_path):
+    """A config with a stage trains the same weights as the plain run to the stage's start resumed with the
+    stage's keys: new games, empty buffers, and the learning-rate schedule of a resumed run."""
+    from train.dmc import _resume_config
+
+    stage = {
+        "label_positions": 4,
+        "label_search": "fsearch:worlds=4,exact_cards=4",
+        "label_loss": "differences",
+        "learning_rate": 0.001,
+        "learning_rate_end": 0.0002,
+    }
+    base = dict(final_eval_pairs=0, learning_rate_end=0.0001, eval_every=400)
+    staged = train(tiny_config(tmp_path, name="staged", stages=[{"at": 700, **stage}], **base), report=False)
+    first = train(tiny_config(tmp_path, name="two", total_timesteps=700, **base), report=False)
+    overrides = ["total_timesteps=1500", *(f"{k}={v}" for k, v in stage.items())]
+    resumed = train(_resume_config(first, None, overrides), resume=True, report=False)
+    w1, w2 = np.load(staged / "latest" / "weights.npz"), np.load(resumed / "latest" / "weights.npz")
+    assert all(np.array_equal(w1[k], w2[k]) for k in w1.files), "the stage and the resume trained differently"
+    s1, s2 = (json.loads((r / "latest" / "state.json").read_text()) for r in (staged, resumed))
+    assert s1["timestep"] == s2["timestep"] and s1["labels"] == s2["labels"] > 0
+    plain = np.load(train(tiny_config(tmp_path, name="plain", **base), report=False) / "latest" / "weights.npz")
+    assert not all(np.array_equal(w1[k], plain[k]) for k in w1.files), "the stage changed nothing"
+
+
+@pytest.mark.parametrize(
+    "stages, message",
+    [
+        ("x", "stages must be a list"),
+        ([{"at": 0}], "at must be an int of decisions"),
+        ([{"at": 900}, {"at": 800}], "stages[1]: at must be an int of decisions after the previous"),
+        ([{"at": 5000}], "before total_timesteps"),
+        ([{"at": 700, "trunk": [8]}], "stages[0]: key(s) ['trunk'] cannot change in a stage"),
+        ([{"at": 700, "label_loss": "ranks"}], "label_loss must be one of"),
+        ([{"at": 700, "learning_rate": -1}], "learning_rate must be"),
+    ],
+)
+def test_bad_stages_are_one_line_errors(stages, message, tmp_path):
+    with pytest.raises(ConfigError) as err:
+        tiny_config(tmp_path, stages=stages)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
 def test_cli_trains_a_dmc_config(scopa_cli, tmp_path):
     """`scopa train CONFIG` sends `algo: dmc` configs here; a bad key is a one-line error."""
     cfg = tmp_path / "d.yaml"

@@ -139,6 +139,14 @@ class DmcConfig(RunConfig):
     evaluated and saved (it smooths the noise of Monte-Carlo targets). 0: off, e.g. 0.999."""
     total_timesteps: int = 20_000_000
     """Decisions (samples) to train on."""
+    stages: list = field(default_factory=list)
+    """Later stages of the run: ``[{at: DECISIONS, KEY: VALUE, ...}, ...]`` with keys of ``STAGE_KEYS``
+    (the labels and the learning-rate schedule). From ``at`` decisions on, the keys take these values
+    as if the run were resumed there with them (``scopa train --resume RUN KEY=VALUE ...``): new games
+    drawn from the seed and the step, empty buffers, and the learning rate's linear schedule running
+    from this stage's start value at 0 decisions to its ``learning_rate_end`` at the stage's end (the
+    next ``at``, or ``total_timesteps``), as a resumed run's does. A run with stages and the same run
+    made of plain runs and resumes train the same weights (tested)."""
     torch_threads: int = 2
     """``torch.set_num_threads``; a seed reproduces a run for the same value."""
     device: str = "auto"
@@ -176,6 +184,16 @@ class DmcConfig(RunConfig):
         "label_threads",
     )
     UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
+    STAGE_KEYS: ClassVar[tuple[str, ...]] = (
+        "label_positions",
+        "label_search",
+        "label_weight",
+        "label_buffer_size",
+        "label_threads",
+        "label_loss",
+        "learning_rate",
+        "learning_rate_end",
+    )
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
     # the labels' expert, share and weight and the learning-rate schedule may change on resume: a second
     # stage of a run (denser labels, a lower rate) continues the same network and optimizer
@@ -190,6 +208,7 @@ class DmcConfig(RunConfig):
         "label_loss",
         "learning_rate",
         "learning_rate_end",
+        "stages",
     )
 
     @classmethod
@@ -235,6 +254,7 @@ class DmcConfig(RunConfig):
             self.label_config()
         if self.ema >= 1.0:
             raise ConfigError(f"{source}: ema must be in [0, 1), got {self.ema!r}")
+        self._check_stages(source)
         if not self.sample_reuse > 0:
             raise ConfigError(f"{source}: sample_reuse must be positive, got {self.sample_reuse!r}")
         if not self.max_grad_norm > 0:
@@ -270,6 +290,44 @@ class DmcConfig(RunConfig):
                 check_searchable(self.rules)
             except NotImplementedError as exc:
                 raise ConfigError(f"{source}: label_positions: {exc}") from None
+
+    def _check_stages(self, source: str) -> None:
+        if not isinstance(self.stages, list):
+            raise ConfigError(f"{source}: stages must be a list of mappings, got {self.stages!r}")
+        last = 0
+        for k, stage in enumerate(self.stages):
+            where = f"{source}: stages[{k}]"
+            if not isinstance(stage, dict):
+                raise ConfigError(f"{where} must be a mapping like {{at: 12000000, label_loss: differences}}")
+            at = stage.get("at")
+            if isinstance(at, bool) or not isinstance(at, int) or not last < at < self.total_timesteps:
+                raise ConfigError(
+                    f"{where}: at must be an int of decisions after the previous stage's ({last:,}) and before "
+                    f"total_timesteps ({self.total_timesteps:,}), got {at!r}"
+                )
+            last = at
+            wrong = sorted(set(stage) - {"at", *self.STAGE_KEYS}, key=str)
+            if wrong:
+                raise ConfigError(
+                    f"{where}: key(s) {wrong} cannot change in a stage; these can: {', '.join(self.STAGE_KEYS)}"
+                )
+        for k in range(1, len(self.stages) + 1):
+            self.for_stage(k, f"{source}: stages[{k - 1}]")
+
+    def stage_index(self, timestep: int) -> int:
+        """How many stages have begun at ``timestep`` decisions (0: the config's own values)."""
+        return sum(1 for stage in self.stages if stage["at"] <= timestep)
+
+    def for_stage(self, k: int, source: str = "config") -> DmcConfig:
+        """The config in force during stage ``k`` (stage 0: this config; stage ``k``: ``stages[:k]`` applied)."""
+        if k == 0:
+            return self
+        values = {key: v for stage in self.stages[:k] for key, v in stage.items() if key != "at"}
+        return type(self).from_dict({**self.to_dict(), **values, "stages": []}, source)
+
+    def stage_end(self, k: int) -> int:
+        """The decision count where stage ``k`` ends (the next stage's ``at``, or ``total_timesteps``)."""
+        return self.stages[k]["at"] if k < len(self.stages) else self.total_timesteps
 
     def label_config(self, source: str = "config") -> np.ndarray:
         """The settings array of ``label_search`` (:func:`scopa_env.fast.search.search_config`)."""
@@ -539,23 +597,30 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         )
     run_dir.mkdir(parents=True, exist_ok=True)
     cfg.dump(run_dir / "config.yaml")
-    # a resumed run draws new games: its generator continues from the seed and the step count
-    rng = np.random.default_rng([cfg.seed, state["timestep"]])
 
-    # --- actors -------------------------------------------------------------------------------
-    actors: list[Actors] = []
-    for games, opponent in ((cfg.selfplay_games, None), (cfg.opponent_games, cfg.opponents)):
-        if games:
-            seeds = rng.integers(0, 2**62, games)
-            actors.append(Actors(cfg, games, opponent, seeds, np.random.default_rng(rng.integers(0, 2**62))))
+    def start_segment(eff: DmcConfig):
+        """The actors, labellers, buffers and generator of a run (or a stage) starting at this step."""
+        # a resumed run draws new games: its generator continues from the seed and the step count
+        rng = np.random.default_rng([cfg.seed, state["timestep"]])
+        actors: list[Actors] = []
+        for games, opponent in ((cfg.selfplay_games, None), (cfg.opponent_games, cfg.opponents)):
+            if games:
+                seeds = rng.integers(0, 2**62, games)
+                actors.append(Actors(cfg, games, opponent, seeds, np.random.default_rng(rng.integers(0, 2**62))))
+        size, feat_size = actors[0].batch.layout.size, actors[0].features.size
+        label_buffer = (
+            Buffer(eff.label_buffer_size, size, feat_size, pairs=eff.label_loss == "differences")
+            if eff.label_positions
+            else None
+        )
+        return rng, actors, _labellers(eff, actors), Buffer(cfg.buffer_size, size, feat_size), label_buffer
+
+    # --- actors (a stage, like a resume, starts with new games and empty buffers) ----------------
+    stage = cfg.stage_index(state["timestep"])
+    eff = cfg.for_stage(stage)
+    rng, actors, labellers, buffer, label_buffer = start_segment(eff)
     layout = actors[0].batch.layout
     features = actors[0].features
-    labellers = _labellers(cfg, actors)
-    label_buffer = (
-        Buffer(cfg.label_buffer_size, layout.size, features.size, pairs=cfg.label_loss == "differences")
-        if cfg.label_positions
-        else None
-    )
 
     # --- learner --------------------------------------------------------------------------------
     net = build_network(layout.size, features.size, list(cfg.trunk), list(cfg.net_arch)).to(device)
@@ -574,7 +639,6 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
                 target.load_state_dict({k: torch.from_numpy(weights[k]) for k in weights.files})
         optimizer.load_state_dict(torch.load(latest / OPTIMIZER_FILE, weights_only=True))
     played = ema_net if ema_net is not None else net  # what is evaluated and saved
-    buffer = Buffer(cfg.buffer_size, layout.size, features.size)
 
     def score(obs: np.ndarray, rows: np.ndarray, feats: np.ndarray) -> np.ndarray:
         with torch.no_grad():
@@ -609,6 +673,13 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
 
     # --- the loop: actors, then learner -------------------------------------------------------
     while state["timestep"] < cfg.total_timesteps:
+        if cfg.stage_index(state["timestep"]) != stage:
+            stage = cfg.stage_index(state["timestep"])
+            eff = cfg.for_stage(stage)
+            state["hands"] += sum(a.hands for a in actors)
+            rng, actors, labellers, buffer, label_buffer = start_segment(eff)
+            if bar is not None:
+                bar.write(f"dmc: stage {stage} from {state['timestep']:,} decisions: {cfg.stages[stage - 1]}")
         t = state["timestep"]
         share = cfg.teacher_start * max(0.0, 1.0 - t / cfg.teacher_steps) if cfg.teacher else 0.0
         net.eval()
@@ -630,10 +701,12 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
         # every update draws a minibatch of returns (and one of labels): the new samples of both set the count
         ready = buffer.size >= cfg.batch_size
         updates = max(1, round((new + new_labels) * cfg.sample_reuse / cfg.batch_size)) if ready else 0
-        if cfg.learning_rate_end is not None:
-            frac = min(1.0, state["timestep"] / cfg.total_timesteps)
-            for group in optimizer.param_groups:
-                group["lr"] = cfg.learning_rate + (cfg.learning_rate_end - cfg.learning_rate) * frac
+        lr = eff.learning_rate
+        if eff.learning_rate_end is not None:
+            frac = min(1.0, state["timestep"] / cfg.stage_end(stage))
+            lr = eff.learning_rate + (eff.learning_rate_end - eff.learning_rate) * frac
+        for group in optimizer.param_groups:
+            group["lr"] = lr
         for _ in range(updates):
             idx = rng.integers(0, buffer.size, cfg.batch_size)
             obs_t = torch.from_numpy(buffer.obs[idx]).to(device)
@@ -641,7 +714,7 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             target = torch.from_numpy(buffer.ret[idx]).to(device)
             rows_t = torch.arange(cfg.batch_size, device=device)
             loss = torch.nn.functional.mse_loss(net(obs_t, rows_t, feats_t), target)
-            if label_buffer is not None and label_buffer.size >= cfg.batch_size and cfg.label_weight > 0:
+            if label_buffer is not None and label_buffer.size >= cfg.batch_size and eff.label_weight > 0:
                 idx = rng.integers(0, label_buffer.size, cfg.batch_size)
                 label_obs = torch.from_numpy(label_buffer.obs[idx]).to(device)
                 label_target = torch.from_numpy(label_buffer.ret[idx]).to(device)
@@ -653,7 +726,7 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
                     label_q = q2[: cfg.batch_size] - q2[cfg.batch_size :]
                 label_loss = torch.nn.functional.mse_loss(label_q, label_target)
                 label_losses.append(label_loss.item())
-                loss = loss + cfg.label_weight * label_loss
+                loss = loss + eff.label_weight * label_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
@@ -678,7 +751,7 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             elapsed = time.time() - wall0
             writer.add_scalar("charts/decisions_per_second", step / max(elapsed, 1e-9), step)
             losses = []
-        if state["timestep"] - state["last_eval"] >= cfg.eval_every or state["timestep"] >= cfg.total_timesteps:
+        if state["timestep"] - state["last_eval"] >= cfg.eval_every or state["timestep"] >= cfg.stage_end(stage):
             state["wall_seconds"] = time.time() - wall0
             state["cpu_seconds"] = time.process_time() - cpu0
             _evaluate(cfg, played, features, run_dir, writer, state, state["timestep"], bar)
