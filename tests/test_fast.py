@@ -10,7 +10,9 @@ the final scores and the winner.
 
 CI plays 250 whole standard games per player count (1,000 in all) and 8 per other
 supported preset and player count, split between "move" and "select" mode, plus
-one-hand episodes. The full run plays ``SCOPA_DIFF_GAMES`` games per preset and
+one-hand episodes. Every player count of every preset is a case, the booklet's 4 players
+each for themselves (4 sides) too, and so is the standard game with 4 and 6 players each
+for themselves (``partnerships=none``: 4 and 6 sides, the most the core holds). The full run plays ``SCOPA_DIFF_GAMES`` games per preset and
 player count::
 
     SCOPA_DIFF_GAMES=10000 pytest tests/test_fast.py -k differential
@@ -74,12 +76,20 @@ def core_plays(name: str, n: int) -> bool:
     return True
 
 
+EACH_FOR_THEMSELVES = "standard,partnerships=none"
+"""The standard game with every player count each for themselves: 4 and 6 players make 4 and 6 sides."""
+
+
+def wanted(n: int) -> bool:
+    return not PLAYERS or str(n) in PLAYERS.split(",")
+
+
 CASES = [
     (name, n)
     for name in supported_presets()
     for n in get_rules(name).player_counts
-    if (not PLAYERS or str(n) in PLAYERS.split(",")) and core_plays(name, n)
-]
+    if wanted(n) and core_plays(name, n)
+] + [(EACH_FOR_THEMSELVES, n) for n in (4, 6) if wanted(n)]  # with 2 or 3 players it is the standard game
 
 
 class CoreDeals:
@@ -358,11 +368,47 @@ def test_unsupported_presets_raise_naming_the_preset_and_field():
             BatchedScopa(4, get_rules(name).player_counts[0], name)
 
 
-def test_more_sides_than_the_core_holds_raise_naming_the_field():
-    """booklet, 4 players each for themselves: 4 sides; the core refuses it, naming ``partnerships``."""
-    with pytest.raises(NotImplementedError, match="partnerships"):
-        BatchedScopa(4, 4, "booklet")
-    BatchedScopa(4, 3, "booklet")  # 3 sides: played by the core
+def test_every_player_count_of_every_preset_is_a_differential_case():
+    """The core plays every preset whose fields it implements at every player count the preset
+    allows, so every one is compared with the engine: the booklet's 4 players each for themselves
+    (4 sides) too."""
+    refused = [
+        (name, n) for name in supported_presets() for n in get_rules(name).player_counts if not core_plays(name, n)
+    ]
+    assert refused == [], f"the core refuses {refused}"
+    if not PLAYERS:
+        assert ("booklet", 4) in CASES and (EACH_FOR_THEMSELVES, 6) in CASES, "4 and 6 sides are not compared"
+
+
+@pytest.mark.parametrize("rules_name,n", [("booklet", 4), (EACH_FOR_THEMSELVES, 6)])
+def test_each_for_themselves_keeps_a_pile_and_score_per_seat(rules_name, n):
+    """Each player for themselves (booklet: "for 2 to 4 players"): every seat is its own side,
+    with its own pile, score and hand-score row, up to ``core.MAX_SIDES``."""
+    batch = BatchedScopa(8, n, rules_name, action_mode="move")
+    assert batch.num_sides == n <= core.MAX_SIDES, f"{rules_name} n={n}: {batch.num_sides} sides"
+    assert batch.hand_score.shape == (8, n, core.NUM_SCORE_FIELDS) and batch.final_scores.shape == (8, n)
+    batch.reset(np.arange(8))
+    rng = np.random.default_rng(0)
+    captured_by = set()
+    while not batch.hand_ended.any():
+        for i in range(8):
+            captured_by |= {s for s, p in enumerate(batch.state(i)["piles"]) if p}
+        batch.step(np.array([rng.choice(batch.legal_actions(i)) for i in range(8)]))
+    assert captured_by == set(range(n)), f"{rules_name} n={n}: only sides {sorted(captured_by)} captured"
+    moves, wins = playout(10, n, rules_name, seed=2)
+    assert len(wins) == n + 1 and wins.sum() == 10 and moves > 0, f"{rules_name} n={n}: playout wins {wins}"
+
+
+def test_more_players_than_the_core_holds_raise_naming_the_limit(monkeypatch):
+    """The core sizes its columns for ``core.MAX_PLAYERS`` seats and as many sides; a player count
+    beyond them (a stand-in: the limit lowered to 4) is refused before a kernel runs."""
+    monkeypatch.setattr(core, "MAX_PLAYERS", 4)
+    monkeypatch.setattr(core, "MAX_SIDES", 4)
+    with pytest.raises(NotImplementedError, match="with 6 players, 6 sides: .* at most 4 players and 4 sides"):
+        check_supported(get_rules(EACH_FOR_THEMSELVES), 6)
+    with pytest.raises(NotImplementedError, match="with 6 players, 2 sides"):
+        check_supported(get_rules("standard"), 6)  # two sides (partnerships), but six seats
+    check_supported(get_rules(EACH_FOR_THEMSELVES), 4)
 
 
 def test_a_changed_unsupported_field_raises(monkeypatch):

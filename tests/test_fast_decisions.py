@@ -342,18 +342,20 @@ def test_vector_envs_and_playouts_play_the_decisions(rules_name):
 
 
 def test_the_core_plays_every_preset():
-    """No preset is refused any more (Cirulla was the last); the batched search still refuses the
-    decision presets, naming the field, rather than mislabel them."""
+    """No preset is refused any more, at any player count it allows (Cirulla was the last preset,
+    the booklet's 4 players each for themselves the last count); the batched search still refuses
+    the decision presets, naming the field, rather than mislabel them."""
     from scopa_env.fast.search import check_searchable
 
     refused = {}
     for name, rules in sorted(PRESETS.items()):
         if rules.ranks_per_suit != 10:  # the 52-card deck: refused naming ranks_per_suit (tests/test_french52.py)
             continue
-        try:
-            check_supported(rules)
-        except NotImplementedError as exc:
-            refused[name] = str(exc)
+        for n in rules.player_counts:
+            try:
+                check_supported(rules, n)
+            except NotImplementedError as exc:
+                refused[f"{name} n={n}"] = str(exc)
     assert refused == {}, refused
     with pytest.raises(NotImplementedError, match="hand_bonus_points"):
         check_searchable(get_rules("cirulla"))

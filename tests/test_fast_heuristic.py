@@ -117,6 +117,8 @@ def test_compiled_heuristic_plays_the_python_heuristics_best_move(n):
     [
         ("standard", 3),
         ("standard", 6),
+        ("booklet", 4),  # each for themselves: four sides
+        ("standard,partnerships=none", 6),  # six sides
         ("scopone_scientifico", 4),
         ("scopa_d_assi", 2),
         ("escoba", 2),

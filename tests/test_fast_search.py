@@ -73,6 +73,7 @@ def _positions(rules, num_players, games, pilot_seed=0, keep=lambda g: True):
         ("standard", 3, "fsearch:worlds=4,ab_depth=2,exact_cards=9"),
         ("scopone", 4, "fsearch:worlds=4,exact_cards=8,exact_worlds=2,inference=true"),
         ("standard", 6, SMALL),
+        ("booklet", 4, "fsearch:worlds=4,ab_depth=2,exact_cards=8"),  # four sides: paranoid alpha-beta
         ("escoba", 2, "fsearch:worlds=4,exact_cards=8"),
         ("scopa_d_assi", 2, "fsearch:worlds=4,ab_depth=1"),
         ("cirulla", 2, "fsearch:worlds=2"),  # declarations and the wildcard: the Python search decides them

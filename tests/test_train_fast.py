@@ -8,6 +8,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from scopa_env.observation import ObservationLayout  # noqa: E402
+from scopa_env.rules import get_rules  # noqa: E402
 from train.config import ConfigError  # noqa: E402
 from train.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E402
 
@@ -33,6 +34,19 @@ def test_fast_configs_take_the_decision_presets(tiny_fast_config, rules):
     venv = make_fast_vec_env(cfg, "greedy", seed=0)
     venv.reset()
     assert venv.action_masks().any(axis=1).all(), f"{rules}: a game with no legal action"
+    _, rewards, _, _ = venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+    assert rewards.shape == (venv.num_envs,)
+
+
+def test_fast_configs_take_four_players_each_for_themselves(tiny_fast_config):
+    """The booklet's 4 players each for themselves (four sides) train on the compiled core (issue 18):
+    the learner's observation has a pile plane for each of the three other sides."""
+    cfg = tiny_fast_config("rules=booklet", "num_players=4", "action_mode=select", "eval_opponents=[random,greedy]")
+    venv = make_fast_vec_env(cfg, "greedy", seed=0)
+    obs = venv.reset()
+    layout = ObservationLayout.for_rules(4, get_rules("booklet"))
+    assert obs.shape == (venv.num_envs, layout.size), f"observation {obs.shape}, layout {layout.size}"
+    assert obs[:, layout["other_piles"]].shape[1] == 3 * 40, "not one pile plane per other side"
     _, rewards, _, _ = venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
     assert rewards.shape == (venv.num_envs,)
 

@@ -29,7 +29,7 @@ Outputs (read-only)     after :meth:`~BatchedScopa.reset` and every :meth:`~Batc
                         already a new one (auto-reset); ``final_obs`` holds the last
                         observation of ``final_obs_seat`` (the learner, or the seat that
                         made the final move), ``winner`` the winning side (-1: none) and
-                        ``final_scores`` ``(N, 3)`` the game points per side
+                        ``final_scores`` ``(N, sides)`` the game points per side
 ``hand_ended``          bool ``(N,)``: a hand ended in this step; ``hand_score`` float64
                         ``(N, sides, 23)`` holds it per side, fields :data:`SCORE_FIELDS`
                         (:meth:`~BatchedScopa.hand_score_dicts` gives the engine's dicts);
@@ -90,7 +90,7 @@ SUPPORTED_FIELDS = (
     "name",
     "description",
     "player_counts",
-    "partnerships",  # only where a player count gives at most MAX_SIDES sides (check_supported)
+    "partnerships",
     "ranks",
     "hand_size",
     "table_size",
@@ -182,15 +182,10 @@ def opponent_weights(opponent: str | dict[str, float] | None) -> np.ndarray | No
 
 def check_supported(rules: Rules, num_players: int | None = None) -> None:
     """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``
-    (with ``num_players`` players, if given: the core holds at most ``core.MAX_SIDES`` sides)."""
+    (with ``num_players`` players, if given: the core holds at most ``core.MAX_PLAYERS`` seats and
+    ``core.MAX_SIDES`` sides, as many: every seat may be its own side)."""
     if num_players is not None:
         rules.check_players(num_players)  # a player count the rules do not allow is a ValueError
-    if num_players is not None and rules.num_sides(num_players) > core.MAX_SIDES:
-        raise NotImplementedError(
-            f"scopa_env.fast does not support rules preset {rules.name!r} with {num_players} players: field "
-            f"partnerships={rules.partnerships!r} makes {rules.num_sides(num_players)} sides (each for themselves), "
-            f"and the compiled core holds at most {core.MAX_SIDES}; use the Python engine scopa_env.game.Game"
-        )
     default = Rules()
     for f in dataclasses.fields(rules):
         if f.name in SUPPORTED_FIELDS:
@@ -202,6 +197,12 @@ def check_supported(rules: Rules, num_players: int | None = None) -> None:
                 f"(the compiled core implements {', '.join(SUPPORTED_FIELDS[2:])}; other fields must keep "
                 f"their default); use the Python engine scopa_env.game.Game"
             )
+    if num_players is not None and (num_players > core.MAX_PLAYERS or rules.num_sides(num_players) > core.MAX_SIDES):
+        raise NotImplementedError(
+            f"scopa_env.fast does not support rules preset {rules.name!r} with {num_players} players, "
+            f"{rules.num_sides(num_players)} sides: the compiled core holds at most {core.MAX_PLAYERS} players "
+            f"and {core.MAX_SIDES} sides; use the Python engine scopa_env.game.Game"
+        )
 
 
 def greedy_card_values(rules: Rules) -> np.ndarray:
@@ -800,7 +801,8 @@ def playout(
         players: per seat ``"random"``, ``"greedy"`` or ``"heuristic"`` (default: all random).
 
     Returns:
-        ``(moves, wins)``: moves played and games won per side (last entry: no winner).
+        ``(moves, wins)``: moves played and games won per side (``num_sides + 1`` entries,
+        the last: games without a winner).
     """
     r = get_rules(rules)
     P, F, TBL, _ = compiled_rules(r, num_players)
@@ -822,8 +824,8 @@ def playout(
         info,
         np.zeros((1, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64),
     )
-    wins = info[0, core.INFO_WINS : core.INFO_WINS + core.MAX_SIDES + 1].copy()
-    return int(moves), wins
+    wins = info[0, core.INFO_WINS : core.INFO_WINS + core.MAX_SIDES + 1]
+    return int(moves), np.append(wins[: r.num_sides(num_players)], wins[core.MAX_SIDES])
 
 
 __all__ = [

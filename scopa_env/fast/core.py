@@ -14,10 +14,10 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     --------------  -----  -----------------------------------------------------------
     COL_HAND        6      per seat, cards in hand
     COL_PLAYED      6      per seat, cards played this hand
-    COL_PILE        3      per side, cards captured this hand
-    COL_SCOPE       3      per side, scope this hand
-    COL_SCOPE_PTS   3      per side, what those scope are worth (Rules.scopa_value)
-    COL_SCORE       3      per side, game points
+    COL_PILE        6      per side, cards captured this hand
+    COL_SCOPE       6      per side, scope this hand
+    COL_SCOPE_PTS   6      per side, what those scope are worth (Rules.scopa_value)
+    COL_SCORE       6      per side, game points
     COL_TABLE       1      face-up table cards
     COL_CURRENT     1      seat to move
     COL_DEALER      1      seat that dealt this hand
@@ -33,7 +33,7 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
                            PHASE_FIRST_CARD (Chkobba: keep or table the drawn card) or
                            PHASE_DECLARE (bazzica_points, hand_bonus_points: declare or pass)
     COL_REVEALED    6      per seat, declared cards still in that hand (shown to all)
-    COL_DECLARED    3      per side, declaration points scored this hand (in COL_SCORE already)
+    COL_DECLARED    6      per side, declaration points scored this hand (in COL_SCORE already)
     COL_QUEUE       1      seats still to decide on a declaration this deal (bitmask; the
                            first from the dealer's left is the seat to move)
     COL_DECLARERS   1      seats that declared in this deal (bitmask), scored when the queue empties
@@ -48,7 +48,7 @@ captured mask). ``H`` holds the heuristic player's weights (``H_*``), or is ``No
 where no heuristic player moves: numba then prunes the heuristic's code at compile time.
 
 Per-step outputs: ``info[N, NUM_INFO]`` (``INFO_*``), ``rewards[N, players]``,
-``hand_score[N, 3, NUM_SCORE_FIELDS]`` (``SCORE_*``, as :func:`scopa_env.scoring.score_hand`).
+``hand_score[N, MAX_SIDES, NUM_SCORE_FIELDS]`` (``SCORE_*``, as :func:`scopa_env.scoring.score_hand`).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
 MAX_PLAYERS = 6
-MAX_SIDES = 3
+MAX_SIDES = MAX_PLAYERS  # every seat its own side (partnerships=()); two sides in partnerships
 NUM_CARDS = 40
 CONFIRM = NUM_CARDS
 NUM_SELECT_ACTIONS = NUM_CARDS + 1
@@ -245,11 +245,11 @@ INFO_TERMINATED = 1  # the episode ended in this step (the game was then reset)
 INFO_HAND_ENDED = 2  # a hand ended in this step (hand_score holds it)
 INFO_WINNER = 3  # on termination: winning side, -1 for none
 INFO_LEGAL_COUNT = 4  # "move" mode: number of legal move ids
-INFO_FINAL_SCORE = 5  # on termination: 3 columns, game points per side
+INFO_FINAL_SCORE = 5  # on termination: MAX_SIDES columns, game points per side
 INFO_OBS_SEAT = INFO_FINAL_SCORE + MAX_SIDES  # on termination: seat of final_obs
 INFO_CHOICE_CARD = INFO_OBS_SEAT + 1  # OP_CHOOSE: card of the compiled player's move
 INFO_CHOICE_MASK = INFO_CHOICE_CARD + 1  # OP_CHOOSE: its captured mask
-INFO_WINS = INFO_CHOICE_MASK + 1  # playout_kernel, row 0: games won per side (3 columns), then without a winner
+INFO_WINS = INFO_CHOICE_MASK + 1  # playout_kernel, row 0: games won per side (MAX_SIDES columns), then without a winner
 INFO_FINAL_OPPONENT = INFO_WINS + MAX_SIDES + 1  # on termination: opponent kind of the finished game (-1: none)
 INFO_CLAIM = INFO_FINAL_OPPONENT + 1  # the game ended by a claim in this step: CLAIM_SOUND or CLAIM_FALSE, else 0
 NUM_INFO = INFO_CLAIM + 1
@@ -346,8 +346,10 @@ def seed_games(rng, seeds):
 
 
 @njit(cache=True, inline="always")
-def _side(seat, n):
-    return seat if n <= 3 else seat % 2
+def _side(seat, ns):
+    """Side of ``seat`` with ``ns`` sides (Rules.sides): in partnerships (two sides of 4 or 6
+    players) the even seats against the odd ones, else each seat its own side."""
+    return seat & 1 if ns == 2 else seat
 
 
 # === legal moves (scopa_env.rules.legal_pairs) ================================================
@@ -699,7 +701,7 @@ def _table_bonus(S, i, P):
     scope = _table_bonus_scope(S[i, COL_TABLE], P)
     if scope:
         dealer = S[i, COL_DEALER]
-        side = _side(dealer, P[P_PLAYERS])
+        side = _side(dealer, P[P_SIDES])
         S[i, COL_PILE + side] |= S[i, COL_TABLE]
         S[i, COL_TABLE] = 0
         S[i, COL_SCOPE + side] += scope
@@ -882,7 +884,7 @@ def _declare(S, i, P, captured):
         for seat in range(n):
             if (S[i, COL_DECLARERS] >> seat) & 1:
                 points = _hand_bonus(S[i, COL_HAND + seat], P)[1]
-                side = _side(seat, n)
+                side = _side(seat, P[P_SIDES])
                 S[i, COL_SCORE + side] += points
                 S[i, COL_DECLARED + side] += points
         S[i, COL_DECLARERS] = 0
@@ -901,7 +903,7 @@ def _declare(S, i, P, captured):
             elif strength == best:
                 ties += 1
     if winner != NO_SEAT and ties == 1:
-        side = _side(winner, n)
+        side = _side(winner, P[P_SIDES])
         S[i, COL_SCORE + side] += points
         S[i, COL_DECLARED + side] += points
     S[i, COL_DECLARERS] = 0
@@ -1171,6 +1173,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     and a claim (chiamarsi fuori) are plays too: ``(card, 1 << card)`` keeps or claims.
     """
     n = P[P_PLAYERS]
+    ns = P[P_SIDES]
     seat = S[i, COL_CURRENT]
     bit = np.int64(1) << card
     phase = S[i, COL_PHASE]
@@ -1190,11 +1193,11 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     stock_empty = S[i, COL_STOCK_POS] == P[P_DECK_SIZE]
     last_play = S[i, COL_IN_HANDS] == 0 and stock_empty
     if captured == bit:  # an Ace takes itself from the empty table: no scopa
-        S[i, COL_PILE + _side(seat, n)] |= bit
+        S[i, COL_PILE + _side(seat, ns)] |= bit
         S[i, COL_LASTCAP] = seat
     elif captured != 0:
         S[i, COL_TABLE] ^= captured
-        side = _side(seat, n)
+        side = _side(seat, ns)
         S[i, COL_PILE + side] |= captured | bit
         S[i, COL_LASTCAP] = seat
         if S[i, COL_TABLE] == 0 and (not last_play or P[P_LAST_SCOPA]):
@@ -1218,10 +1221,9 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
             _open_declarations(S, i, P)
         return 0
     # End of the hand: the last capturer's side sweeps up the table.
-    ns = P[P_SIDES]
     lc = S[i, COL_LASTCAP]
     if lc != NO_SEAT:
-        S[i, COL_PILE + _side(lc, n)] |= S[i, COL_TABLE]
+        S[i, COL_PILE + _side(lc, ns)] |= S[i, COL_TABLE]
         S[i, COL_TABLE] = 0
     _score_hand(S, i, P, F, TBL, hand_score)
     S[i, COL_HAND_NUM] += 1
@@ -1256,7 +1258,7 @@ def _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
     # A side's hand points: its score breakdown's total and the declarations it scored this hand.
     if P[P_REWARD_POINTS]:
         for s in range(n):
-            side = _side(s, n)
+            side = _side(s, ns)
             others = 0.0
             for o in range(ns):
                 if o != side:
@@ -1273,7 +1275,7 @@ def _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
             elif t == best:
                 ties += 1
         for s in range(n):
-            side = _side(s, n)
+            side = _side(s, ns)
             if P[P_EPISODE_HAND] == 0:
                 rewards[i, s] += 1.0 if winner == side else -1.0
             elif ties == 1:
@@ -1360,7 +1362,7 @@ def _claim(S, i, P, F, TBL, seat, rewards, info, hand_score):
     for s in range(ns, MAX_SIDES):
         for f in range(NUM_SCORE_FIELDS):
             hand_score[i, s, f] = 0.0
-    side = _side(seat, P[P_PLAYERS])
+    side = _side(seat, ns)
     sound = S[i, COL_SCORE + side] >= P[P_TARGET]
     S[i, COL_HAND_NUM] += 1
     info[i, INFO_HAND_ENDED] = 1
@@ -1574,17 +1576,18 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     The next player's replies are enumerated into ``lc``/``lm`` after the ``count`` pairs.
     """
     n = P[P_PLAYERS]
+    ns = P[P_SIDES]
     seat = S[i, COL_CURRENT]
-    side = _side(seat, n)
+    side = _side(seat, ns)
     nxt = (seat + 1) % n
     hand = S[i, COL_HAND + seat]
     table = S[i, COL_TABLE]
     mine = np.empty(NUM_CARDS, np.float64)
     theirs = np.empty(NUM_CARDS, np.float64)
     _side_card_values(S, i, P, F, H, side, mine)
-    _side_card_values(S, i, P, F, H, _side(nxt, n), theirs)
+    _side_card_values(S, i, P, F, H, _side(nxt, ns), theirs)
     seen = hand | table
-    for s in range(P[P_SIDES]):
+    for s in range(ns):
         seen |= S[i, COL_PILE + s]
     if P[P_DECLARE]:  # declared hands are shown
         for s in range(n):
@@ -1602,7 +1605,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     final_round = stock == 0
     others_hold = False
     for s in range(n):
-        if _side(s, n) != side and S[i, COL_HAND + s] != 0:
+        if _side(s, ns) != side and S[i, COL_HAND + s] != 0:
             others_hold = True
     their_last = stock == 0 and cards_left == 1
     sweep_counts = P[P_LAST_SCOPA] or not last_play
@@ -1647,7 +1650,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
                 taker = side
             else:
                 lcap = S[i, COL_LASTCAP]
-                taker = NO_SEAT if lcap == NO_SEAT else _side(lcap, n)
+                taker = NO_SEAT if lcap == NO_SEAT else _side(lcap, ns)
             if taker == side:
                 score += w_leftover * _mask_value(after, mine)
             elif taker != NO_SEAT:
@@ -1710,7 +1713,7 @@ def write_observation(S, i, P, seat, out):
     """``seat``'s observation of game ``i`` into ``out`` (observation.write_observation)."""
     n = P[P_PLAYERS]
     ns = P[P_SIDES]
-    side = _side(seat, n)
+    side = _side(seat, ns)
     seen = S[i, COL_HAND + seat] | S[i, COL_TABLE]
     for s in range(ns):
         seen |= S[i, COL_PILE + s]

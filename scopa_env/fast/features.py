@@ -15,7 +15,7 @@ import functools
 import numpy as np
 from numba import njit
 
-# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: _plain_turn, _decision_pairs).
+# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_SIDES = MAX_PLAYERS, _side by sides).
 from scopa_env.fast import core
 
 

@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: _plain_turn, _decision_pairs).
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_SIDES = MAX_PLAYERS, _side by sides).
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
@@ -166,7 +166,6 @@ def _alphabeta(
     Iterative, one row of ``R`` per ply (numba's cache cannot hold a recursive function):
     row ``d`` is a node, ``NODE[d]`` its bounds, best value and next move.
     """
-    n = P[P_PLAYERS]
     ns = P[P_SIDES]
     alpha = np.empty(MAX_DEPTH + 2, np.float64)
     beta = np.empty(MAX_DEPTH + 2, np.float64)
@@ -184,7 +183,7 @@ def _alphabeta(
     alpha[d] = -np.inf
     beta[d] = np.inf
     rem[d] = depth
-    _open(R, d, P, side, n, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
+    _open(R, d, P, side, ns, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
     value = 0.0
     returned = False
     while True:
@@ -224,16 +223,16 @@ def _alphabeta(
             beta[c] = beta[d]
             rem[c] = rem[d] - 1
             d = c
-            _open(R, d, P, side, n, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
+            _open(R, d, P, side, ns, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
 
 
 @njit(cache=True, inline="always")
-def _open(R, d, P, side, n, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi):
+def _open(R, d, P, side, ns, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi):
     """Start node ``d``: its legal moves, their order, who moves there."""
     seat = R[d, COL_CURRENT]
     count[d] = core.legal_pairs(R[d, COL_HAND + seat], R[d, COL_TABLE], P, sub_mask, sub_sum, LC[d], LM[d])
     _order(LC, LM, d, count[d], R[d, COL_TABLE], ORD[d])
-    maxi[d] = core._side(seat, n) == side
+    maxi[d] = core._side(seat, ns) == side
     best[d] = -np.inf if maxi[d] else np.inf
     nxt[d] = 0
 
@@ -321,7 +320,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
     kind = C[C_ROLLOUT]
     for i in range(S.shape[0]):
         seat = S[i, COL_CURRENT]
-        side = core._side(seat, n)
+        side = core._side(seat, ns)
         hand = S[i, COL_HAND + seat]
         table = S[i, COL_TABLE]
         count = core.legal_pairs(hand, table, P, sub_mask, sub_sum, LC[0], LM[0])
