@@ -578,11 +578,18 @@ class Game:
         if self.hand_over:
             return "the hand is over; call next_hand()"
         seat = self.current
+        deck = self.rules.ranks_per_suit
         if not self.hands[seat] >> move.card & 1:
-            why = f"{format_card(move.card)} is not in player_{seat}'s hand ({format_cards(self.hands[seat])})"
+            why = (
+                f"{format_card(move.card, deck)} is not in player_{seat}'s hand "
+                f"({format_cards(self.hands[seat], deck)})"
+            )
         else:
-            why = f"{move} is not a legal move for player_{seat} (table: {format_cards(self.table) or 'empty'})"
-        legal = "; ".join(str(m) for m in self.legal_moves())
+            why = (
+                f"{move.text(deck)} is not a legal move for player_{seat} "
+                f"(table: {format_cards(self.table, deck) or 'empty'})"
+            )
+        legal = "; ".join(m.text(deck) for m in self.legal_moves())
         return f"{why}; legal moves: {legal}"
 
     def play_pair(self, card: int, captured: int) -> None:
@@ -749,10 +756,11 @@ class Game:
         self._deal_shuffled()
 
     def __repr__(self) -> str:
-        hands = " | ".join(format_cards(h) for h in self.hands)
+        deck = self.rules.ranks_per_suit
+        hands = " | ".join(format_cards(h, deck) for h in self.hands)
         return (
             f"Game(players={self.num_players}, rules={self.rules.name!r}, dealer={self.dealer}, "
-            f"current={self.current}, hands=[{hands}], table=[{format_cards(self.table)}], "
+            f"current={self.current}, hands=[{hands}], table=[{format_cards(self.table, deck)}], "
             f"stock={len(self.stock)}, scores={self.scores})"
         )
 

@@ -171,13 +171,14 @@ def explain_move(
     """
     if view.current != view.seat:
         return f"it is player_{view.current}'s turn, not yours"
+    deck = view.rules.ranks_per_suit
     mask = captured if isinstance(captured, int) else mask_of(captured)
     pairs = view.legal_pairs()
     if (card, mask) in pairs or (card, mask) == view.claim_pair():
         return None
     if not view.hand >> card & 1:
-        return f"{format_card(card)} is not in your hand (your hand: {format_cards(view.hand)})"
-    name = format_card(card)
+        return f"{format_card(card, deck)} is not in your hand (your hand: {format_cards(view.hand, deck)})"
+    name = format_card(card, deck)
     if view.declaring:
         return "you may declare your hand (it will be shown) or pass: m2 declares, m1 passes"
     if view.deciding:
@@ -186,11 +187,11 @@ def explain_move(
         return f"your {name} cannot take itself under the {view.rules.name!r} rules"
     off_table = mask & ~view.table
     if off_table:
-        where = format_cards(view.table) or "empty"
-        return f"{format_cards(off_table)} {'is' if off_table.bit_count() == 1 else 'are'} not on the table ({where})"
+        where = format_cards(view.table, deck) or "empty"
+        return f"{format_cards(off_table, deck)} {'is' if off_table.bit_count() == 1 else 'are'} not on the table ({where})"
     options = [m for c, m in pairs if c == card]
     captures = [m for m in options if m and m != 1 << card]
-    listed = " or ".join(format_cards(m) for m in captures)
+    listed = " or ".join(format_cards(m, deck) for m in captures)
     if not captures and (card, 1 << card) in pairs:
         return f"your {name} takes itself here (an Ace on the empty table): choose that move"
     if not mask:
@@ -199,20 +200,20 @@ def explain_move(
         return f"your {name} cannot take anything from the table; {trail_how}"
     if not view.rules.plain_captures:
         # Variant capture rules (sums to 15, Ace takes all, fewest cards ...): name the legal options.
-        return f"your {name} cannot take {format_cards(mask)} under the {view.rules.name!r} rules; it can take {listed}"
+        return f"your {name} cannot take {format_cards(mask, deck)} under the {view.rules.name!r} rules; it can take {listed}"
     total = sum(RANK_OF[c] for c in cards_of(mask))
     if total != RANK_OF[card]:
         return (
-            f"the cards you chose ({format_cards(mask)}) add up to {total}, but your {name} is worth {RANK_OF[card]}; "
+            f"the cards you chose ({format_cards(mask, deck)}) add up to {total}, but your {name} is worth {RANK_OF[card]}; "
             f"it can take {listed}"
         )
     singles = [m for m in captures if m.bit_count() == 1]
     if singles and mask.bit_count() > 1 and view.rules.single_card_priority:
         return (
-            f"your {name} matches a single table card ({' or '.join(format_cards(m) for m in singles)}), "
+            f"your {name} matches a single table card ({' or '.join(format_cards(m, deck) for m in singles)}), "
             "so it must take that card, not several"
         )
-    return f"{name} taking {format_cards(mask)} is not legal; it can take {listed}"
+    return f"{name} taking {format_cards(mask, deck)} is not legal; it can take {listed}"
 
 
 # --- hand-end breakdown ---------------------------------------------------------------------
@@ -366,7 +367,7 @@ class TerminalGame:
                     self.output_fn(f"  {who} calls chiamarsi fuori: {game.win_reason.replace('_', ' ')}")
                     continue
                 if game.declare_queue:  # a declaration shows the hand; a pass says nothing
-                    shown = self._cards(format_cards(game.hands[seat]))
+                    shown = self._cards(format_cards(game.hands[seat], self.deck))
                     who = seat_label(seat, self.specs)
                     game.play(move)
                     self.output_fn(f"  {who} declares {shown}" if move.mask else f"  {who} passes")
@@ -393,7 +394,7 @@ class TerminalGame:
         hand = cards_of(view.hand)
         while True:
             text = self._ask(
-                f"Your move: card (1-{len(hand)} or e.g. {format_card(hand[0])}), ? legal moves, h help > "
+                f"Your move: card (1-{len(hand)} or e.g. {format_card(hand[0], self.deck)}), ? legal moves, h help > "
             )
             if not text:
                 continue
@@ -431,7 +432,7 @@ class TerminalGame:
                 return None, f"you hold {len(hand)} cards: choose 1..{len(hand)} or name a card"
             return self._choose_capture(view, hand[k - 1])
         try:
-            cards = parse_cards(text)
+            cards = parse_cards(text, self.deck)
         except ValueError as exc:
             return None, f"{exc}; type ? for the legal moves"
         card, captured = cards[0], cards[1:]
@@ -453,7 +454,7 @@ class TerminalGame:
         if len(options) == 1:
             return options[0], None
         listing = "  ".join(f"{i}) {self._move_text(m)}" for i, m in enumerate(options, 1))
-        self.output_fn(f"  {self._cards(format_card(card))} has {len(options)} options:  {listing}")
+        self.output_fn(f"  {self._cards(format_card(card, self.deck))} has {len(options)} options:  {listing}")
         while True:
             text = self._ask(f"Choose 1-{len(options)} (or name the table cards; b = back, ? = legal moves) > ")
             if text.lower() in ("b", "back"):
@@ -467,7 +468,7 @@ class TerminalGame:
                 self.output_fn(f"  ! choose a number from 1 to {len(options)}")
                 continue
             try:
-                named = parse_cards(text)
+                named = parse_cards(text, self.deck)
             except ValueError as exc:
                 self.output_fn(f"  ! {exc}")
                 continue
@@ -482,27 +483,32 @@ class TerminalGame:
 
     # --- output --------------------------------------------------------------------------------
 
+    @property
+    def deck(self) -> int:
+        """Ranks per suit of the game's deck, for the card notation (13: the 52-card deck)."""
+        return self.game.rules.ranks_per_suit
+
     def _cards(self, text: str) -> str:
-        return colorize(text) if self.color and text else text
+        return colorize(text, self.deck) if self.color and text else text
 
     def _bold(self, text: str) -> str:
         return f"\x1b[1m{text}\x1b[0m" if self.color else text
 
     def _move_text(self, move: Move) -> str:
-        card = self._cards(format_card(move.card))
+        card = self._cards(format_card(move.card, self.deck))
         if self.game.declare_queue:
             if not move.mask:
                 return "pass (do not declare)"
             if move.is_self:
                 return "declare your hand (it is shown)"
-            return f"declare your hand, the wildcard as {self._cards(format_cards(move.mask))}'s rank"
+            return f"declare your hand, the wildcard as {self._cards(format_cards(move.mask, self.deck))}'s rank"
         if self.game.deciding:
             return f"keep {card}" if move.is_self else f"put {card} on the table"
         if move.is_trail:
             return f"trail {card}"
         if move.is_self:
             return f"{card} takes itself"
-        return f"{card} takes {self._cards(format_cards(move.mask))}"
+        return f"{card} takes {self._cards(format_cards(move.mask, self.deck))}"
 
     def _legal_listing(self, view: PlayerView) -> str:
         lines = ["  Legal moves (type m<number> to play one):"]
@@ -511,7 +517,7 @@ class TerminalGame:
 
     def _describe(self, seat: int, move: Move, scopa: bool = False, decision: bool = False) -> str:
         who = seat_label(seat, self.specs)
-        card = self._cards(format_card(move.card))
+        card = self._cards(format_card(move.card, self.deck))
         you = seat == HUMAN_SEAT
         if decision:  # Chkobba's first card: a kept card stays hidden from the others
             if move.is_self:
@@ -522,7 +528,7 @@ class TerminalGame:
         if move.is_trail:
             return f"  {who} {'trail' if seat == HUMAN_SEAT else 'trails'} {card}"
         text = f"  {who} {'play' if seat == HUMAN_SEAT else 'plays'} {card} and {'take' if seat == HUMAN_SEAT else 'takes'} "
-        text += self._cards(format_cards(move.mask))
+        text += self._cards(format_cards(move.mask, self.deck))
         return text + ("  " + self._bold("SCOPA!") if scopa else "")
 
     def _banner(self) -> str:
@@ -568,12 +574,12 @@ class TerminalGame:
         if view.history:
             seat, card, cap = view.history[-1]
             lines.append("   last play: " + self._describe(seat, move_of(card, cap)).strip())
-        table = self._cards(format_cards(view.table)) or "(empty)"
+        table = self._cards(format_cards(view.table, self.deck)) or "(empty)"
         lines.append(f" {self._bold('Table')}:      {table}")
-        hand = "  ".join(f"{i}) {self._cards(format_card(c))}" for i, c in enumerate(cards_of(view.hand), 1))
+        hand = "  ".join(f"{i}) {self._cards(format_card(c, self.deck))}" for i, c in enumerate(cards_of(view.hand), 1))
         lines.append(f" {self._bold('Your hand')}:  {hand}")
         shown = [
-            f"{seat_label(s, self.specs)} shows {self._cards(format_cards(r))}"
+            f"{seat_label(s, self.specs)} shows {self._cards(format_cards(r, self.deck))}"
             for s, r in enumerate(view.revealed)
             if r and s != HUMAN_SEAT
         ]
@@ -594,7 +600,7 @@ class TerminalGame:
         lines = [f"\n=== Hand {g.hand_number} over ==="]
         if result.leftover:
             lines.append(
-                f"  {self._cards(format_cards(result.leftover))} left on the table go to {labels[result.leftover_side]}"
+                f"  {self._cards(format_cards(result.leftover, self.deck))} left on the table go to {labels[result.leftover_side]}"
             )
         lines.append(format_breakdown(result, labels, g.rules))
         lines.append(
@@ -677,7 +683,9 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
         "--teammate", default=None, metavar="AGENT", help="agent of your partners (4-6 players; default: --opponent)"
     )
     p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
-    p.add_argument("--players", type=int, default=2, choices=(2, 3, 4, 6), help="number of players (you are player_0)")
+    p.add_argument(
+        "--players", type=int, default=2, choices=(2, 3, 4, 6, 8), help="number of players (you are player_0)"
+    )
     p.add_argument("--seed", type=int, default=None, help="seed the deal and the agents")
     p.add_argument("--no-color", action="store_true", help="plain text")
     p.set_defaults(func=_play_command)

@@ -820,11 +820,17 @@ class Move:
         return f"Move({self.card}, {sorted(self.captured)})"
 
     def __str__(self) -> str:
+        return self.text()
+
+    def text(self, ranks_per_suit: int = NUM_RANKS) -> str:
+        """The move in short notation (``"7d takes 3c 4s"``); ``ranks_per_suit=13`` writes the
+        52-card deck's (see :func:`~scopa_env.cards.format_card`)."""
+        card = format_card(self.card, ranks_per_suit)
         if self.is_trail:
-            return f"{format_card(self.card)} trails"
+            return f"{card} trails"
         if self.is_self:
-            return f"{format_card(self.card)} takes itself"
-        return f"{format_card(self.card)} takes {format_cards(self.mask)}"
+            return f"{card} takes itself"
+        return f"{card} takes {format_cards(self.mask, ranks_per_suit)}"
 
 
 _MOVES: dict[int, Move] = {}

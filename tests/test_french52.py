@@ -38,7 +38,7 @@ from scopa_env.cards import (
 from scopa_env.game import Game
 from scopa_env.observation import ObservationLayout, write_observation
 from scopa_env.render import render_game
-from scopa_env.rules import PRESETS, Rules, get_rules, legal_moves
+from scopa_env.rules import PRESETS, Move, Rules, get_rules, legal_moves
 from scopa_env.scoring import primiera_value, score_hand
 
 F52 = get_rules("french_52")
@@ -185,6 +185,32 @@ def test_notation_and_render():
     assert "player_0 (side 0): 8d 9d 10d" in text and "player_1 (side 1): Jd Qd Kd" in text
     assert "table : 6s 7s 8s 9s" in text
     assert "\x1b[31m10h" in render_game(game, color=True), "hearts in the cups' red"
+    with pytest.raises(
+        ValueError,
+        match=r"10h is not in player_0's hand \(8d 9d 10d\); legal moves: 8d takes 8s; 9d takes 9s; 10d trails",
+    ):
+        game.play(Move(parse_card("10h", 13)))
+    assert Move(parse_card("Kd", 13), c52("Qs As")).text(13) == "Kd takes As Qs"
+
+
+def test_terminal_game_uses_the_52_card_notation():
+    from scopa_env.play import explain_move, new_terminal_game
+
+    game = Game(8, F52, seed=4)
+    view = game.view()
+    card = next(c for c in (7, 8, 9, 17, 18, 19) if not game.hands[game.current] >> c & 1)
+    assert explain_move(view, card, 0).startswith(f"{format_card(card, 13)} is not in your hand")
+    assert format_card(card, 13)[:-1] in ("8", "9", "10")
+    out: list[str] = []
+    answers = iter(["1", "q"])
+    tg = new_terminal_game(
+        rules=F52, players=8, opponent="greedy", seed=4, input_fn=lambda _: next(answers), output_fn=out.append
+    )
+    tg.run()
+    text = "\n".join(out)
+    assert "Your hand:" in text and " 8 players" in text
+    hand = [format_card(c, 13) for c in cards_of(tg.game.hands[0] | 1 << tg.game.history[0][1])]
+    assert all(name in text for name in hand)
 
 
 def test_observation_is_52_wide():
