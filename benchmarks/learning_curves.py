@@ -2,9 +2,9 @@
 
 ::
 
-    python benchmarks/learning_curves.py "runs/dmc_expert:DMC + search labels (configs/dmc_expert.yaml, then 256 labels/step)" \
-        "runs/dmc_v3:DMC (configs/dmc_standard.yaml)" "runs/dmc_v2:DMC, no heuristic features" \
-        --out docs/img/dmc_vs_ppo.png
+    python benchmarks/learning_curves.py "docs/data/dmc_expert_diff:DMC + search labels, difference labels from 12M (configs/dmc_expert.yaml)" \
+        "docs/data/dmc_expert_stage2:DMC + search labels, value labels on every position from 12M" \
+        "runs/dmc_v3:DMC (configs/dmc_standard.yaml)" "runs/dmc_v2:DMC, no heuristic features" --out docs/img/dmc_vs_ppo.png
 
 Each DMC run folder's ``evaluations.csv`` has a ``cpu_hours`` column (the training process's CPU
 time at each evaluation, both cores counted). The PPO recipe's curve is the one recorded in
