@@ -596,9 +596,18 @@ def test_there_are_the_dmc_configs():
 
 @pytest.mark.parametrize("config", DMC_CONFIGS, ids=[p.stem for p in DMC_CONFIGS])
 def test_every_dmc_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli):
-    """The shipped recipes run end to end (their own game, features and opponents) at a tiny budget."""
-    result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *DMC_TINY, "total_timesteps=400")
+    """The shipped recipes run end to end (their own game, features, opponents and stages) at a tiny budget:
+    a config's stages start at the same fractions of it (a larger one, so that a round falls in a stage)."""
+    import yaml
+
+    data = yaml.safe_load(config.read_text())
+    budget = 1500 if data.get("stages") else 400
+    stages = [{**st, "at": budget * st["at"] // data["total_timesteps"]} for st in data.get("stages", [])]
+    extra = [f"stages={yaml.safe_dump(stages, default_flow_style=True, width=10**6).strip()}"] if stages else []
+    result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *DMC_TINY, f"total_timesteps={budget}", *extra)
     assert result.returncode == 0, result.stderr[-3000:]
+    if stages:
+        assert "dmc: stage 1 from" in result.stdout + result.stderr, "the stages did not start"
     run = tmp_path / config.stem
     for name in ("report.md", "margin.png", "best/weights.npz", "latest/state.json"):
         assert (run / name).exists(), f"{name} missing from the run folder"

@@ -678,8 +678,8 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             eff = cfg.for_stage(stage)
             state["hands"] += sum(a.hands for a in actors)
             rng, actors, labellers, buffer, label_buffer = start_segment(eff)
-            if bar is not None:
-                bar.write(f"dmc: stage {stage} from {state['timestep']:,} decisions: {cfg.stages[stage - 1]}")
+            message = f"dmc: stage {stage} from {state['timestep']:,} decisions: {cfg.stages[stage - 1]}"
+            bar.write(message) if bar is not None else print(message, flush=True)
         t = state["timestep"]
         share = cfg.teacher_start * max(0.0, 1.0 - t / cfg.teacher_steps) if cfg.teacher else 0.0
         net.eval()
