@@ -195,21 +195,9 @@ class DmcConfig(RunConfig):
         "learning_rate_end",
     )
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
-    # the labels' expert, share and weight and the learning-rate schedule may change on resume: a second
+    # a resume may change what a stage may (the labels, the learning-rate schedule) and the stages: a second
     # stage of a run (denser labels, a lower rate) continues the same network and optimizer
-    RESUME_KEYS: ClassVar[tuple[str, ...]] = (
-        *RESUME_KEYS,
-        "device",
-        "label_positions",
-        "label_search",
-        "label_weight",
-        "label_buffer_size",
-        "label_threads",
-        "label_loss",
-        "learning_rate",
-        "learning_rate_end",
-        "stages",
-    )
+    RESUME_KEYS: ClassVar[tuple[str, ...]] = (*RESUME_KEYS, "device", *STAGE_KEYS, "stages")
 
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> DmcConfig:
