@@ -16,7 +16,8 @@ parameter             meaning (default)
 ====================  ==========================================================================
 ``rules``             preset name or option string of :func:`~scopa_env.rules.get_rules`
                       (``"standard"``)
-``players``           seats, 2, 3, 4 or 6; 4 and 6 play in two teams (``2``)
+``players``           seats, 2, 3, 4 or 6 (8 for ``french_52``); sides as the rules say: 4 and 6
+                      play in two teams in the standard game (``2``)
 ``action_mode``       ``"move"``: one id per (card, captured set) of :mod:`scopa_env.actions`;
                       ``"select"``: name the card, then the captured cards one at a time (``"move"``)
 ``episode``           ``"hand"``: one hand; ``"game"``: hands until a side wins (``"hand"``)
@@ -36,7 +37,7 @@ Chance: the deal
     Each hand starts with chance nodes that deal the whole hand, as the engine's shuffle
     does: first the table cards, then, for each deal of the hand (the stock deals of the
     standard game included), each seat's cards in turn from the player after the dealer.
-    A chance outcome is a card id (0..39), and the cards of one table or hand come in
+    A chance outcome is a card id (0..39; 0..51 for the 52-card deck of ``french_52``), and the cards of one table or hand come in
     ascending order, so each set is one chance path: its probability is
     ``C(a, m - 1) / C(b, m)`` for ``m`` cards still to deal to the set, ``a`` the undealt
     cards above the drawn one and ``b`` those above the set's previous card. Cards of a
@@ -56,12 +57,19 @@ Strings and tensors (player ``p``)
     notation (hand, table, piles, played cards, scope, scores, stock size).
     ``observation_tensor``: the kit's observation vector, laid out by
     :class:`~scopa_env.observation.ObservationLayout` (``"observation"``, 376 floats
-    for 2 players).
+    for 2 players; 1,144 for ``french_52`` with 8 players, its card planes 52 wide).
     ``information_state_tensor``: the observation followed by ``"plays"``, this hand's
     plays in order (``[ply, 0, card]`` the played card, ``[ply, 1, card]`` the cards it
     took). Within a hand that is perfect recall; earlier hands of a game episode are
     summed up by the scores only (the string has them in full).
     At chance nodes both tensors are zeros: nobody acts while the cards are dealt.
+    Card planes, ``plays`` and chance outcomes are :attr:`Rules.num_card_ids` wide (40, or
+    52 for ``french_52``, whose strings write the 52-card deck's notation: ``10h``, ``Qs``,
+    ``Kc``); "select" mode has ``num_card_ids + 1`` actions (CONFIRM last:
+    :func:`~scopa_env.actions.confirm_action`). The 40-card games are unchanged by the
+    52-card deck (``tests/test_openspiel.py`` holds their fingerprints). ``french_52`` plays
+    in "select" mode only: its 72,752 moves are over "move" mode's id limit (a one-line
+    ``ValueError``).
 
 ``resample_from_infostate(p, sampler)`` deals the cards ``p`` cannot see again with the
 kit's determinization (:meth:`~scopa_env.game.PlayerView.determinize`) and replays the
@@ -91,11 +99,18 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyspiel
 
-from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, TAKE_ALL, MoveEnumeration, move_enumeration, select_options
-from scopa_env.cards import NUM_CARDS, NUM_RANKS, cards_of, format_card
-from scopa_env.game import Game, PlayerView, sides_for
+from scopa_env.actions import (
+    TAKE_ALL,
+    MoveEnumeration,
+    confirm_action,
+    move_enumeration,
+    num_select_actions,
+    select_options,
+)
+from scopa_env.cards import NUM_CARDS, RANK_OF, SUIT_OF, cards_of, format_card
+from scopa_env.game import Game, PlayerView
 from scopa_env.observation import ObservationLayout, write_observation
-from scopa_env.rules import PLAYER_COUNTS, Rules, get_rules
+from scopa_env.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
 
 GAME_NAME = "python_scopa"
 ACTION_MODES = ("move", "select")
@@ -111,16 +126,38 @@ DEFAULT_PARAMS: dict[str, object] = {
 }
 """The game's parameters and their defaults (see the module docstring)."""
 
-_CARD_TEXT = tuple(format_card(c) for c in range(NUM_CARDS))
+
+@functools.lru_cache(maxsize=64)
+def _card_texts(rules: Rules) -> tuple[str, ...]:
+    """Short notation of every card id of ``rules``' deck (the 52-card deck's for ``french_52``)."""
+    return tuple(format_card(c, rules.ranks_per_suit) for c in range(rules.num_card_ids))
 
 
-def _cards_text(mask: int) -> str:
-    """Short notation of a bitmask of cards (like :func:`~scopa_env.cards.format_cards`, without its checks)."""
-    return " ".join([_CARD_TEXT[c] for c in cards_of(mask)])
+@functools.lru_cache(maxsize=64)
+def _card_order(rules: Rules) -> tuple[int, ...] | None:
+    """Sort key of each card id for strings: ``None`` for the 40-card deck (ids are in suit, rank
+    order), else the rank of ``(suit, rank)``, as :func:`~scopa_env.cards.format_cards` sorts the
+    52-card deck (its pictures, ids 40..51, after each suit's 10)."""
+    if rules.num_card_ids == NUM_CARDS:
+        return None
+    ids = sorted(range(rules.num_card_ids), key=lambda c: (SUIT_OF[c], RANK_OF[c]))
+    order = [0] * len(ids)
+    for k, c in enumerate(ids):
+        order[c] = k
+    return tuple(order)
 
 
-def _ids_text(cards: Sequence[int]) -> str:
-    return " ".join([_CARD_TEXT[c] for c in cards])
+def _ids_text(setup: Setup, cards: Sequence[int]) -> str:
+    """Short notation of cards (like :func:`~scopa_env.cards.format_cards`, without its checks)."""
+    text, order = setup.card_text, setup.card_order
+    if order is not None:
+        cards = sorted(cards, key=order.__getitem__)
+    return " ".join([text[c] for c in cards])
+
+
+def _cards_text(setup: Setup, mask: int) -> str:
+    """Short notation of a bitmask of cards."""
+    return _ids_text(setup, cards_of(mask))
 
 
 TABLE = -1
@@ -140,8 +177,8 @@ GAME_TYPE = pyspiel.GameType(
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=max(PLAYER_COUNTS),
-    min_num_players=min(PLAYER_COUNTS),
+    max_num_players=max(ALLOWED_PLAYER_COUNTS),
+    min_num_players=min(ALLOWED_PLAYER_COUNTS),
     provides_information_state_string=True,
     provides_information_state_tensor=True,
     provides_observation_string=True,
@@ -152,13 +189,7 @@ GAME_TYPE = pyspiel.GameType(
 
 
 def check_bridge_rules(rules: Rules) -> None:
-    """Raise ``ValueError`` if the deal of ``rules`` is more than a shuffle (see the module docstring)
-    or the deck is not the 40-card one."""
-    if rules.ranks_per_suit != NUM_RANKS:
-        raise ValueError(
-            f"rules {rules.name!r} play the 52-card deck (ranks_per_suit={rules.ranks_per_suit}): the OpenSpiel "
-            f"game models the 40-card deck only (its card planes and chance outcomes); pick another preset"
-        )
+    """Raise ``ValueError`` if the deal of ``rules`` is more than a shuffle (see the module docstring)."""
     refused = [
         name
         for name, used in (
@@ -199,6 +230,14 @@ class Setup:
     layout: ObservationLayout = field(init=False)
     moves: MoveEnumeration | None = field(init=False)
     num_actions: int = field(init=False)
+    num_cards: int = field(init=False)
+    """Card ids of the deck (:attr:`Rules.num_card_ids`: 40, or 52 for ``french_52``): chance outcomes and tensor planes."""
+    confirm: int = field(init=False)
+    """"select" mode's CONFIRM action (:func:`~scopa_env.actions.confirm_action`: 40, or 52)."""
+    card_text: tuple[str, ...] = field(init=False)
+    """Short notation of each card id (French notation for the 52-card deck: ``10h``, ``Qs``)."""
+    card_order: tuple[int, ...] | None = field(init=False)
+    """Sort key of each card id in strings (by suit, then rank); ``None``: by id (the 40-card deck)."""
 
     def __post_init__(self) -> None:
         put = functools.partial(object.__setattr__, self)
@@ -206,11 +245,15 @@ class Setup:
         put("schedule", self.rules.schedule(n))
         put("deal_plies", tuple(n * sum(self.schedule[:k]) for k in range(len(self.schedule))))
         put("plies_per_hand", n * sum(self.schedule))
-        put("side_of", sides_for(n))
+        put("side_of", self.rules.sides(n))
         put("num_sides", max(self.side_of) + 1)
         put("layout", ObservationLayout.for_rules(n, self.rules))
         put("moves", move_enumeration(self.rules) if self.action_mode == "move" else None)
-        put("num_actions", len(self.moves) if self.moves is not None else NUM_SELECT_ACTIONS)
+        put("num_actions", len(self.moves) if self.moves is not None else num_select_actions(self.rules))
+        put("num_cards", self.rules.num_card_ids)
+        put("confirm", confirm_action(self.rules))
+        put("card_text", _card_texts(self.rules))
+        put("card_order", _card_order(self.rules))
 
     def __deepcopy__(self, memo) -> Setup:
         return self  # immutable: states share it (OpenSpiel clones states with deepcopy)
@@ -233,7 +276,7 @@ class Setup:
     def point_bound(self) -> float:
         """A bound on one side's points in one hand (for OpenSpiel's utility range)."""
         r = self.rules
-        scopa = {"points": r.scopa_points, "card": 10, "cards": len(r.deck)}[r.scopa_value]
+        scopa = {"points": r.scopa_points, "card": r.ranks_per_suit, "cards": len(r.deck)}[r.scopa_value]
         return float(CATEGORY_POINTS + EXTRA_POINTS_BOUND + self.plies_per_hand * scopa)
 
     def max_decisions_per_hand(self) -> int:
@@ -298,7 +341,7 @@ class ScopaGame(pyspiel.Game):
         low = -bound if setup.reward == "points" or setup.num_sides == 2 else -1.0 / (setup.num_sides - 1)
         info = pyspiel.GameInfo(
             num_distinct_actions=setup.num_actions,
-            max_chance_outcomes=NUM_CARDS,
+            max_chance_outcomes=setup.num_cards,
             num_players=setup.num_players,
             min_utility=low,
             max_utility=bound,
@@ -444,6 +487,12 @@ class Position:
         for name, value in state.items():
             setattr(self, name, value)
 
+    def _cards(self, mask: int) -> str:
+        return _cards_text(self.setup, mask)
+
+    def _ids(self, cards: Sequence[int]) -> str:
+        return _ids_text(self.setup, cards)
+
     # --- dealing ----------------------------------------------------------------------------
 
     def _start_hand(self) -> None:
@@ -519,7 +568,7 @@ class Position:
         self.game = game
         head = f"hand {game.hand_number + 1} dealer {self.dealer} scores {'/'.join(map(str, self.scores))}"
         if table:
-            head += f" | table {_ids_text(table)}"
+            head += f" | table {self._ids(table)}"
         self.texts = [f"{head} | {self._deal_text(0, p)}" for p in range(n)]
 
     def _deal_text(self, deal: int, player: int) -> str:
@@ -527,7 +576,7 @@ class Position:
         _, deals = self._deals()
         n = self.setup.num_players
         seats = [(self.dealer + 1 + i) % n for i in range(n)]
-        return " | ".join(f"p{s} {_ids_text(deals[deal][s]) if s == player else len(deals[deal][s])}" for s in seats)
+        return " | ".join(f"p{s} {self._ids(deals[deal][s]) if s == player else len(deals[deal][s])}" for s in seats)
 
     # --- play ---------------------------------------------------------------------------------
 
@@ -551,7 +600,7 @@ class Position:
         if self.pending is None:
             return sorted({c for c, _ in pairs})
         nxt, can_confirm, _ = select_options(self._outcomes(self.pending), self.selected)
-        return nxt + [CONFIRM] if can_confirm else nxt
+        return nxt + [self.setup.confirm] if can_confirm else nxt
 
     def _outcomes(self, card: int) -> list[int]:
         return [mask for c, mask in self.game.action_pairs() if c == card]
@@ -578,7 +627,7 @@ class Position:
                 return action, outcomes[0]
             self.pending, self.selected = action, 0
             return None
-        if action == CONFIRM:
+        if action == self.setup.confirm:
             return self.pending, self.selected
         self.selected |= 1 << action
         _, _, candidates = select_options(self._outcomes(self.pending), self.selected)
@@ -590,8 +639,8 @@ class Position:
         game = self.game
         seat = game.current
         game.play_pair(card, captured)
-        took = f">{_cards_text(captured)}" if captured else ""
-        part = f" | p{seat}:{_CARD_TEXT[card]}{took}"
+        took = f">{self._cards(captured)}" if captured else ""
+        part = f" | p{seat}:{self.setup.card_text[card]}{took}"
         texts = [t + part for t in self.texts]
         plies = len(game.history)
         if plies in setup.deal_plies and not game.hand_over:
@@ -633,7 +682,7 @@ class Position:
         else:
             current = self.texts[player]
             if self.pending is not None:
-                current += f" | choosing {_CARD_TEXT[self.pending]}>{_cards_text(self.selected)}"
+                current += f" | choosing {self.setup.card_text[self.pending]}>{self._cards(self.selected)}"
         return f"p{player}\n{self.past[player]}{current}"
 
     def _dealing_text(self, player: int) -> str:
@@ -643,9 +692,9 @@ class Position:
         k = 0
         for (owner, _), cards in zip(self.slots, self.dealt):
             if owner == TABLE:
-                parts.append(f"table {_ids_text(cards)}")
+                parts.append(f"table {self._ids(cards)}")
             elif k < n:
-                parts.append(f"p{owner} {_ids_text(cards) if owner == player else len(cards)}")
+                parts.append(f"p{owner} {self._ids(cards) if owner == player else len(cards)}")
                 k += 1
         return " | ".join(parts)
 
@@ -657,36 +706,36 @@ class Position:
         v = game.view(player)
         parts = [
             f"p{player} to move p{v.current} dealer p{v.dealer}",
-            f"hand {_cards_text(v.hand)}",
-            f"table {_cards_text(v.table)}",
-            "piles " + " / ".join(_cards_text(p) for p in v.piles),
-            "played " + " / ".join(_cards_text(p) for p in v.played),
+            f"hand {self._cards(v.hand)}",
+            f"table {self._cards(v.table)}",
+            "piles " + " / ".join(self._cards(p) for p in v.piles),
+            "played " + " / ".join(self._cards(p) for p in v.played),
             f"scope {'/'.join(map(str, v.scope))} scores {'/'.join(map(str, v.scores))} stock {v.stock_count}",
         ]
         if self.pending is not None and player == v.current:
-            parts.append(f"choosing {_CARD_TEXT[self.pending]}>{_cards_text(self.selected)}")
+            parts.append(f"choosing {self.setup.card_text[self.pending]}>{self._cards(self.selected)}")
         return " | ".join(parts)
 
     def action_text(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"deal {_CARD_TEXT[action]}"
+            return f"deal {self.setup.card_text[action]}"
         moves = self.setup.moves
         if moves is not None:
             card, mask = moves.pairs[action]
-            return f"{_CARD_TEXT[card]} takes the table" if mask == TAKE_ALL else str(moves.decode(action))
-        return "confirm" if action == CONFIRM else _CARD_TEXT[action]
+            return f"{self.setup.card_text[card]} takes the table" if mask == TAKE_ALL else str(moves.decode(action))
+        return "confirm" if action == self.setup.confirm else self.setup.card_text[action]
 
     def __str__(self) -> str:
         head = f"hand {self.start[2] + self.hand + 1}, dealer {self.dealer}, scores {self.scores}"
         if self.game is None:
             dealt = "; ".join(
-                f"{'table' if owner == TABLE else f'p{owner}'}: {_ids_text(cards)}"
+                f"{'table' if owner == TABLE else f'p{owner}'}: {self._ids(cards)}"
                 for (owner, _), cards in zip(self.slots, self.dealt)
                 if cards
             )
             return f"{head}; dealing: {dealt}"
         text = f"{head}; {self.game!r}"
-        return text if self.pending is None else f"{text}; choosing {_CARD_TEXT[self.pending]}"
+        return text if self.pending is None else f"{text}; choosing {self.setup.card_text[self.pending]}"
 
 
 def _win_returns(winner: int | None, num_sides: int) -> list[float]:
@@ -832,7 +881,7 @@ def _move_actions(pos: Position, card: int, captured: int) -> list[int]:
         selected |= 1 << c
         out.append(c)
     if len(select_options(outcomes, selected)[2]) > 1:
-        out.append(CONFIRM)
+        out.append(setup.confirm)
     return out
 
 
@@ -961,7 +1010,8 @@ class ScopaObserver:
         pieces = [("observation", size, (size,))]
         if self.perfect_recall:
             plies = setup.plies_per_hand
-            pieces.append(("plays", plies * 2 * NUM_CARDS, (plies, 2, NUM_CARDS)))
+            cards = setup.num_cards
+            pieces.append(("plays", plies * 2 * cards, (plies, 2, cards)))
         self.tensor = np.zeros(sum(width for _, width, _ in pieces), np.float32)
         self.dict = {}
         offset = 0

@@ -8,6 +8,7 @@ OpenSpiel's C++ solvers, must be the same game.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 
@@ -20,10 +21,13 @@ from agents.evaluate import Match, run_deals, summarize  # noqa: E402
 from agents.openspiel_bot import ISMCTSAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from scopa_env import openspiel_game as og  # noqa: E402
-from scopa_env.cards import RANK_MASK, RE, card_id  # noqa: E402
+from scopa_env.cards import RANK_MASK, RANK_OF, RE, card_id, cards_of, format_card, format_cards  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
+from scopa_env.observation import ObservationLayout, write_observation  # noqa: E402
 from scopa_env.rules import get_rules  # noqa: E402
 
+F52 = {"rules": "french_52", "players": 8, "action_mode": "select"}
+"""The 52-card game for 8 players (Wikipedia's Scopa article, "Playing with French-suited cards")."""
 TINY = "small,table_size=4"
 """The small preset with 4 table cards: one deal of 2 cards each, about 20,000 nodes (seconds to walk)."""
 
@@ -66,6 +70,8 @@ def play_until(state, rng, decisions: int):
         ({"episode": "match"}, "episode must be one of"),
         ({"reward": "money"}, "reward must be one of"),
         ({"max_hands": 0}, "max_hands must be an int >= 1"),
+        ({"rules": "french_52", "players": 8}, r"72,752 distinct moves.*action_mode='select'"),
+        ({"rules": "french_52", "players": 4, "action_mode": "select"}, r"num_players in \(8,\)"),
     ],
 )
 def test_bad_parameters_give_one_line_errors(params, message):
@@ -92,6 +98,11 @@ def test_game_facts_follow_the_parameters():
     assert small.observation_tensor_size() == 376
     assert small.information_state_tensor_size() == 376 + 8 * 2 * 40, "observation + 8 plays of (card, captured)"
     assert load(episode="game", max_hands=10).max_game_length() == 360
+    f52 = load(**F52)
+    assert f52.num_players() == 8 and f52.num_distinct_actions() == 53, "52 cards and CONFIRM"
+    assert f52.max_chance_outcomes() == 52
+    assert f52.observation_tensor_size() == 1144, "21 planes of 52 cards and the rest (docs/rules.md)"
+    assert f52.information_state_tensor_size() == 1144 + 48 * 2 * 52, "48 plays of (card, captured), 52 wide"
 
 
 # --- OpenSpiel's own checks ---------------------------------------------------------------------
@@ -106,6 +117,8 @@ def test_game_facts_follow_the_parameters():
         {"players": 4, "action_mode": "select"},
         {"players": 3, "rules": "scopa_d_assi", "reward": "game"},
         {"rules": "chiamarsi_fuori", "episode": "game", "max_hands": 3},
+        F52,
+        {**F52, "episode": "game", "reward": "game", "max_hands": 3},
     ],
 )
 def test_openspiel_random_simulation(params):
@@ -226,7 +239,7 @@ def test_information_state_has_perfect_recall():
     assert seen[0].count("hand ") >= 2, "several hands were recalled"
 
 
-@pytest.mark.parametrize("params", [{}, {"action_mode": "select"}, {"players": 4}])
+@pytest.mark.parametrize("params", [{}, {"action_mode": "select"}, {"players": 4}, F52])
 def test_resample_from_infostate_keeps_what_the_player_knows(params):
     game = load(**params)
     rng = np.random.default_rng(5)
@@ -372,3 +385,226 @@ def test_missing_openspiel_names_the_extra(monkeypatch):
     with pytest.raises(ValueError, match=r"pip install -e '\.\[openspiel\]'") as info:
         make_agent("openspiel:ismcts")
     assert "\n" not in str(info.value)
+
+
+# --- the 52-card game for 8 players (french_52) ---------------------------------------------------
+
+FINGERPRINT_CASES = {
+    "standard move": ({}, "72956937a374bfcf"),
+    "standard select": ({"action_mode": "select"}, "f490e76630e18c1e"),
+    "small game episode": ({"rules": "small", "episode": "game", "reward": "game", "max_hands": 5}, "95e600a3b9409fc9"),
+    "4 players select": ({"players": 4, "action_mode": "select"}, "bb4cba97ee0fc1c0"),
+    "scopa_d_assi 3 players": ({"players": 3, "rules": "scopa_d_assi", "reward": "game"}, "e3f30dfa9781167e"),
+    "6 players select": ({"players": 6, "action_mode": "select"}, "5e22f73bb382e64b"),
+}
+"""Fingerprints of 40-card games computed by the bridge before it played the 52-card deck."""
+
+
+def fingerprint(game, seeds=(0, 1)) -> str:
+    """A hash of the game's facts and of two seeded random games: every chance outcome and
+    probability, legal actions and their strings, both tensors and strings of the player to
+    move and the next seat, the returns and the final state's text."""
+    h = hashlib.sha256()
+
+    def put(x) -> None:
+        h.update(repr(x).encode())
+
+    put(
+        (
+            game.num_distinct_actions(),
+            game.max_chance_outcomes(),
+            game.num_players(),
+            game.max_game_length(),
+            game.min_utility(),
+            game.max_utility(),
+            game.observation_tensor_size(),
+            game.information_state_tensor_size(),
+        )
+    )
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                put(outcomes)
+                action = outcomes[rng.choice(len(outcomes), p=[p for _, p in outcomes])][0]
+            else:
+                p = state.current_player()
+                legal = state.legal_actions()
+                put((p, legal, [state.action_to_string(p, a) for a in legal]))
+                for q in (p, (p + 1) % game.num_players()):
+                    put(np.asarray(state.observation_tensor(q), np.float32).tobytes())
+                    put(np.asarray(state.information_state_tensor(q), np.float32).tobytes())
+                    put((state.observation_string(q), state.information_state_string(q)))
+                action = legal[int(rng.integers(len(legal)))]
+            state.apply_action(action)
+        put(state.returns())
+        put(str(state))
+    return h.hexdigest()[:16]
+
+
+@pytest.mark.parametrize("case", list(FINGERPRINT_CASES))
+def test_40_card_games_are_unchanged_by_the_52_card_deck(case):
+    """Same action ids, chance outcomes, tensors, strings and returns as before the 52-card deck."""
+    params, recorded = FINGERPRINT_CASES[case]
+    assert fingerprint(load(**params)) == recorded
+
+
+def engine_select_actions(state, card: int, captured: int) -> list[int]:
+    """Play ``(card, captured)`` on ``state`` in "select" mode as a player would: the card, then
+    the captured cards (ascending) while the bridge asks for them, then CONFIRM if it asks."""
+    confirm = state.get_game().setup.confirm
+    engine = state.engine
+    plies = len(engine.history)
+    actions = [card]
+    state.apply_action(card)
+    rest = cards_of(captured)
+    while len(state.engine.history) == plies:
+        legal = state.legal_actions()
+        pick = next((c for c in rest if c in legal), None)
+        if pick is None:
+            assert confirm in legal, (legal, rest)
+            pick = confirm
+        else:
+            rest.remove(pick)
+        state.apply_action(pick)
+        actions.append(pick)
+    return actions
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_random_8_player_hand_matches_the_engine_move_by_move(seed):
+    """wikipedia (French-suited cards): "it is possible to play an 8 player game of scopa using all
+    52 cards. 4 cards are placed face-up on the table, and 3 cards are dealt to each player for 2
+    rounds (52 = 4 + 3 * 8 * 2)."
+
+    The engine deals and plays a random hand; the bridge is dealt the same cards through its chance
+    nodes and follows the same moves: at every decision the player to move, its legal cards, its
+    observation and the position agree, and the returns are the engine's hand margins.
+    """
+    rules = get_rules("french_52")
+    engine = Game(8, rules, seed=seed, auto_next_hand=False)
+    rng = np.random.default_rng(seed)
+    # The engine's whole hand first: the second round's cards are known only once dealt.
+    probe = engine.clone()
+    first_table, first_hands, dealer = probe.table, list(probe.hands), probe.dealer
+    second_hands, moves = None, []
+    while not probe.hand_over:
+        if len(probe.history) == 24 and second_hands is None:
+            second_hands = list(probe.hands)
+        pairs = probe.legal_pairs()
+        move = pairs[int(rng.integers(len(pairs)))]
+        moves.append(move)
+        probe.play_pair(*move)
+    assert second_hands is not None and all(h.bit_count() == 3 for h in second_hands), "3 cards each, 2 rounds"
+    assert first_table.bit_count() == 4 and all(h.bit_count() == 3 for h in first_hands)
+
+    game = load(**F52)
+    state = game.new_initial_state()
+    order = [(dealer + 1 + i) % 8 for i in range(8)]
+    deal = cards_of(first_table) + [
+        c for hands in (first_hands, second_hands) for s in order for c in cards_of(hands[s])
+    ]
+    for card in deal:
+        assert state.is_chance_node() and card in dict(state.chance_outcomes())
+        state.apply_action(card)
+    assert not state.is_chance_node(), "52 = 4 + 3 * 8 * 2: the whole deck is dealt"
+    layout = ObservationLayout.for_rules(8, rules)
+    for card, captured in moves:
+        seat = engine.current
+        assert state.current_player() == seat
+        assert state.legal_actions() == sorted({c for c, _ in engine.legal_pairs()})
+        expected = write_observation(engine, seat, layout, np.zeros(layout.size, np.float32))
+        assert np.array_equal(np.asarray(state.observation_tensor(seat), np.float32), expected)
+        assert state.engine.table == engine.table and state.engine.hands == engine.hands
+        engine_select_actions(state, card, captured)
+        engine.play_pair(card, captured)
+        text = format_card(card, 13) + (">" + format_cards(captured, 13) if captured else "")
+        assert state.information_state_string((seat + 3) % 8).endswith(f"p{seat}:{text}") or len(engine.history) in (
+            24,
+            48,
+        )
+    assert state.is_terminal() and engine.hand_over
+    totals = [row["total"] for row in engine.hand_result.hand_score]
+    assert state.returns() == pytest.approx([t - (sum(totals) - t) / 7 for t in totals])
+    assert sum(state.returns()) == pytest.approx(0.0)
+
+
+def test_french_52_strings_use_the_52_card_notation():
+    """wikipedia: "Jacks are treated as value 11, Queens as 12, and Kings as 13": ids 40..51 are the
+    Jacks, Queens and Kings (``J Q K``), the 40-card deck's ids 7..9 of a suit its 8, 9 and 10."""
+    game = load(**F52)
+    state = game.new_initial_state()
+    assert [state.action_to_string(pyspiel.PlayerId.CHANCE, a) for a in (7, 9, 40, 51)] == [
+        "deal 8d",
+        "deal 10d",
+        "deal Jd",
+        "deal Kc",
+    ]
+    state = play_until(state, np.random.default_rng(0), 0)
+    p = state.current_player()
+    hand = cards_of(state.engine.hands[p])
+    assert state.information_state_string(p).count(format_cards(state.engine.hands[p], 13)) == 1
+    assert [state.action_to_string(p, a) for a in state.legal_actions()] == [format_card(c, 13) for c in hand]
+    assert f"hand {format_cards(state.engine.hands[p], 13)}" in state.observation_string(p)
+
+
+def test_french_52_deal_is_every_card_with_three_kings_thrown_in():
+    """wikipedia: "4 cards are placed face-up on the table"; the deal is thrown in when three Kings
+    (the 13s) are face up, as in the standard game (the reading of docs/rules.md)."""
+    rules = get_rules("french_52")
+    state = load(**F52).new_initial_state()
+    outcomes = state.chance_outcomes()
+    assert [a for a, _ in outcomes] == list(range(49)), "the lowest of 4 ascending table cards: 0..48"
+    assert math.isclose(sum(p for _, p in outcomes), 1.0)
+    kings = [c for c in rules.deck if RANK_OF[c] == 13]
+    assert len(kings) == 4 and min(kings) >= 40
+    for king in kings[:2]:
+        state.apply_action(king)
+    assert kings[2] not in dict(state.chance_outcomes()), "a third King would throw the table in"
+    state.apply_action(kings[2] - 1)  # a Queen
+    state.apply_action(kings[3])
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert state.engine.table.bit_count() == 4 and sum(h.bit_count() for h in state.engine.hands) == 24
+    assert len(state.engine.stock) == 24
+
+
+def test_french_52_tensors_and_strings_do_not_see_hidden_cards():
+    """Permute cards p0 cannot see (p1's hand, p5's hand and the stock): p0's strings and tensors
+    are unchanged, the owners' are not."""
+    game = load(**F52)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for decisions in (0, 5, 17, 30):
+        state = play_until(game.new_initial_state(), rng, decisions)
+        engine = state.engine
+        if state.is_terminal() or not engine.hands[1] or not engine.hands[5]:
+            continue
+        a, b = cards_of(engine.hands[1])[0], cards_of(engine.hands[5])[-1]
+        other = swap_hidden(state, a, b)
+        if engine.stock:
+            other = swap_hidden(other, cards_of(other.engine.hands[1])[-1], engine.stock[-1])
+        assert other.engine.hands[1] != engine.hands[1] and other.engine.hands[5] != engine.hands[5]
+        for p in (0, 3):
+            assert other.information_state_tensor(p) == state.information_state_tensor(p)
+            assert other.information_state_string(p) == state.information_state_string(p)
+            assert other.observation_tensor(p) == state.observation_tensor(p)
+            assert other.observation_string(p) == state.observation_string(p)
+        for p in (1, 5):
+            assert other.information_state_tensor(p) != state.information_state_tensor(p), f"p{p} sees its cards"
+        checked += 1
+    assert checked >= 3
+
+
+def test_ismcts_runs_on_french_52():
+    """OpenSpiel's ISMCTS (Python) searches an 8-player 52-card position with resampled worlds."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = load(**F52)
+    state = play_until(game.new_initial_state(), np.random.default_rng(3), 2)
+    random_state = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, random_state), 2.0, 8, random_state=random_state)
+    bot.set_resampler(lambda s, player: s.resample_from_infostate(player, random_state.uniform))
+    assert bot.step(state) in state.legal_actions()
