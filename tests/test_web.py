@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import warnings
 
@@ -15,7 +16,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from scopa_env.cards import cards_of, parse_card, parse_cards
+from scopa_env.cards import RANK_OF, SUIT_OF, card_name, cards_of, format_card, mask_of, parse_card, parse_cards
 from scopa_env.cli import build_parser
 from scopa_env.game import Game
 from scopa_env.rules import STANDARD, get_rules
@@ -143,6 +144,7 @@ GAMES = [
     ("hurrikan", 2),
     ("booklet_capture_more", 3),
     ("scopa_corse", 2),
+    ("french_52", 8),  # the 52-card deck: 8 players each for themselves
 ]
 
 
@@ -362,3 +364,192 @@ def test_ace_takes_itself(app, client):
     r = client.post(f"/api/games/{gid}/move", json={"card": ace, "captured": [ace]})
     assert r.status_code == 200, r.text
     assert r.json()["events"][0]["captured"] == [ace] and wg.game.piles[0] >> ace & 1
+
+
+# --- the 52-card game for 8 players (french_52) ---------------------------------------------------
+
+F = lambda text: parse_card(text, 13)  # noqa: E731  (the 52-card deck's notation: 8d, 10h, Qs, Kc)
+
+
+def test_options_offer_the_52_card_game(client):
+    rules = {r["name"]: r for r in client.get("/api/options").json()["rules"]}
+    assert rules["french_52"]["player_counts"] == [8] and rules["french_52"]["ranks_per_suit"] == 13
+    assert rules["french_52"]["partnerships"] == [], "8 players, each for themselves"
+    assert rules["standard"]["ranks_per_suit"] == 10 and rules["standard"]["partnerships"] == [4, 6]
+
+
+def check_card_info(state: dict, deck: int) -> None:
+    """card_info describes exactly the cards the state shows, as the engine reads them."""
+    info = {c["id"]: c for c in state["card_info"]}
+    shown = card_values({k: v for k, v in state.items() if k != "card_info"})
+    assert set(info) == shown, "one entry per card shown, no more"
+    for card, entry in info.items():
+        assert entry == {
+            "id": card,
+            "rank": RANK_OF[card],
+            "suit": SUIT_OF[card],
+            "code": format_card(card, deck),
+            "name": card_name(card, "english", deck),
+        }
+
+
+def test_french_52_whole_game_through_the_api(app, client):
+    """8 players to the end with legal moves: 8 seats and sides, French card names, values up to 13."""
+    rng = np.random.default_rng(52)
+    state = new_game(client, rules="french_52", players=8, opponent="greedy", seed=52)
+    gid = state["game_id"]
+    game = web_game(app, client, gid).game
+    assert state["num_players"] == 8 and state["ranks_per_suit"] == 13
+    assert [p["label"] for p in state["players"]] == ["You"] + [f"player_{s}" for s in range(1, 8)]
+    assert not any(p["partner"] for p in state["players"]) and len(state["sides"]) == 8
+    assert {p["agent"] for p in state["players"][1:]} == {"greedy"}
+    ranks, hands, moves = set(), 0, 0
+    while state["phase"] != "game_over":
+        assert_hides(state, game)
+        check_card_info(state, 13)
+        ranks |= {c["rank"] for c in state["card_info"]}
+        if state["phase"] == "hand_over":
+            hands += 1
+            last = state["last_hand"]
+            assert len(last["labels"]) == 8 and all(len(row["points"]) == 8 for row in last["rows"])
+            labels = [row["label"] for row in last["rows"]]
+            assert "Diamonds" in labels and "Seven of diamonds" in labels, labels
+            r = client.post(f"/api/games/{gid}/next-hand")
+        else:
+            assert state["your_turn"] and len(state["hand"]) <= 3
+            legal = {(c, tuple(cards_of(m))) for c, m in game.legal_pairs()}
+            assert {(m["card"], tuple(m["captured"])) for m in state["legal"]} == legal
+            move = state["legal"][int(rng.integers(len(state["legal"])))]
+            r = client.post(f"/api/games/{gid}/move", json=move)
+            moves += 1
+            seats = [e["seat"] for e in r.json()["events"]]
+            assert seats == list(range(len(seats))), f"you, then player_1 .. player_7 in turn: {seats}"
+        assert r.status_code == 200, r.text
+        state = r.json()
+    assert state["winner"] == game.winner and max(state["scores"]) >= 11
+    assert hands >= 1 and moves >= 6
+    assert {11, 12, 13} <= ranks, "the Jack, Queen and King (11, 12, 13) were seen"
+
+
+def permuted_hidden(game: Game, rng: np.random.Generator) -> Game:
+    """A copy of ``game`` whose hidden cards (the other hands and the stock) are shuffled among them."""
+    other = copy.deepcopy(game, {id(game.rules): game.rules})
+    sizes = [game.hands[s].bit_count() for s in range(1, game.num_players)]
+    hidden = [c for s in range(1, game.num_players) for c in cards_of(game.hands[s])] + list(game.stock)
+    hidden = [hidden[i] for i in rng.permutation(len(hidden))]
+    for seat, size in enumerate(sizes, start=1):
+        other.hands[seat], hidden = mask_of(hidden[:size]), hidden[size:]
+    other.stock = hidden
+    other._legal = None
+    return other
+
+
+def test_french_52_state_does_not_depend_on_hidden_cards(app, client):
+    """Shuffling the other hands and the stock never changes a byte of what the browser receives."""
+    rng = np.random.default_rng(18)
+    state = new_game(client, rules="french_52", players=8, seed=18)
+    gid = state["game_id"]
+    wg = web_game(app, client, gid)
+    checked = moved = 0
+    while state["phase"] != "game_over" and checked < 40:
+        real = wg.game
+        seen = client.get(f"/api/games/{gid}").json()
+        for _ in range(3):
+            wg.game = permuted_hidden(real, rng)
+            moved += wg.game.hands != real.hands or wg.game.stock != real.stock
+            assert client.get(f"/api/games/{gid}").json() == seen, "the state depends on hidden cards"
+        wg.game = real
+        checked += 1
+        if state["phase"] == "hand_over":
+            state = client.post(f"/api/games/{gid}/next-hand").json()
+        else:
+            move = state["legal"][int(rng.integers(len(state["legal"])))]
+            state = client.post(f"/api/games/{gid}/move", json=move).json()
+    assert checked == 40 and moved > 60, (checked, moved)
+
+
+def french_position(app, client) -> str:
+    """player_0 holds Kd 8h 2c; the table is 6c 7s Qh As (a King, 13, takes 6 + 7 or Q + A)."""
+    rules = get_rules("french_52")
+    gid = new_game(client, rules="french_52", players=8, seed=0)["game_id"]
+    hands = [[F("Kd"), F("8h"), F("2c")]] + [[] for _ in range(7)]
+    table = [F("6c"), F("7s"), F("Qh"), F("As")]
+    used = {c for h in hands for c in h} | set(table)
+    rest = [c for c in rules.deck if c not in used]
+    for seat in range(1, 8):
+        hands[seat], rest = rest[:3], rest[3:]
+    web_game(app, client, gid).game = Game.from_deal(
+        hands, table, rest, dealer=7, rules=rules, seed=0, auto_next_hand=False
+    )
+    return gid
+
+
+def test_french_52_captures_with_values_up_to_13(app, client):
+    gid = french_position(app, client)
+    state = client.get(f"/api/games/{gid}").json()
+    king = F("Kd")
+    assert {c["id"]: c["code"] for c in state["card_info"]}[king] == "Kd"
+    captures = sorted(m["captured"] for m in state["legal"] if m["card"] == king)
+    assert captures == sorted([sorted([F("6c"), F("7s")]), sorted([F("Qh"), F("As")])])
+    r = client.post(f"/api/games/{gid}/move", json={"card": king, "captured": [F("6c"), F("Qh")]})
+    assert r.status_code == 400 and "add up to 18" in r.json()["detail"] and "Kd" in r.json()["detail"], r.text
+    r = client.post(f"/api/games/{gid}/move", json={"card": king, "captured": [F("Qh"), F("As")]})
+    assert r.status_code == 200, r.text
+    assert r.json()["events"][0]["captured"] == sorted([F("Qh"), F("As")])
+
+
+@pytest.mark.parametrize(
+    "body, status, words",
+    [
+        ({"card": 52}, 422, "less than 52"),
+        ({"card": F("Kd"), "captured": [52]}, 422, "less than 52"),
+        ({"card": F("Qs")}, 400, "Qs is not in your hand"),
+        ({"card": F("10c")}, 400, "10c is not in your hand"),
+        ({"card": F("Kd")}, 400, "cannot be trailed"),
+        ({"card": F("Kd"), "captured": [F("Qh"), F("Jd")]}, 400, "Jd is not on the table"),
+    ],
+)
+def test_french_52_bad_moves_are_clean_errors(app, client, body, status, words):
+    gid = french_position(app, client)
+    before = snapshot(app, client, gid)
+    r = client.post(f"/api/games/{gid}/move", json=body)
+    detail = r.json()["detail"]
+    assert r.status_code == status and isinstance(detail, str) and "\n" not in detail, r.text
+    assert words in detail, detail
+    assert snapshot(app, client, gid) == before
+
+
+def test_the_40_card_game_refuses_the_52_card_pictures(app, client):
+    gid = fixed_position(app, client)
+    for body, words in (
+        ({"card": 45}, "card: Input should be less than 40"),
+        ({"card": 6, "captured": [51]}, "captured.0"),
+    ):
+        r = client.post(f"/api/games/{gid}/move", json=body)
+        assert r.status_code == 422 and words in r.json()["detail"], r.text
+
+
+@pytest.mark.parametrize("agent", ["random", "greedy", "heuristic", "search"])
+def test_french_52_agents(client, agent):
+    state = new_game(client, rules="french_52", players=8, opponent=agent, seed=3)
+    assert {p["agent"] for p in state["players"][1:]} == {agent}
+    r = client.post(f"/api/games/{state['game_id']}/move", json=state["legal"][0])
+    assert r.status_code == 200, r.text
+
+
+def test_french_52_refuses_a_checkpoint_of_another_game():
+    """The zoo's agents are trained for other games: a clear 400 when the game is made."""
+    pytest.importorskip("train.zoo", reason="the train package is not installed")
+    try:
+        app = create_app(default_opponent="zoo:standard-2p", new_sessions_per_minute=None)
+    except (ValueError, FileNotFoundError) as exc:
+        pytest.skip(f"the zoo agent is not available: {exc}")
+    with TestClient(app) as c:
+        options = c.get("/api/options").json()
+        assert options["agent_games"]["zoo:standard-2p"] == {"players": 2, "rules": "standard"}
+        r = c.post("/api/games", json={"rules": "french_52", "players": 8, "opponent": "zoo:standard-2p"})
+        detail = r.json()["detail"]
+        assert r.status_code == 400 and "cannot play this game" in detail and "'french_52'" in detail, r.text
+        assert "\n" not in detail
+        r = c.post("/api/games", json={"rules": "french_52", "players": 8, "opponent": "heuristic"})
+        assert r.status_code == 201, r.text

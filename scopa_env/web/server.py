@@ -17,6 +17,9 @@ Trust and hidden information:
 * Every state is built from the human seat's :class:`~scopa_env.game.PlayerView`:
   cards appear only under the keys :data:`CARD_KEYS`, and never a card of another hand
   or of the stock (only their counts).
+* Card ids are the engine's (:mod:`scopa_env.cards`); each state's ``card_info`` gives the
+  rank, suit, notation and name of each card it shows, so the page draws the 52-card French
+  deck of ``french_52`` (J Q K = ids 40..51, worth 11 12 13) as well as the 40-card deck.
 * The deal's seed is the server's: a seed chosen by the client would let it recompute every
   hand and the stock. ``create_app(allow_client_seeds=True)`` (``scopa web --allow-seeds``)
   accepts ``"seed"`` in ``POST /api/games`` for tests and demos.
@@ -58,7 +61,18 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from scopa_env.cards import NUM_CARDS, NUM_RANKS, cards_of, format_card, mask_of
+from scopa_env.cards import (
+    FRENCH_RANKS,
+    FRENCH_SUIT_NAMES,
+    MAX_CARDS,
+    NUM_SUITS,
+    RANK_OF,
+    SUIT_OF,
+    card_name,
+    cards_of,
+    format_card,
+    mask_of,
+)
 from scopa_env.game import Game
 from scopa_env.play import DEFAULT_OPPONENT, HUMAN_SEAT, breakdown, explain_move, make_agent, side_label
 from scopa_env.rules import PRESETS, get_rules
@@ -74,8 +88,10 @@ NEW_SESSIONS_PER_MINUTE = 30
 MAX_BODY_BYTES = 16 * 1024
 """Largest request body accepted (413 beyond); a move is well under 200 bytes."""
 
-CARD_KEYS = frozenset({"hand", "table", "card", "captured", "leftover"})
-"""The only keys of a state whose values are card ids (for the hidden-information tests)."""
+CARD_KEYS = frozenset({"hand", "table", "card", "captured", "leftover", "shown", "id"})
+"""The keys of a state whose values are card ids (for the hidden-information tests); besides
+them only ``revealed`` (declared hands, by seat) holds cards. ``id`` is the card of a
+``card_info`` entry: the state describes exactly the cards it shows."""
 
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'",
@@ -105,8 +121,18 @@ class MoveRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    card: StrictInt = Field(ge=0, lt=NUM_CARDS)
-    captured: list[Annotated[StrictInt, Field(ge=0, lt=NUM_CARDS)]] = Field(default_factory=list, max_length=NUM_CARDS)
+    card: StrictInt = Field(ge=0, lt=MAX_CARDS)
+    captured: list[Annotated[StrictInt, Field(ge=0, lt=MAX_CARDS)]] = Field(default_factory=list, max_length=MAX_CARDS)
+
+    def out_of_deck(self, deck_size: int) -> str | None:
+        """The 422 message for a card id beyond this game's deck (ids 40..51 are the 52-card
+        deck's pictures), worded as the request's validation would word it, or None."""
+        if self.card >= deck_size:
+            return f"bad request: card: Input should be less than {deck_size}"
+        for i, c in enumerate(self.captured):
+            if c >= deck_size:
+                return f"bad request: captured.{i}: Input should be less than {deck_size}"
+        return None
 
 
 # --- games and sessions ------------------------------------------------------------------------
@@ -295,6 +321,48 @@ def _declaration_event(seat: int, declare: bool, hand: int, specs: dict[int, str
     }
 
 
+def card_info(card: int, ranks_per_suit: int) -> dict:
+    """What the page needs to draw and name one card: rank (capture value), suit (0..3: coins or
+    diamonds, cups or hearts, swords or spades, batons or clubs), short notation and name.
+
+    The 52-card deck (``ranks_per_suit`` 13) is French-suited: ``"8d"``, ``"Eight of
+    diamonds"``, ``"Kc"`` (rank 13); the 40-card deck is named in English (the page names it
+    in its chosen card style)."""
+    return {
+        "id": card,
+        "rank": RANK_OF[card],
+        "suit": SUIT_OF[card],
+        "code": format_card(card, ranks_per_suit),
+        "name": card_name(card, "english", ranks_per_suit),
+    }
+
+
+def _shown_cards(node, key: str | None = None, found: set[int] | None = None) -> set[int]:
+    """Every card id in a state: the ints under :data:`CARD_KEYS` and in ``revealed``."""
+    found = set() if found is None else found
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _shown_cards(v, "card" if key == "revealed" else k, found)
+    elif isinstance(node, list):
+        for x in node:
+            _shown_cards(x, key, found)
+    elif isinstance(node, int) and not isinstance(node, bool) and key in CARD_KEYS | {"revealed"}:
+        found.add(node)
+    return found
+
+
+def _french_labels(rows: list[dict], rules) -> None:
+    """The 52-card deck's coin suit is diamonds: name it so in the hand-end rows."""
+    if rules.ranks_per_suit != FRENCH_RANKS:
+        return
+    suit = FRENCH_SUIT_NAMES[rules.bonus_suit]
+    for row in rows:
+        if row["key"] == "coins":
+            row["label"] = suit.capitalize()
+        elif row["key"] == "settebello":
+            row["label"] = f"Seven of {suit}"
+
+
 def state_of(web_game: WebGame) -> dict:
     """Everything the human's seat may see, as JSON-ready data (from its PlayerView only)."""
     game = web_game.game
@@ -337,12 +405,16 @@ def state_of(web_game: WebGame) -> dict:
             "leftover": list(result.leftover),
             "leftover_side": result.leftover_side,
         }
+        _french_labels(last_hand["rows"], game.rules)
     rules = view.rules
-    return {
+    state = {
         "game_id": web_game.id,
         "phase": phase,
         "your_turn": your_turn,
         "rules": {"name": rules.name, "description": player_description(rules.description), "target": rules.target},
+        # The deck: 10 ranks per suit (the 40-card Italian deck) or 13 (the 52-card French deck,
+        # J Q K worth 11 12 13); card_info describes each card the state shows.
+        "ranks_per_suit": rules.ranks_per_suit,
         # How the page explains a wrong pick: standard captures (sums, single-card priority) or a variant's.
         "plain_captures": rules.plain_captures,
         "single_card_priority": rules.single_card_priority,
@@ -376,6 +448,8 @@ def state_of(web_game: WebGame) -> dict:
         "winner_label": None if game.winner is None else side_label(view, game.winner),
         "you_won": game.winner is not None and game.winner == view.side,
     }
+    state["card_info"] = [card_info(c, rules.ranks_per_suit) for c in sorted(_shown_cards(state))]
+    return state
 
 
 def _play(web_game: WebGame, card: int, captured: int) -> None:
@@ -550,9 +624,12 @@ def create_app(
                     "description": player_description(r.description),
                     "player_counts": list(r.player_counts),
                     "target": r.target,
+                    # 10: the 40-card Italian deck; 13: the 52-card French deck (french_52).
+                    "ranks_per_suit": r.ranks_per_suit,
+                    # The player counts that play in two teams (the others: each for themselves).
+                    "partnerships": list(r.partnerships),
                 }
                 for r in PRESETS.values()
-                if r.ranks_per_suit == NUM_RANKS  # the page draws the 40-card deck only
             ],
             "agents": list(config.agents),
             # Checkpoint agents play only the game they were trained for: {spec: {"players", "rules"}}.
@@ -574,12 +651,6 @@ def create_app(
             rules.check_players(body.players)
         except ValueError as exc:
             raise HTTPException(400, str(exc)) from None
-        if rules.ranks_per_suit != NUM_RANKS:
-            raise HTTPException(
-                400,
-                f"rules {rules.name!r} play the 52-card deck, which this page does not draw; "
-                "play them with the Python engine (scopa_env.game.Game, the scopa_v0 env)",
-            )
         opponent = body.opponent or config.default_opponent
         teammate = body.teammate or opponent
         for role, spec in (("opponent", opponent), ("teammate", teammate)):
@@ -648,6 +719,9 @@ def create_app(
                 raise HTTPException(409, "the hand is over; deal the next hand first")
             if game.current != HUMAN_SEAT:  # agents always finish their turns, so this is a server bug guard
                 raise HTTPException(409, f"it is player_{game.current}'s turn, not yours")
+            out_of_deck = request.out_of_deck(NUM_SUITS * game.rules.ranks_per_suit)
+            if out_of_deck is not None:
+                raise HTTPException(422, out_of_deck)
             if len(set(request.captured)) != len(request.captured):
                 raise HTTPException(400, "a table card is listed twice in 'captured'")
             captured = mask_of(request.captured)
@@ -656,7 +730,9 @@ def create_app(
                 raise HTTPException(400, why[0].upper() + why[1:])
             pair = (request.card, captured)
             if pair not in game.legal_pairs() and pair != game.claim_pair():  # explain_move agrees; checked again
-                raise HTTPException(400, f"{format_card(request.card)} is not a legal move now")
+                raise HTTPException(
+                    400, f"{format_card(request.card, game.rules.ranks_per_suit)} is not a legal move now"
+                )
 
             def step() -> None:
                 _play(web_game, request.card, captured)
