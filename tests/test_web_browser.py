@@ -265,3 +265,56 @@ def test_chkobba_first_card_decision_by_clicking(server, page):
     assert "chkobba" in page.inner_text("#game-info")
     assert_dom_hides(app, page)
     assert not page.errors, f"browser errors: {page.errors}"
+
+
+def test_french_52_eight_seats_by_clicking(server, page):
+    """The 52-card game: 8 seats, French cards (J Q K worth 11 12 13), a hand played by clicking, 8 sides scored."""
+    app, url = server
+    page.goto(url + "/")
+    page.wait_for_selector("#hand .card")
+    page.click("#new-game")
+    page.select_option("#f-rules", "french_52")
+    assert page.eval_on_selector_all("#f-players option", "os => os.map(o => o.value)") == ["8"]
+    playwright_api.expect(page.locator("#f-teammate-row")).to_be_hidden()
+    page.select_option("#f-opponent", "greedy")
+    page.click("#f-start")
+    playwright_api.expect(page.locator("#opponents .seat")).to_have_count(7)
+    playwright_api.expect(page.locator("#opponents .seat .seat-tally")).to_have_count(7)
+    playwright_api.expect(page.locator("#scores .score-row")).to_have_count(8)
+    playwright_api.expect(page.locator("#switch-style")).to_be_disabled()
+    state = server_state(page)
+    assert state["rules"]["name"] == "french_52" and state["num_players"] == 8 and state["ranks_per_suit"] == 13
+    assert "french_52 · 8 players" in page.inner_text("#game-info")
+    names = {c["id"]: c["name"] for c in state["card_info"]}
+    for button in page.locator("#hand .card, #table .card").all():
+        title = button.get_attribute("title")
+        assert title == names[int(button.get_attribute("data-card"))], title
+        assert any(f" of {s}" in title for s in ("diamonds", "hearts", "spades", "clubs")), title
+    assert_dom_hides(app, page)
+    shot(page, "09-french-52-eight-players")
+
+    explained: dict[str, str] = {}
+    moves = 0
+    while True:
+        state = server_state(page)
+        if state["phase"] != "play":
+            break
+        assert state["your_turn"]
+        play_one_move(page, state, explained)
+        moves += 1
+        page.wait_for_function("() => !document.body.classList.contains('busy')")
+        assert_dom_hides(app, page)
+        if moves == 1:
+            page.wait_for_selector("#events li")
+            shot(page, "10-french-52-after-a-move")
+        assert moves < 20, "seat 0 plays 6 cards in an 8-player hand"
+    assert moves == 6, f"seat 0 plays 3 cards in each of the 2 deals, clicked {moves}"
+    table = page.locator("#score-table")
+    playwright_api.expect(table).to_be_visible()
+    assert page.locator("#score-table thead th").count() == 9, "a column per player, after the row labels"
+    assert page.locator("#score-table tr[data-key='total'] td").count() == 8
+    text = table.inner_text()
+    for label in ("Cards", "Diamonds", "Seven of diamonds", "Primiera", "Scope", "Hand points"):
+        assert label in text, f"the score table has a {label} row:\n{text}"
+    shot(page, "11-french-52-hand-score-table")
+    assert not page.errors, f"browser errors: {page.errors}"

@@ -3,6 +3,10 @@
 //
 // Play as in the well-known web game: click a card in your hand, then the table cards to take
 // (the move is sent as soon as they make a legal capture); click the empty slot to trail.
+//
+// The 52-card game (french_52, 8 players) is drawn with the French deck whatever the card style:
+// the server names each card it shows (state.card_info: rank 1..13, suit, name), and the seats
+// of the other seven players are laid out compactly, each with its hand, pile, scope and score.
 "use strict";
 
 (() => {
@@ -21,6 +25,7 @@
     busy: false,
     lastSettings: null,
     shown: { table: new Set(), hand: new Set() }, // cards drawn last time, so only new ones animate
+    cards: new Map(), // card id -> the server's card_info entry (rank, suit, code, name)
   };
 
   // --- server ------------------------------------------------------------------------------
@@ -66,6 +71,7 @@
 
   function accept(state) {
     ui.state = state;
+    for (const c of state.card_info || []) ui.cards.set(c.id, c);
     ui.selected = state.deciding && state.your_turn ? (state.declaring ? state.legal[0].card : state.hand[0]) : null;
     ui.picked.clear();
     sessionStorage.setItem(GAME_KEY, state.game_id);
@@ -79,6 +85,7 @@
   async function startGame(settings) {
     ui.lastSettings = settings;
     const state = await api("POST", "/api/games", settings);
+    ui.shown = { table: new Set(), hand: new Set() };
     ui.log = [{ marker: "Hand 1" }];
     accept(state);
   }
@@ -98,8 +105,14 @@
 
   // --- helpers ---------------------------------------------------------------------------------
 
-  const rank = (id) => (id % 10) + 1;
-  const nameOf = (id) => Cards.name(id, ui.style);
+  // The 52-card French deck (french_52): ranks 1..13, always drawn and named in French.
+  const deck52 = () => Boolean(ui.state && ui.state.ranks_per_suit === 13);
+  function info52(id) {
+    return ui.cards.get(id) || { id, rank: Cards.rankOf52(id), suit: Cards.suitOf52(id), name: Cards.name52(id) };
+  }
+  const rank = (id) => (deck52() ? info52(id).rank : (id % 10) + 1);
+  const nameOf = (id) => (deck52() ? info52(id).name : Cards.name(id, ui.style));
+  const faceOf = (id) => Cards.faceSVG(id, ui.style, deck52() ? info52(id) : null);
   const sum = (ids) => ids.reduce((s, c) => s + rank(c), 0);
   const sameSet = (a, b) => a.length === b.size && a.every((x) => b.has(x));
   const listNames = (ids) => ids.map(nameOf).join(" + ");
@@ -129,7 +142,7 @@
     const b = el("button", `card ${cls || ""}`);
     b.type = "button";
     b.dataset.card = String(id);
-    b.innerHTML = Cards.faceSVG(id, ui.style);
+    b.innerHTML = faceOf(id);
     b.setAttribute("aria-label", label || nameOf(id));
     b.title = nameOf(id);
     if (onClick) b.addEventListener("click", onClick);
@@ -138,7 +151,7 @@
 
   function miniCard(id) {
     const s = el("span", "mini");
-    s.innerHTML = Cards.faceSVG(id, ui.style);
+    s.innerHTML = faceOf(id);
     s.title = nameOf(id);
     return s;
   }
@@ -281,6 +294,8 @@
     document.body.dataset.style = ui.style;
     if (!s) return;
     document.body.dataset.phase = s.phase;
+    document.body.dataset.deck = deck52() ? "52" : "40";
+    styleButton();
     $("game-info").textContent =
       `${s.rules.name} · ${s.num_players} players · hand ${s.hand_number} · first to ${s.target}`;
     renderOpponents();
@@ -304,13 +319,16 @@
     const box = $("opponents");
     box.replaceChildren();
     box.classList.toggle("many", s.players.length > 4);
+    // Seven other players (the 52-card game): a compact grid, each seat with its own side's tally.
+    const crowd = s.players.length > 6;
+    box.classList.toggle("crowd", crowd);
     for (const p of s.players) {
       if (p.you) continue;
       const seat = el("div", `seat ${p.partner ? "partner" : "opponent"} ${s.current === p.seat && s.phase === "play" ? "active" : ""}`);
       seat.dataset.seat = String(p.seat);
       const head = el("div", "seat-label");
       head.append(el("strong", "", p.label), el("span", "muted", p.agent ? ` · ${p.agent}` : ""));
-      head.append(el("span", `tag ${p.partner ? "tag-partner" : "tag-opponent"}`, p.partner ? "partner" : "opponent"));
+      if (!crowd) head.append(el("span", `tag ${p.partner ? "tag-partner" : "tag-opponent"}`, p.partner ? "partner" : "opponent"));
       if (s.dealer === p.seat) head.append(el("span", "tag tag-dealer", "dealer"));
       seat.append(head);
       const backs = el("div", "backs");
@@ -320,8 +338,10 @@
         backs.append(b);
       }
       if (!p.hand_count) backs.append(el("span", "muted small", "no cards"));
+      backs.title = `${p.hand_count} card${p.hand_count === 1 ? "" : "s"} in hand`;
       const body = el("div", "seat-body");
       body.append(backs);
+      if (crowd) seat.append(seatTally(s.sides[p.side]));
       const ev = lastEventOf(p.seat);
       const played = el("div", "played");
       if (ev && ev.decision) {
@@ -339,6 +359,25 @@
       seat.append(body);
       box.append(seat);
     }
+  }
+
+  // A seat's side in one line (crowded tables): score, captured pile, scope this hand.
+  function seatTally(side) {
+    const tally = el("div", "seat-tally small");
+    const score = el("span", "tally-score", `${side.score}`);
+    score.title = `score ${side.score} of ${ui.state.target}`;
+    const pile = el("span", "tally-pile");
+    const icon = el("span", "back pile-icon");
+    if (side.captured_count) icon.innerHTML = Cards.backSVG();
+    pile.append(icon, el("span", "", `${side.captured_count}`), el("span", "muted", " captured"));
+    pile.title = `${side.captured_count} cards captured this hand`;
+    tally.append(el("span", "muted", "score "), score, pile);
+    if (side.scope) {
+      const scope = el("span", "scope-marks", `★${side.scope > 1 ? `×${side.scope}` : ""}`);
+      scope.title = `${side.scope} scop${side.scope === 1 ? "a" : "e"} this hand`;
+      tally.append(scope);
+    }
+    return tally;
   }
 
   function renderTable() {
@@ -407,6 +446,7 @@
     label.replaceChildren(el("strong", "", "You"));
     if (s.dealer === s.seat) label.append(el("span", "tag tag-dealer", "dealer"));
     if (s.your_turn) label.append(el("span", "tag tag-turn", "your turn"));
+    if (s.players.length > 6) label.append(seatTally(s.sides[you.side]));
     const ev = lastEventOf(s.seat);
     if (ev && s.events.length > 1 && !ev.decision) {
       const what = ev.captured.length ? `you took ${listNames(ev.captured)} with ${nameOf(ev.card)}` : `you trailed ${nameOf(ev.card)}`;
@@ -431,6 +471,7 @@
     $("target").textContent = `(first to ${s.target})`;
     const box = $("scores");
     box.replaceChildren();
+    box.classList.toggle("compact", s.sides.length > 6);
     for (const side of s.sides) {
       const row = el("div", `score-row ${side.you ? "you" : ""}`);
       const top = el("div", "score-top");
@@ -564,7 +605,7 @@
         for (const c of h.leftover) p.append(miniCard(c));
         body.append(p);
       }
-      const table = el("table", "breakdown");
+      const table = el("table", `breakdown ${h.labels.length > 6 ? "many" : ""}`);
       table.id = "score-table";
       const head = el("tr");
       head.append(el("th", "", ""));
@@ -594,7 +635,8 @@
       tbody.append(game);
       table.append(tbody);
       body.append(table);
-      body.append(el("p", "muted small", "Primiera: the best card of each suit (7 = 21, 6 = 18, Ace = 16, 5 = 15, 4 = 14, 3 = 13, 2 = 12, figures 10); – means a suit is missing."));
+      const figures = deck52() ? "8, 9, 10, J, Q, K 10" : "figures 10";
+      body.append(el("p", "muted small", `Primiera: the best card of each suit (7 = 21, 6 = 18, Ace = 16, 5 = 15, 4 = 14, 3 = 13, 2 = 12, ${figures}); – means a suit is missing.`));
       const buttons = el("div", "buttons");
       if (s.phase === "hand_over") {
         const next = el("button", "button", "Next hand");
@@ -654,15 +696,20 @@
         const keep = Number(playersSel.value || last.players || 2);
         playersSel.replaceChildren();
         for (const n of r.player_counts) {
-          const label = n === 4 ? "4 (two teams of 2)" : n === 6 ? "6 (two teams of 3)" : `${n}`;
+          const label = !teams(n) ? (n > 3 ? `${n} (each for themselves)` : `${n}`) : n === 4 ? "4 (two teams of 2)" : n === 6 ? "6 (two teams of 3)" : `${n}`;
           playersSel.append(new Option(label, String(n), false, n === keep));
         }
-        $("f-teammate-row").hidden = Number(playersSel.value) < 4;
+        $("f-teammate-row").hidden = !teams(Number(playersSel.value));
         markAgents();
+      };
+      // Player counts played in two teams (older servers: 4 and more).
+      const teams = (n) => {
+        const r = opts.rules.find((x) => x.name === rulesSel.value);
+        return r && r.partnerships ? r.partnerships.includes(n) : n >= 4;
       };
       rulesSel.addEventListener("change", sync);
       playersSel.addEventListener("change", () => {
-        $("f-teammate-row").hidden = Number(playersSel.value) < 4;
+        $("f-teammate-row").hidden = !teams(Number(playersSel.value));
         markAgents();
       });
       sync();
@@ -677,7 +724,7 @@
         e.preventDefault();
         const players = Number(playersSel.value);
         const settings = { rules: rulesSel.value, players, opponent: oppSel.value };
-        if (players >= 4) settings.teammate = mateSel.value;
+        if (teams(players)) settings.teammate = mateSel.value;
         $("overlay").dataset.kind = "";
         closeDialog();
         run(() => startGame(settings));
@@ -687,11 +734,21 @@
 
   // --- start -----------------------------------------------------------------------------------------
 
+  // The 52-card deck is French-suited: the style switch has nothing to switch there.
+  function styleButton() {
+    const b = $("switch-style");
+    b.disabled = deck52();
+    b.title = deck52() ? "The 52-card game is played with French-suited cards" : "";
+    if (deck52()) b.textContent = "French cards (52-card deck)";
+    else b.textContent = ui.style === "italian" ? "Switch card style (French)" : "Switch card style (Italian)";
+  }
+
   function switchStyle() {
+    if (deck52()) return;
     ui.style = ui.style === "italian" ? "french" : "italian";
     ui.shown = { table: new Set(), hand: new Set() };
     localStorage.setItem(STYLE_KEY, ui.style);
-    $("switch-style").textContent = ui.style === "italian" ? "Switch card style (French)" : "Switch card style (Italian)";
+    styleButton();
     render();
     if (ui.state && ui.state.phase !== "play") renderHandEnd();
   }

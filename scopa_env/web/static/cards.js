@@ -3,6 +3,11 @@
 //
 // Card ids follow scopa_env/cards.py: id = suit * 10 + (rank - 1), suits 0 coins/diamonds,
 // 1 cups/hearts, 2 swords/spades, 3 batons/clubs; ranks 1..7, 8 Fante/Jack, 9 Cavallo/Queen, 10 Re/King.
+//
+// The 52-card French deck (preset french_52) keeps ids 0..39 as the ranks 1..10 (8, 9, 10 are
+// number cards there) and adds the Jack, Queen and King (ranks 11, 12, 13) as ids 40 + suit * 3
+// + (rank - 11). The server sends each card's rank, suit and name (state.card_info): pass that
+// entry as `card` to faceSVG and the card is drawn from the 52-card deck.
 "use strict";
 
 const Cards = (() => {
@@ -15,6 +20,9 @@ const Cards = (() => {
   const FRENCH_SUITS = ["diamonds", "hearts", "spades", "clubs"];
   const FRENCH_SYMBOLS = ["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"];
   const ENGLISH_SUITS = ["coins", "cups", "swords", "batons"];
+  const FRENCH52_SYMBOLS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
+  const FRENCH52_RANKS = ["Ace", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten", "Jack", "Queen", "King"];
+  const FRENCH_SUIT_MARKS = ["♦", "♥", "♠", "♣"];
 
   const suitOf = (id) => Math.floor(id / 10);
   const rankOf = (id) => (id % 10) + 1;
@@ -59,6 +67,10 @@ const Cards = (() => {
     5: [[32, 40], [68, 40], [50, 75], [32, 110], [68, 110]],
     6: [[32, 40], [68, 40], [32, 75], [68, 75], [32, 110], [68, 110]],
     7: [[32, 40], [68, 40], [50, 57.5], [32, 75], [68, 75], [32, 110], [68, 110]],
+    // 8, 9 and 10 are number cards in the 52-card deck only.
+    8: [[32, 40], [68, 40], [50, 57.5], [32, 75], [68, 75], [50, 92.5], [32, 110], [68, 110]],
+    9: [[32, 36], [68, 36], [32, 62], [68, 62], [50, 75], [32, 88], [68, 88], [32, 114], [68, 114]],
+    10: [[32, 36], [68, 36], [50, 49], [32, 62], [68, 62], [32, 88], [68, 88], [50, 101], [32, 114], [68, 114]],
   };
 
   const FRENCH_INK = ["#c62828", "#c62828", "#1d1d1d", "#1d1d1d"];
@@ -70,8 +82,8 @@ const Cards = (() => {
     return `<g transform="translate(${x},${y}) scale(${scale})${rot}">${shape}</g>`;
   }
 
-  function corner(style, suit, rank) {
-    const label = style === "french" ? FRENCH_SYMBOLS[rank - 1] : String(rank);
+  function corner(style, suit, rank, deck52) {
+    const label = deck52 ? FRENCH52_SYMBOLS[rank - 1] : style === "french" ? FRENCH_SYMBOLS[rank - 1] : String(rank);
     const ink = (style === "french" ? FRENCH_INK : ITALIAN_INK)[suit];
     const size = label.length > 1 ? 15 : 17;
     const one =
@@ -82,7 +94,7 @@ const Cards = (() => {
   }
 
   function pips(style, suit, rank) {
-    const big = rank <= 3 ? 1.3 : 1.1;
+    const big = rank <= 3 ? 1.3 : rank >= 8 ? 0.95 : 1.1;
     const scale = rank === 1 ? 2.3 : style === "french" ? 1.05 * big : big;
     return PIPS[rank].map(([x, y]) => suitShape(style, suit, x, y, scale, y > 75 && style === "french")).join("");
   }
@@ -129,11 +141,12 @@ const Cards = (() => {
     );
   }
 
-  function frenchCourt(suit, rank) {
+  // A lettered court card; `court` is 0 Jack, 1 Queen, 2 King.
+  function frenchCourt(suit, court) {
     const ink = FRENCH_INK[suit];
-    const letter = FRENCH_SYMBOLS[rank - 1];
+    const letter = "JQK"[court];
     const band = ["#f6e3a1", "#f6e3a1", "#cfe0f5", "#cfe0f5"][suit];
-    const headgear = rank === 10 ? CROWN : rank === 9 ? '<path d="M-10,4 L-8,-4 L-3,1 L0,-6 L3,1 L8,-4 L10,4 Z" fill="#f0b90b" stroke="#7a5200"/>' : FEATHER_HAT;
+    const headgear = court === 2 ? CROWN : court === 1 ? '<path d="M-10,4 L-8,-4 L-3,1 L0,-6 L3,1 L8,-4 L10,4 Z" fill="#f0b90b" stroke="#7a5200"/>' : FEATHER_HAT;
     return (
       `<rect x="18" y="24" width="64" height="102" rx="3" fill="${band}" stroke="${ink}" stroke-width="1.2"/>` +
       `<g transform="translate(50,45) scale(0.9)">${headgear}</g>` +
@@ -145,20 +158,21 @@ const Cards = (() => {
 
   // --- whole cards --------------------------------------------------------------------------
 
-  function face(id, style) {
-    const suit = suitOf(id);
-    const rank = rankOf(id);
-    const italian = style !== "french";
+  // deck52: ranks 1..13 of the French 52-card deck (8, 9, 10 with pips; J, Q, K lettered).
+  function face(suit, rank, style, deck52) {
+    const italian = style !== "french" && !deck52;
     const paper = italian ? "#fffaf0" : "#ffffff";
     const frame = italian
       ? `<rect x="4" y="4" width="92" height="142" rx="6" fill="none" stroke="${ITALIAN_INK[suit]}" stroke-width="1.4" opacity="0.65"/>`
       : "";
-    const middle = rank <= 7 ? pips(style, suit, rank) : italian ? italianCourt(suit, rank) : frenchCourt(suit, rank);
+    let middle;
+    if (deck52) middle = rank <= 10 ? pips("french", suit, rank) : frenchCourt(suit, rank - 11);
+    else middle = rank <= 7 ? pips(style, suit, rank) : italian ? italianCourt(suit, rank) : frenchCourt(suit, rank - 8);
     return (
       `<rect x="0.75" y="0.75" width="98.5" height="148.5" rx="8" fill="${paper}" stroke="#6d6d6d" stroke-width="1.5"/>` +
       frame +
       middle +
-      corner(style, suit, rank)
+      corner(deck52 ? "french" : style, suit, rank, deck52)
     );
   }
 
@@ -190,6 +204,20 @@ const Cards = (() => {
     return `${ITALIAN_RANKS[r]} di ${ITALIAN_SUITS[s]}`;
   }
 
+  // A card of the 52-card deck from the server's card_info entry ({id, rank, suit, code, name}).
+  function face52SVG(card) {
+    return svg(face(card.suit, card.rank, "french", true), card.name);
+  }
+
+  function shortName52(card) {
+    return FRENCH52_SYMBOLS[card.rank - 1] + FRENCH_SUIT_MARKS[card.suit];
+  }
+
+  // Rank and suit of an id of the 52-card deck (the server's card_info says the same).
+  const rankOf52 = (id) => (id < 40 ? (id % 10) + 1 : ((id - 40) % 3) + 11);
+  const suitOf52 = (id) => (id < 40 ? Math.floor(id / 10) : Math.floor((id - 40) / 3));
+  const name52 = (id) => `${FRENCH52_RANKS[rankOf52(id) - 1]} of ${FRENCH_SUITS[suitOf52(id)]}`;
+
   function shortName(id, style) {
     const r = rankOf(id);
     if (style === "french") return FRENCH_SYMBOLS[r - 1] + ["♦", "♥", "♠", "♣"][suitOf(id)];
@@ -197,12 +225,17 @@ const Cards = (() => {
   }
 
   return {
-    faceSVG: (id, style) => svg(face(id, style), name(id, style)),
+    faceSVG: (id, style, card) =>
+      card ? face52SVG(card) : svg(face(suitOf(id), rankOf(id), style, false), name(id, style)),
     backSVG: () => svg(back(), "face-down card"),
     name,
     shortName,
     rankOf,
     suitOf,
+    rankOf52,
+    suitOf52,
+    name52,
+    shortName52,
     ENGLISH_SUITS,
   };
 })();
