@@ -20,7 +20,8 @@ import socket
 
 DEFAULT_PORT = 8000
 DESCRIPTION = """Serve a page to play Scopa against the agents in your browser (you are player_0).
-The page offers every rules preset, 2 to 6 players, and the built-in agents plus --opponent."""
+The page offers every rules preset (the 52-card game french_52 with 8 players included), and the
+built-in agents plus --opponent."""
 
 
 def port_arg(text: str) -> int:
