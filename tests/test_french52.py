@@ -272,17 +272,21 @@ def test_openspiel_and_training_refuse_it():
         config.TrainConfig.from_dict({"rules": "french_52,player_counts=2", "num_players": 2, "action_mode": "select"})
 
 
-def test_web_page_does_not_offer_it():
+def test_web_page_offers_it():
+    """The web page plays the 52-card game (its API tests are in tests/test_web.py)."""
     server = pytest.importorskip("scopa_env.web.server")
     from fastapi.testclient import TestClient
 
     app = server.create_app(default_opponent="random", new_sessions_per_minute=None)
     with TestClient(app) as client:
         client.get("/")
-        names = [r["name"] for r in client.get("/api/options").json()["rules"]]
-        assert "standard" in names and "french_52" not in names
+        rules = {r["name"]: r for r in client.get("/api/options").json()["rules"]}
+        assert rules["french_52"]["player_counts"] == [8], rules["french_52"]
+        assert rules["french_52"]["ranks_per_suit"] == 13 and rules["standard"]["ranks_per_suit"] == 10
         r = client.post("/api/games", json={"rules": "french_52", "players": 8, "opponent": "random"})
-        assert r.status_code == 400 and "52-card deck" in r.json()["detail"]
+        assert r.status_code == 201, r.text
+        state = r.json()
+        assert state["ranks_per_suit"] == 13, state
 
 
 def check_game_end(game: Game) -> None:
