@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from scopa_env.actions import NUM_SELECT_ACTIONS, move_enumeration
+from scopa_env.actions import move_enumeration, num_select_actions
 from scopa_env.observation import ObservationLayout
-from scopa_env.rules import Rules, get_rules
+from scopa_env.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
 
 META_FILE = "meta.json"
 MODEL_FILES = {"ppo": "policy.pt", "dqn": "model.pt"}
@@ -113,8 +113,8 @@ def check_meta(meta: dict[str, Any], where: str | Path) -> Rules:
         return ValueError(f"{where}: {key} must be {need}, got {meta.get(key)!r}")
 
     n = meta.get("num_players")
-    if isinstance(n, bool) or n not in (2, 3, 4, 6):
-        raise bad("num_players", "2, 3, 4 or 6")
+    if isinstance(n, bool) or n not in ALLOWED_PLAYER_COUNTS:
+        raise bad("num_players", "2, 3, 4, 6 or 8")
     if not isinstance(meta.get("rules"), str):
         raise bad("rules", "a rules preset name")
     try:
@@ -147,7 +147,7 @@ def check_meta(meta: dict[str, Any], where: str | Path) -> Rules:
 
 def num_actions(rules: Rules, action_mode: str) -> int:
     """Size of the action space of the env (and so of a policy's output) in ``action_mode``."""
-    return len(move_enumeration(rules)) if action_mode == "move" else NUM_SELECT_ACTIONS
+    return len(move_enumeration(rules)) if action_mode == "move" else num_select_actions(rules)
 
 
 # --- weights ---------------------------------------------------------------------------------------

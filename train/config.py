@@ -95,7 +95,7 @@ class RunConfig:
         "episode": ("hand", "game"),
         "reward": ("points", "game"),
         "action_mode": ("select", "move"),
-        "num_players": (2, 3, 4, 6),
+        "num_players": (2, 3, 4, 6, 8),
     }
     """Keys with a fixed set of values."""
     POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
@@ -127,7 +127,8 @@ class RunConfig:
     """Seeds Python, NumPy, torch, the envs and the model (with RLlib: its env runners and
     modules): on the SB3 path, same seed and config, same metrics on CPU."""
     num_players: int = 2
-    """2, 3, 4 or 6 (4 and 6 in teams; the learner's partners are played by opponents)."""
+    """2, 3, 4 or 6 (4 and 6 in teams; the learner's partners are played by opponents); 8 for
+    ``french_52``, each for themselves."""
     rules: str = "standard"
     """Rules preset name (see ``scopa_env.rules.PRESETS``)."""
     episode: str = "hand"
@@ -135,7 +136,8 @@ class RunConfig:
     reward: str = "points"
     """"points": the hand-point margin at each hand end; "game": +1/-1 at the episode end."""
     action_mode: str = "select"
-    """"select": Discrete(41), card then captured cards; "move": one id per move, Discrete(16200)."""
+    """"select": Discrete(41), card then captured cards (Discrete(53) with the 52-card deck of
+    ``french_52``); "move": one id per move, Discrete(16200) (refused for ``french_52``: 72,752 moves)."""
     opponents: Any = "random"
     """Opponent of every other seat: an agent spec (``greedy``, ``ppo:runs/x/best``,
     ``rllib:runs/y/best``) or a ``{spec: weight}`` mixture drawn per seat and episode. With
@@ -250,13 +252,9 @@ class RunConfig:
             rules.check_players(self.num_players)
         except ValueError as exc:
             raise _bad(source, "rules", str(exc)) from None
-        if rules.ranks_per_suit != 10:
-            raise _bad(
-                source,
-                "rules",
-                f"rules {rules.name!r} play the 52-card deck (ranks_per_suit={rules.ranks_per_suit}), which "
-                f"training does not support yet (its envs and networks are 40-card); play it with the Python engine",
-            )
+        problem = self.deck_problem(rules)
+        if problem:
+            raise _bad(source, "rules", f"rules {rules.name!r} play the 52-card deck (ranks_per_suit=13): {problem}")
         from train.opponents import normalize_weights
 
         try:
@@ -271,6 +269,25 @@ class RunConfig:
             raise _bad(source, "best_opponent", f"best_opponent {self.best_opponent!r} is not in eval_opponents")
         if not self.name or "/" in self.name:
             raise _bad(source, "name", f"name must be a non-empty folder name, got {self.name!r}")
+
+    def deck_problem(self, rules) -> str | None:
+        """Why this backend cannot train ``rules``' deck (``None`` when it can).
+
+        The 40-card deck trains everywhere. The 52-card deck (``french_52``) trains with the SB3
+        learners on the Python env (:class:`TrainConfig` says so); DMC trains on the compiled
+        core, which does not play it, and the RLlib backend is not built for it yet.
+        """
+        if rules.ranks_per_suit == 10:
+            return None
+        if getattr(self, "algo", None) == "dmc":
+            return (
+                "algo dmc trains on the compiled core, which does not play the 52-card deck yet; "
+                "train it with algo ppo or dqn (vec_env dummy or subproc, see configs/french52_ppo.yaml)"
+            )
+        return (
+            "the RLlib backend does not train the 52-card deck yet (its envs and modules are 40-card); "
+            "train it with `scopa train` and algo ppo or dqn (see configs/french52_ppo.yaml)"
+        )
 
     def agent_specs(self) -> list[str]:
         """Every agent the run builds from a spec: opponents and evaluation baselines."""
@@ -439,11 +456,17 @@ class TrainConfig(RunConfig):
         data.update(extra)
         return cls.from_dict(data, str(path) if path else "config", overrides=extra)
 
+    def deck_problem(self, rules) -> str | None:
+        """The SB3 learners train the 52-card deck on the Python env (``vec_env: fast`` is refused
+        in :meth:`validate`: the compiled core does not play it yet)."""
+        return None
+
     def validate(self, source: str = "config") -> None:
         super().validate(source)
+        from scopa_env.rules import get_rules
+
         if self.action_mode == "move":  # rules with more moves than "move" mode's ids: refused here, not at the env
             from scopa_env.actions import move_enumeration
-            from scopa_env.rules import get_rules
 
             try:
                 move_enumeration(get_rules(self.rules))
@@ -466,6 +489,13 @@ class TrainConfig(RunConfig):
                 "pretrain",
                 "pretrain needs algo ppo, action_mode select and vec_env fast (a compiled teacher), "
                 f"got algo={self.algo!r}, action_mode={self.action_mode!r}, vec_env={self.vec_env!r}",
+            )
+        if self.vec_env == "fast" and get_rules(self.rules).ranks_per_suit != 10:
+            raise _bad(
+                source,
+                "vec_env",
+                f"vec_env fast: rules {self.rules!r} play the 52-card deck, which the compiled core does not play "
+                f"yet; use vec_env dummy or subproc (the Python env)",
             )
         if self.vec_env == "fast":
             from train.fast import fast_config_problem

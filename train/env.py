@@ -14,8 +14,9 @@ Observation            ``Box(float32)``: exactly the AEC env's ``observation`` f
                        learner's seat (:func:`scopa_env.observation.write_observation`)
 Action mask            :meth:`ScopaGymEnv.action_masks` (bool), as sb3-contrib's
                        ``MaskablePPO`` expects; it also works through ``SubprocVecEnv``
-Actions                "move": ``Discrete(16200)``; "select": ``Discrete(41)`` (see
-                       :mod:`scopa_env.actions`)
+Actions                "move": ``Discrete(16200)``; "select": ``Discrete(41)``, or
+                       ``Discrete(53)`` with the 52-card deck of ``french_52`` (see
+                       :mod:`scopa_env.actions`; that preset has no "move" mode)
 Rewards                as :mod:`scopa_env.scopa_v0`: ``reward="points"`` gives the hand-point
                        margin at every hand end; ``reward="game"`` +1/-1 (0 for a tied hand)
                        at the episode end
@@ -45,7 +46,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from scopa_env.actions import CONFIRM, NUM_SELECT_ACTIONS, move_enumeration, select_options
+from scopa_env.actions import confirm_action, move_enumeration, num_select_actions, select_options
 from scopa_env.game import Game, PlayerView
 from scopa_env.observation import ObservationLayout, observation_bounds, write_observation
 from scopa_env.rules import Rules, get_rules
@@ -69,7 +70,9 @@ class ActionCoder:
             raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
         self.action_mode = action_mode
         self.moves = move_enumeration(rules) if action_mode == "move" else None
-        self.num_actions = len(self.moves) if self.moves is not None else NUM_SELECT_ACTIONS
+        self.num_actions = len(self.moves) if self.moves is not None else num_select_actions(rules)
+        self.confirm = confirm_action(rules)
+        """"select" mode's CONFIRM: 40, or 52 with the 52-card deck."""
 
     def legal_ids(self, pairs: list[tuple[int, int]], pending: int | None, selected: int) -> list[int]:
         if self.moves is not None:
@@ -78,7 +81,7 @@ class ActionCoder:
         if pending is None:
             return sorted({c for c, _ in pairs})
         nxt, can_confirm, _ = select_options([m for c, m in pairs if c == pending], selected)
-        return nxt + [CONFIRM] if can_confirm else nxt
+        return nxt + [self.confirm] if can_confirm else nxt
 
     def resolve(
         self, pairs: list[tuple[int, int]], action: int, pending: int | None, selected: int
@@ -92,7 +95,7 @@ class ActionCoder:
             if len(outcomes) == 1:
                 return (action, outcomes[0]), None, 0
             return None, action, 0
-        if action == CONFIRM:
+        if action == self.confirm:
             return (pending, selected), None, 0
         selected |= 1 << action
         _, _, candidates = select_options([m for c, m in pairs if c == pending], selected)
@@ -134,7 +137,7 @@ class ScopaGymEnv(gym.Env):
     """Scopa from one seat, the others played by opponents. See the module docstring.
 
     Args:
-        num_players: 2, 3, 4 or 6.
+        num_players: 2, 3, 4 or 6 (8 for ``french_52``).
         rules: preset name or :class:`~scopa_env.rules.Rules`.
         episode: "hand" or "game".
         reward: "points" (hand-point margin at each hand end) or "game" (+1/-1 at the end).

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from scopa_env.cards import COINS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import get_rules
 
@@ -102,19 +103,32 @@ def pile_potential(obs: np.ndarray, layout: ObservationLayout, primiera_values: 
     """``phi`` of :class:`PileShaping` for a batch of observations ``(B, size)`` (float64 ``(B,)``).
 
     Own side minus the mean of the other sides of: the settebello (card 6), scope (the raw
-    counts), and ``tanh`` of the leads in cards, coins (cards 0-9) and primiera (best card
-    of each suit on the rules' scale).
+    counts), and ``tanh`` of the leads in cards, coins (cards 0-9; with the 52-card deck also
+    its diamond pictures 40-42) and primiera (best card of each suit on the rules' scale, one
+    value per rank: 10 or 13 of them).
     """
     obs = np.asarray(obs, np.float64)
     own = obs[:, layout["own_pile"]]
-    others = obs[:, layout["other_piles"]].reshape(len(obs), -1, 40)
-    prim = np.tile(np.asarray(primiera_values, np.float64), 4)
+    width = own.shape[1]
+    others = obs[:, layout["other_piles"]].reshape(len(obs), -1, width)
+    ranks = len(primiera_values)
+    if width == NUM_CARDS:  # ids in suit, rank order
+        prim = np.tile(np.asarray(primiera_values, np.float64), 4)
+        coin_ids: Any = slice(0, NUM_RANKS)
+        by_suit: Any = None
+    else:  # the 52-card deck: each suit's Jack, Queen and King after the 40
+        prim = np.array([primiera_values[RANK_OF[c] - 1] for c in range(width)], np.float64)
+        coin_ids = np.array([c for c in range(width) if SUIT_OF[c] == COINS])
+        by_suit = np.array(sorted(range(width), key=lambda c: (SUIT_OF[c], RANK_OF[c])))
 
-    def primiera(piles: np.ndarray) -> np.ndarray:  # (..., 40) -> (...)
-        return (piles * prim).reshape(*piles.shape[:-1], 4, 10).max(-1).sum(-1)
+    def primiera(piles: np.ndarray) -> np.ndarray:  # (..., cards) -> (...)
+        values = piles * prim
+        if by_suit is not None:
+            values = values[..., by_suit]
+        return values.reshape(*piles.shape[:-1], 4, ranks).max(-1).sum(-1)
 
     cards = own.sum(1) - others.sum(2).mean(1)
-    coins = own[:, :10].sum(1) - others[:, :, :10].sum(2).mean(1)
+    coins = own[:, coin_ids].sum(1) - others[:, :, coin_ids].sum(2).mean(1)
     sette = own[:, 6] - others[:, :, 6].mean(1)
     prim_lead = primiera(own) - primiera(others).mean(1)
     scope = obs[:, layout["scope"]]

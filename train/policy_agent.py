@@ -71,7 +71,7 @@ class PolicyAgent(Agent):
             raise ValueError(f"player_{view.seat} has no legal move (is it their turn?)")
         pending, selected = None, 0
         mask = np.zeros(self.coder.num_actions, dtype=bool)
-        for _ in range(64):  # a move takes at most 1 + 40 + 1 "select" actions
+        for _ in range(64):  # a move takes at most 1 + 40 + 1 "select" actions (1 + 52 + 1 with the 52-card deck)
             obs = observe_view(view, self.layout, pending, selected)
             mask[:] = False
             mask[self.coder.legal_ids(pairs, pending, selected)] = True
