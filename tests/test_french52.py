@@ -262,14 +262,16 @@ def test_compiled_core_refuses_it():
         batch.BatchedScopa(2, num_players=8, rules="french_52")
 
 
-def test_openspiel_and_training_refuse_it():
-    from scopa_env.openspiel_game import check_bridge_rules
+def test_openspiel_and_sb3_training_play_it():
+    """The OpenSpiel bridge and the SB3 learners play it in "select" mode (tests/test_openspiel.py,
+    tests/test_train_french52.py); "move" mode stays refused for its 72,752 moves."""
+    from scopa_env.openspiel_game import check_bridge_rules, parse_params
 
-    with pytest.raises(ValueError, match="'french_52' play the 52-card deck"):
-        check_bridge_rules(F52)
+    check_bridge_rules(F52)
+    with pytest.raises(ValueError, match="72,752"):
+        parse_params({"rules": "french_52", "players": 8})
     config = pytest.importorskip("train.config")
-    with pytest.raises(ValueError, match="52-card deck"):
-        config.TrainConfig.from_dict({"rules": "french_52,player_counts=2", "num_players": 2, "action_mode": "select"})
+    assert config.TrainConfig.from_dict({"name": "x", "rules": "french_52", "num_players": 8}).num_players == 8
 
 
 def test_web_page_offers_it():
