@@ -543,6 +543,106 @@ def test_playout_counts_moves():
     assert wins.sum() == 50 and moves >= 50 * 36
 
 
+# --- the 52-card deck (french_52) --------------------------------------------------------
+
+FRENCH_GAMES = int(FULL_GAMES) if FULL_GAMES else 2
+"""Whole french_52 games per compiled-player check (``SCOPA_DIFF_GAMES`` raises it)."""
+
+
+def test_french_52_is_a_differential_case_with_eight_seats():
+    """The core plays the 52-card deck with its 8 players each for themselves, in "select" mode:
+    52-wide card planes, ``Discrete(53)`` with CONFIRM 52, 8 sides (the differential cases above
+    compare it with the engine step by step)."""
+    rules = get_rules("french_52")
+    assert core_plays("french_52", 8) and (not PLAYERS or wanted(8)) <= (("french_52", 8) in CASES)
+    assert core.MAX_PLAYERS >= 8 and core.MAX_SIDES >= 8 and core.MAX_CARDS == rules.num_card_ids == 52
+    batch = BatchedScopa(4, 8, "french_52")
+    assert batch.num_actions == batch.action_mask.shape[1] == 53 and batch.confirm == 52
+    assert batch.obs.shape == (4, 1144) and batch.num_sides == 8 and batch.hand_score.shape[1] == 8
+    batch.reset(np.arange(4))
+    deals = [batch.state(i)["deal_order"] for i in range(4)]
+    assert all(sorted(d) == list(range(52)) for d in deals), "the deal is not the 52-card deck"
+    assert all(bin(h).count("1") == 3 for h in batch.state(0)["hands"]) and bin(batch.state(0)["table"]).count("1") == 4
+
+
+def run_french_players(kind: str, games: int, seed: int) -> int:
+    """Whole french_52 games of random "select" play; at every position the compiled ``kind``
+    player's choice must be one of the Python agent's best moves. Returns positions checked."""
+    from agents.greedy import GreedyAgent
+    from agents.heuristic import HeuristicAgent
+
+    rows = 8
+    batch = BatchedScopa(rows, 8, "french_52")
+    batch.reset(np.arange(rows) + 1000 * seed)
+    agent = GreedyAgent(seed=0) if kind == "greedy" else HeuristicAgent(seed=0)
+    rng = np.random.default_rng(seed)
+    done = checked = 0
+    while done < games:
+        choices = batch.choose(kind)
+        for i in range(rows):
+            st = batch.state(i)
+            if st["pending_card"] is not None:
+                continue  # mid-selection: the move is not whole yet
+            game = Game.from_deal(
+                hands=[cards_of(h) for h in st["hands"]],
+                table=cards_of(st["table"]),
+                stock=st["stock"],
+                dealer=st["dealer"],
+                scores=st["scores"],
+                rules=batch.rules,
+                piles=[cards_of(p) for p in st["piles"]],
+                scope=st["scope"],
+                current=st["current"],
+                last_capturer=st["last_capturer"],
+            )
+            view = game.view()
+            pairs = view.legal_pairs()
+            if kind == "greedy":
+                scores = [agent.score(view, c, m) for c, m in pairs]
+            else:
+                scores = agent.scores(view, pairs)
+            best = {p for p, v in zip(pairs, scores) if v >= max(scores) - 1e-9}
+            assert choices[i] in best, f"french_52 {kind}: {batch.describe(i)}: core {choices[i]}, Python {best}"
+            checked += 1
+        batch.step([rng.choice(batch.legal_actions(i)) for i in range(rows)])
+        done += int(batch.terminated.sum())
+    return checked
+
+
+@pytest.mark.parametrize("kind", ["greedy", "heuristic"])
+def test_french_52_compiled_players_play_the_python_agents_best_move(kind):
+    """The compiled greedy and heuristic players value the pictures (ranks 11..13, their suits'
+    primiera, the diamonds of 13 cards) as agents.greedy and agents.heuristic do."""
+    assert run_french_players(kind, FRENCH_GAMES, seed=5 if kind == "greedy" else 6) > 50
+
+
+def test_french_52_playout_and_opponents():
+    """Whole games with compiled players at all 8 seats, and a learner against compiled opponents."""
+    moves, wins = playout(4, 8, "french_52", players=("greedy", "random") * 4, seed=2)
+    assert len(wins) == 9 and wins.sum() == 4 and moves >= 4 * 48
+    b = BatchedScopa(4, 8, "french_52", opponent={"random": 0.5, "greedy": 0.5}, learner_seat="random")
+    b.reset(np.arange(4))
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        assert b.to_play.tolist() == [b.state(i)["learner"] for i in range(4)], "the learner is not to move"
+        b.step([rng.choice(b.legal_actions(i)) for i in range(4)])
+
+
+def test_what_the_core_still_refuses_for_the_52_card_deck_is_a_one_line_error():
+    """The "move" mode (72,752 ids) stays refused with its ValueError; a 52-card rules field the core
+    does not play there (the 40-card ones are refused by Rules itself) is a NotImplementedError
+    naming the field and the deck; each message is one line."""
+    with pytest.raises(ValueError, match="use action_mode='select'") as err:
+        BatchedScopa(2, 8, "french_52", action_mode="move")
+    assert "\n" not in str(err.value)
+    rules = get_rules("french_52").replace(name="french_sevens", prime_rule="sevens")
+    with pytest.raises(NotImplementedError, match="french_sevens.*prime_rule='sevens' with the 52-card deck") as err:
+        BatchedScopa(2, 8, rules)
+    assert "\n" not in str(err.value)
+    with pytest.raises(NotImplementedError, match="ace_takes_all=True with the 52-card deck"):
+        check_supported(get_rules("french_52").replace(name="french_assi", ace_takes_all=True), 8)
+
+
 # --- bad input --------------------------------------------------------------------------
 
 

@@ -37,6 +37,8 @@ from scopa_env.game import Game
 from scopa_env.rules import get_rules
 
 SMALL = "fsearch:worlds=6,min_worlds=2"
+FRENCH_2P = get_rules("french_52").replace(name="french_52_2p", player_counts=(2,))
+"""The 52-card deck with 2 players (8 deals of 3): an exact endgame small enough to brute-force."""
 
 
 def _values(view, C, seed=7):
@@ -77,6 +79,7 @@ def _positions(rules, num_players, games, pilot_seed=0, keep=lambda g: True):
         ("escoba", 2, "fsearch:worlds=4,exact_cards=8"),
         ("scopa_d_assi", 2, "fsearch:worlds=4,ab_depth=1"),
         ("cirulla", 2, "fsearch:worlds=2"),  # declarations and the wildcard: the Python search decides them
+        ("french_52", 8, SMALL),  # the 52-card deck, eight sides
     ],
 )
 def test_never_plays_an_illegal_move(rules, players, spec):
@@ -217,7 +220,9 @@ def _move_values(game: Game, solve) -> list[float]:
     return out
 
 
-@pytest.mark.parametrize("rules", ["standard", "escoba", "scopa_d_assi", "napola"])
+@pytest.mark.parametrize(
+    "rules", ["standard", "escoba", "scopa_d_assi", "napola", FRENCH_2P], ids=lambda r: getattr(r, "name", r)
+)
 def test_exact_endgame_agrees_with_brute_force(rules):
     """2 players, stock empty, 3 cards or fewer each: the kernel's exact values, its alpha-beta
     with the depth to reach the end, and the Python search's solver equal brute-force minimax."""

@@ -254,12 +254,16 @@ def test_move_mode_is_refused_with_its_count():
     assert MAX_MOVE_ACTIONS < 72_752
 
 
-def test_compiled_core_refuses_it():
+def test_compiled_core_plays_it_in_select_mode_only():
+    """The compiled core plays the 52-card deck with 8 seats ("select": Discrete(53)); "move"
+    mode stays refused with the enumeration's one-line ValueError (tests/test_fast.py compares
+    the core with the engine)."""
     batch = pytest.importorskip("scopa_env.fast.batch")
-    with pytest.raises(NotImplementedError, match=r"preset 'french_52': field ranks_per_suit=13"):
-        batch.check_supported(F52)
-    with pytest.raises(NotImplementedError, match="'french_52'"):
-        batch.BatchedScopa(2, num_players=8, rules="french_52")
+    batch.check_supported(F52, 8)
+    b = batch.BatchedScopa(2, num_players=8, rules="french_52")
+    assert b.num_actions == 53 and b.confirm == 52
+    with pytest.raises(ValueError, match="72,752.*action_mode='select'"):
+        batch.BatchedScopa(2, num_players=8, rules="french_52", action_mode="move")
 
 
 def test_openspiel_and_sb3_training_play_it():

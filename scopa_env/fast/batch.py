@@ -19,6 +19,7 @@ Outputs (read-only)     after :meth:`~BatchedScopa.reset` and every :meth:`~Batc
 ======================  ====================================================================
 ``obs``                 float32 ``(N, size)``: observation of the seat to move (``to_play``)
 ``action_mask``         int8 ``(N, 41)``, "select" mode: legal actions of the seat to move
+                        (``(N, 53)`` for the 52-card deck, ``french_52``)
 ``legal_ids``           int64 ``(N, legal_width)``, "move" mode: legal move ids ascending
                         (a chiamarsi fuori claim last, as the AEC env lists it), padded
                         with -1; ``legal_count`` (N,) says how many
@@ -66,8 +67,8 @@ from typing import Any
 
 import numpy as np
 
-from scopa_env.actions import move_enumeration
-from scopa_env.cards import COINS, NUM_CARDS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
+from scopa_env.actions import confirm_action, move_enumeration, num_select_actions
+from scopa_env.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
 from scopa_env.fast import core
 from scopa_env.fast.core import SCORE_FIELDS
 from scopa_env.observation import ObservationLayout
@@ -92,6 +93,7 @@ SUPPORTED_FIELDS = (
     "player_counts",
     "partnerships",
     "ranks",
+    "ranks_per_suit",
     "hand_size",
     "table_size",
     "kings_redeal",
@@ -138,6 +140,30 @@ SUPPORTED_FIELDS = (
 )
 """Rules fields the compiled core implements for every value. Any other field must keep
 its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
+
+FRENCH_FIELDS = (
+    "name",
+    "description",
+    "player_counts",
+    "partnerships",
+    "ranks",
+    "ranks_per_suit",
+    "hand_size",
+    "table_size",
+    "kings_redeal",
+    "single_card_priority",
+    "capture_optional",
+    "last_play_scopa",
+    "primiera_values",
+    "scopa_points",
+    "target",
+    "cappotto",
+    "deal_schedules",
+    "bonus_suit",
+)
+"""Rules fields the compiled core implements with the 52-card deck (``ranks_per_suit=13``,
+preset ``french_52``); there every other field must keep its default, or
+:func:`check_supported` raises ``NotImplementedError``."""
 
 # Greedy opponent weights (agents.greedy.CaptureWeights defaults).
 GREEDY_CARD, GREEDY_COIN, GREEDY_SETTEBELLO, GREEDY_PRIMIERA, GREEDY_SCOPA = 1.0, 1.0, 5.0, 0.25, 10.0
@@ -187,15 +213,21 @@ def check_supported(rules: Rules, num_players: int | None = None) -> None:
     if num_players is not None:
         rules.check_players(num_players)  # a player count the rules do not allow is a ValueError
     default = Rules()
+    french = rules.ranks_per_suit != default.ranks_per_suit
     for f in dataclasses.fields(rules):
-        if f.name in SUPPORTED_FIELDS:
-            continue
         value = getattr(rules, f.name)
-        if value != getattr(default, f.name):
+        if f.name not in SUPPORTED_FIELDS and value != getattr(default, f.name):
             raise NotImplementedError(
                 f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} "
                 f"(the compiled core implements {', '.join(SUPPORTED_FIELDS[2:])}; other fields must keep "
                 f"their default); use the Python engine scopa_env.game.Game"
+            )
+        if french and f.name not in FRENCH_FIELDS and value != getattr(default, f.name):
+            raise NotImplementedError(
+                f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} with "
+                f"the 52-card deck (ranks_per_suit={rules.ranks_per_suit}: the compiled core plays that deck with "
+                f"{', '.join(FRENCH_FIELDS[2:])} only; other fields must keep their default); use the Python "
+                f"engine scopa_env.game.Game"
             )
     if num_players is not None and (num_players > core.MAX_PLAYERS or rules.num_sides(num_players) > core.MAX_SIDES):
         raise NotImplementedError(
@@ -206,9 +238,10 @@ def check_supported(rules: Rules, num_players: int | None = None) -> None:
 
 
 def greedy_card_values(rules: Rules) -> np.ndarray:
-    """Per card id, the greedy opponent's card value (agents.greedy.card_values, default weights)."""
-    out = np.zeros(NUM_CARDS, np.float64)
-    for c in range(NUM_CARDS):
+    """Per card id, the greedy opponent's card value (agents.greedy.card_values, default weights);
+    ``core.MAX_CARDS`` entries, those of ``rules.num_card_ids`` used."""
+    out = np.zeros(core.MAX_CARDS, np.float64)
+    for c in range(rules.num_card_ids):
         v = GREEDY_CARD + GREEDY_PRIMIERA * (rules.primiera_values[RANK_OF[c] - 1] - GREEDY_FACE_PRIMIERA)
         if SUIT_OF[c] == COINS:
             v += GREEDY_COIN
@@ -285,13 +318,14 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     """
     check_supported(rules, num_players)
     rules.check_players(num_players)
+    french = rules.ranks_per_suit == FRENCH_RANKS  # the 52-card deck: P_FRENCH
     layout = ObservationLayout.for_rules(num_players, rules)
     try:
         pairs = move_enumeration(rules).pairs
     except ValueError:  # more moves than "move" mode allows
         pairs = []
     schedule = rules.schedule(num_players)
-    max_sum = max(10, rules.capture_sum - 1)
+    max_sum = max(rules.ranks_per_suit, rules.capture_sum - 1)  # rules._variant_pairs: the largest rank
     sub_cap = _subset_count(rules, max_sum)
     if rules.bonus_wildcard:  # a declared wildcard counts as any rank: at most one more card of rank 1
         sub_cap += _subset_count(rules, max_sum - 1)
@@ -312,7 +346,7 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_OPPONENT] = core.OPPONENT_NONE
     P[core.P_OBS_SIZE] = layout.size
     P[core.P_NUM_MOVES] = len(pairs)
-    P[core.P_PLAIN] = rules.plain_captures
+    P[core.P_PLAIN] = rules.plain_captures and not french  # legal_pairs's fast path: the 40-card deck's
     P[core.P_CAPTURE_EQUAL] = rules.capture_equal
     P[core.P_CAPTURE_SUM] = rules.capture_sum
     P[core.P_MAX_CAPTURE] = rules.max_capture_cards
@@ -320,7 +354,7 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_MAX_SUM] = max_sum
     P[core.P_SUB_CAP] = sub_cap
     # a position's legal moves, then the heuristic's model of the next player's replies (one card per rank)
-    P[core.P_SCRATCH] = (max(schedule) + 10) * (sub_cap + 1)
+    P[core.P_SCRATCH] = (max(schedule) + rules.ranks_per_suit) * (sub_cap + 1)
     P[core.P_ACES_REDEAL] = rules.aces_redeal
     P[core.P_REDEAL_SAME_RANK] = rules.redeal_same_rank
     P[core.P_BONUS_SUIT] = rules.bonus_suit
@@ -356,18 +390,20 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_WILD_OBS] = layout.wildcard
     P[core.P_REDEAL_ACES] = rules.redeal_aces
     P[core.P_REDEAL_NEXT] = rules.redeal_next_dealer
+    P[core.P_FRENCH] = french
+    P[core.P_CARD_IDS] = rules.num_card_ids
     F = np.zeros(core.NUM_FLOATS, np.float64)
-    F[core.F_PRIMIERA : core.F_PRIMIERA + 10] = rules.primiera_values
-    F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS] = greedy_card_values(rules)
+    F[core.F_PRIMIERA : core.F_PRIMIERA + rules.ranks_per_suit] = rules.primiera_values
+    F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + core.MAX_CARDS] = greedy_card_values(rules)
     F[core.F_GREEDY_SCOPA] = GREEDY_SCOPA
     F[core.F_GREEDY_TOL] = GREEDY_TIE_TOL
     TBL = np.zeros(core.NUM_TBL, np.int64)
     TBL[core.TBL_DECK : core.TBL_DECK + len(rules.deck)] = rules.deck
     PAIRS = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-    starts = np.searchsorted(PAIRS[:, 0], np.arange(NUM_CARDS + 1), side="left")
-    TBL[core.TBL_CARD_START : core.TBL_CARD_START + NUM_CARDS + 1] = starts
+    starts = np.searchsorted(PAIRS[:, 0], np.arange(core.NUM_CARDS + 1), side="left")  # "move" mode: 40 cards
+    TBL[core.TBL_CARD_START : core.TBL_CARD_START + core.NUM_CARDS + 1] = starts
     # Game._next_deal: the deal that starts with k cards in the stock gives each player this many.
-    TBL[core.TBL_NEXT_DEAL : core.TBL_NEXT_DEAL + NUM_CARDS + 1] = rules.hand_size
+    TBL[core.TBL_NEXT_DEAL : core.TBL_NEXT_DEAL + core.MAX_CARDS + 1] = rules.hand_size
     for k in range(1, len(schedule)):
         TBL[core.TBL_NEXT_DEAL + num_players * sum(schedule[k:])] = schedule[k]
     if rules.primiera_by_counts:
@@ -428,10 +464,10 @@ class BatchedScopa:
 
     Args:
         num_games: N, the batch size.
-        num_players: 2, 3, 4 or 6.
+        num_players: 2, 3, 4 or 6 (8: ``french_52``).
         rules: a preset name or :class:`~scopa_env.rules.Rules` (unsupported ones raise
             ``NotImplementedError`` naming the preset and field).
-        action_mode: ``"select"`` (``Discrete(41)``, dense masks) or ``"move"`` (the ids of
+        action_mode: ``"select"`` (``Discrete(41)``, 53 for ``french_52``; dense masks) or ``"move"`` (the ids of
             :func:`scopa_env.actions.move_enumeration`, as a padded list).
         episode: ``"game"`` or ``"hand"``, as in :mod:`scopa_env.scopa_v0`.
         reward: ``"game"`` or ``"points"``, as in :mod:`scopa_env.scopa_v0`.
@@ -498,7 +534,8 @@ class BatchedScopa:
         if action_mode == "move" and len(self._PAIRS) == 0:
             move_enumeration(self.rules)  # raises the ValueError that says to use "select" mode
         self.moves = move_enumeration(self.rules) if action_mode == "move" else None
-        self.num_actions = core.NUM_SELECT_ACTIONS if action_mode == "select" else len(self.moves)
+        self.confirm = confirm_action(self.rules)  # "select" mode's CONFIRM: 40, or 52 for the 52-card deck
+        self.num_actions = num_select_actions(self.rules) if action_mode == "select" else len(self.moves)
         P = base_P.copy()
         P[core.P_EPISODE_HAND] = episode == "hand"
         P[core.P_REWARD_POINTS] = reward == "points"
@@ -528,7 +565,7 @@ class BatchedScopa:
         self._rng = np.zeros((n, 2), np.uint64)
         self._obs = np.zeros((n, self.layout.size), np.float32)
         self._final_obs = np.zeros((n, self.layout.size), np.float32)
-        self._mask = np.zeros((n, core.NUM_SELECT_ACTIONS), np.int8)
+        self._mask = np.zeros((n, num_select_actions(self.rules)), np.int8)
         self._legal_ids = np.full((n, self.legal_width), -1, np.int64)
         self._rewards = np.zeros((n, self.num_players), np.float32)
         self._info = np.zeros((n, core.NUM_INFO), np.int64)
@@ -649,8 +686,10 @@ class BatchedScopa:
         seat = int(self._info[game, core.INFO_TO_PLAY])
         legal = self.legal_actions(game)
         if self.action_mode == "select":
-            desc = "confirm" if action == core.CONFIRM else (format_card(action) if 0 <= action < NUM_CARDS else "?")
-            names = ", ".join(f"{a} ({'confirm' if a == core.CONFIRM else format_card(a)})" for a in legal)
+            deck = self.rules.ranks_per_suit
+            confirm = self.confirm
+            desc = "confirm" if action == confirm else (format_card(action, deck) if 0 <= action < confirm else "?")
+            names = ", ".join(f"{a} ({'confirm' if a == confirm else format_card(a, deck)})" for a in legal)
         else:
             desc = str(self.moves.decode(action)) if 0 <= action < len(self.moves) else "out of range"
             names = ", ".join(f"{a} ({self.moves.decode(a)})" for a in legal)
@@ -774,10 +813,11 @@ class BatchedScopa:
     def describe(self, game: int) -> str:
         """One line about one game, for messages."""
         st = self.state(game)
-        hands = " | ".join(format_cards(h) for h in st["hands"])
+        deck = self.rules.ranks_per_suit
+        hands = " | ".join(format_cards(h, deck) for h in st["hands"])
         return (
             f"game {game}: current={st['current']} dealer={st['dealer']} hands=[{hands}] "
-            f"table=[{format_cards(st['table'])}] stock={len(st['stock'])} scores={st['scores']}"
+            f"table=[{format_cards(st['table'], deck)}] stock={len(st['stock'])} scores={st['scores']}"
         )
 
     def __repr__(self) -> str:

@@ -12,12 +12,12 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
 
     column          width  content
     --------------  -----  -----------------------------------------------------------
-    COL_HAND        6      per seat, cards in hand
-    COL_PLAYED      6      per seat, cards played this hand
-    COL_PILE        6      per side, cards captured this hand
-    COL_SCOPE       6      per side, scope this hand
-    COL_SCOPE_PTS   6      per side, what those scope are worth (Rules.scopa_value)
-    COL_SCORE       6      per side, game points
+    COL_HAND        8      per seat, cards in hand
+    COL_PLAYED      8      per seat, cards played this hand
+    COL_PILE        8      per side, cards captured this hand
+    COL_SCOPE       8      per side, scope this hand
+    COL_SCOPE_PTS   8      per side, what those scope are worth (Rules.scopa_value)
+    COL_SCORE       8      per side, game points
     COL_TABLE       1      face-up table cards
     COL_CURRENT     1      seat to move
     COL_DEALER      1      seat that dealt this hand
@@ -32,14 +32,23 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_PHASE       1      what the seat to move decides: PHASE_PLAY (a card),
                            PHASE_FIRST_CARD (Chkobba: keep or table the drawn card) or
                            PHASE_DECLARE (bazzica_points, hand_bonus_points: declare or pass)
-    COL_REVEALED    6      per seat, declared cards still in that hand (shown to all)
-    COL_DECLARED    6      per side, declaration points scored this hand (in COL_SCORE already)
+    COL_REVEALED    8      per seat, declared cards still in that hand (shown to all)
+    COL_DECLARED    8      per side, declaration points scored this hand (in COL_SCORE already)
     COL_QUEUE       1      seats still to decide on a declaration this deal (bitmask; the
                            first from the dealer's left is the seat to move)
     COL_DECLARERS   1      seats that declared in this deal (bitmask), scored when the queue empties
     COL_WILD        1      Cirulla: the rank the Seven of cups was declared as this hand (0: a Seven)
     COL_REDEALS     1      deals thrown in before this hand's (the dealer moves on under redeal_next_dealer)
-    COL_DECK        40     this hand's deal order (after any redeal)
+    COL_DECK        52     this hand's deal order (after any redeal; P_DECK_SIZE used)
+
+Widths: MAX_PLAYERS (8) per seat, MAX_SIDES (8) per side, MAX_CARDS (52) for the deal order.
+
+The deck: card ids 0..39 are the 40-card deck's (``suit * 10 + rank - 1``, a suit a 10-bit
+block); under ``P_FRENCH`` (the 52-card deck, ``Rules.ranks_per_suit`` = 13) ids 40..51 are
+its Jacks, Queens and Kings, ``40 + suit * 3 + (rank - 11)`` (:mod:`scopa_env.cards`). Ranks,
+rank masks and suit masks of the 52-card deck go through :func:`_rank`, :func:`_rank_mask`
+and :func:`_suit_mask` with the ``french`` flag; the 40-card paths keep ``card % RANK_SPAN``
+(``legal_pairs``'s fast path is the 40-card deck's only: ``P_PLAIN`` is 0 for the other).
 
 Rules and modes travel in ``P`` (int64, indices ``P_*``), floats in ``F`` (``F_*``),
 the sorted deck, the per-card start of the "move" enumeration and the primiera rank
@@ -57,14 +66,21 @@ import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 
-MAX_PLAYERS = 6
+MAX_PLAYERS = 8  # french_52 seats 8 players
 MAX_SIDES = MAX_PLAYERS  # every seat its own side (partnerships=()); two sides in partnerships
-NUM_CARDS = 40
-CONFIRM = NUM_CARDS
-NUM_SELECT_ACTIONS = NUM_CARDS + 1
-RANK_SPAN = 10
+NUM_SUITS = 4
+NUM_CARDS = 40  # the 40-card deck (cards.NUM_CARDS): ids 0..39
+MAX_CARDS = 52  # the 52-card deck (cards.MAX_CARDS): every card id is below it
+CONFIRM = NUM_CARDS  # "select" mode's CONFIRM in the 40-card deck; in general P[P_CARD_IDS]
+NUM_SELECT_ACTIONS = NUM_CARDS + 1  # "select" actions of the 40-card deck; in general P[P_CARD_IDS] + 1
+RANK_SPAN = 10  # ranks per suit of the 40-card deck, the width of a suit's block of ids
+PICTURES = 3  # the 52-card deck's Jack, Queen, King per suit (ids 40 + suit * 3 + rank - 11)
+FRENCH_RANKS = RANK_SPAN + PICTURES  # cards.FRENCH_RANKS: ranks 1..13
+PICTURE_BITS = (1 << PICTURES) - 1
 KINGS_MASK = (1 << 9) | (1 << 19) | (1 << 29) | (1 << 39)
 ONE_OF_EACH_SUIT = 1 | (1 << 10) | (1 << 20) | (1 << 30)
+JACKS_52 = sum(1 << (NUM_CARDS + PICTURES * s) for s in range(NUM_SUITS))  # the 52-card deck's Jacks (rank 11)
+KINGS_52 = JACKS_52 << (PICTURES - 1)  # the 52-card deck's Kings (rank 13)
 SUIT_BITS = (1 << RANK_SPAN) - 1
 KINGS_FOR_REDEAL = 3
 CAPPOTTO_LEAD = 7
@@ -99,7 +115,7 @@ COL_DECLARERS = COL_QUEUE + 1
 COL_WILD = COL_DECLARERS + 1
 COL_REDEALS = COL_WILD + 1
 COL_DECK = COL_REDEALS + 1
-NUM_COLS = COL_DECK + NUM_CARDS
+NUM_COLS = COL_DECK + MAX_CARDS
 
 # --- int parameters P -------------------------------------------------------------
 P_PLAYERS = 0
@@ -123,7 +139,7 @@ P_LEARNER_SEAT = 17  # fixed learner seat, or LEARNER_RANDOM
 P_OBS_SIZE = 18
 P_LEGAL_WIDTH = 19
 P_NUM_MOVES = 20
-P_PLAIN = 21  # standard capture pattern (the fast path of legal_pairs)
+P_PLAIN = 21  # standard capture pattern in the 40-card deck (the fast path of legal_pairs)
 P_CAPTURE_EQUAL = 22
 P_CAPTURE_SUM = 23  # 0: off
 P_MAX_CAPTURE = 24  # 0: no limit
@@ -165,7 +181,9 @@ P_WILD_IDS = P_WILDCARD + 1  # MoveEnumeration.wildcard: the Seven of cups has a
 P_WILD_OBS = P_WILD_IDS + 1  # ObservationLayout.wildcard: the observation has the wild_rank entry
 P_REDEAL_ACES = P_WILD_OBS + 1  # redeal_aces: deal again when the initial table holds this many Aces; 0 = off
 P_REDEAL_NEXT = P_REDEAL_ACES + 1  # redeal_next_dealer: a thrown-in deal is dealt again by the next dealer
-NUM_PARAMS = P_REDEAL_NEXT + 1
+P_FRENCH = P_REDEAL_NEXT + 1  # 1: the 52-card deck (Rules.ranks_per_suit = 13, ids 40..51 its pictures)
+P_CARD_IDS = P_FRENCH + 1  # Rules.num_card_ids (40 or 52): card plane width; "select" mode's CONFIRM
+NUM_PARAMS = P_CARD_IDS + 1
 
 DECLARE_NONE, DECLARE_BAZZICA, DECLARE_HAND_BONUS = range(3)  # P_DECLARE: bazzica_points, hand_bonus_points
 
@@ -209,9 +227,9 @@ LEARNER_RANDOM = -1
 MISSING_SUIT_BASE = 8  # heuristic: primiera baseline of a suit the pile lacks (agents.heuristic)
 
 # --- float parameters F -----------------------------------------------------------
-F_PRIMIERA = 0  # 10 values, ranks 1..10
-F_GREEDY_VALUES = F_PRIMIERA + RANK_SPAN  # 40 card values of the greedy opponent
-F_GREEDY_SCOPA = F_GREEDY_VALUES + NUM_CARDS
+F_PRIMIERA = 0  # FRENCH_RANKS values, ranks 1..10 (1..13 in the 52-card deck)
+F_GREEDY_VALUES = F_PRIMIERA + FRENCH_RANKS  # MAX_CARDS card values of the greedy opponent
+F_GREEDY_SCOPA = F_GREEDY_VALUES + MAX_CARDS
 F_GREEDY_TOL = F_GREEDY_SCOPA + 1
 F_OPP_CUMULATIVE = F_GREEDY_TOL + 1  # NUM_OPPONENT_KINDS cumulative mixture weights (last positive one: inf)
 NUM_FLOATS = F_OPP_CUMULATIVE + NUM_OPPONENT_KINDS
@@ -231,12 +249,12 @@ H_TRAIL = 8
 NUM_HEURISTIC = 9
 
 # --- tables TBL -----------------------------------------------------------------------
-TBL_DECK = 0  # the deck's card ids ascending (P_DECK_SIZE used)
-TBL_CARD_START = TBL_DECK + NUM_CARDS  # 41 entries: move ids of card c are [start[c], start[c + 1])
-TBL_NEXT_DEAL = TBL_CARD_START + NUM_CARDS + 1  # 41 entries: cards per player dealt when the stock holds k
+TBL_DECK = 0  # MAX_CARDS entries: the deck's card ids ascending (P_DECK_SIZE used)
+TBL_CARD_START = TBL_DECK + MAX_CARDS  # 41 entries: move ids of card c are [start[c], start[c + 1])
+TBL_NEXT_DEAL = TBL_CARD_START + NUM_CARDS + 1  # MAX_CARDS + 1 entries: cards per player dealt when the stock holds k
 TBL_PRIME_GROUPS = (
-    TBL_NEXT_DEAL + NUM_CARDS + 1
-)  # P_PRIME_GROUPS card masks, ranks grouped by primiera value, best first
+    TBL_NEXT_DEAL + MAX_CARDS + 1
+)  # P_PRIME_GROUPS card masks, ranks grouped by primiera value, best first (40-card deck)
 NUM_TBL = TBL_PRIME_GROUPS + RANK_SPAN
 
 # --- per-game info outputs ----------------------------------------------------------
@@ -356,17 +374,39 @@ def _side(seat, ns):
 
 
 @njit(cache=True, inline="always")
-def _rank(card, wild):
+def _picture_rank(card):
+    """Rank 11..13 of one of the 52-card deck's pictures, ids 40..51 (cards.RANK_OF)."""
+    return RANK_SPAN + 1 + (card - NUM_CARDS) % PICTURES
+
+
+@njit(cache=True, inline="always")
+def _rank(card, wild, french):
     """The rank ``card`` captures and is captured as (rules.capture_rank): its own, or the
-    wildcard's declared rank ``wild`` (0: none)."""
+    wildcard's declared rank ``wild`` (0: none). ``french``: the 52-card deck (P_FRENCH),
+    whose ids 40..51 are its pictures; a literal False leaves the 40-card code alone."""
     if wild != 0 and card == WILDCARD:
         return wild
+    if french and card >= NUM_CARDS:
+        return _picture_rank(card)
     return card % RANK_SPAN + 1
 
 
 @njit(cache=True, inline="always")
-def _rank_mask(rank, wild):
-    """The cards of capture rank ``rank`` (rules.capture_ranks: the wildcard moved to ``wild``)."""
+def _suit_mask(suit, french):
+    """The cards of ``suit`` (cards.SUIT_MASK): its 10-bit block, and in the 52-card deck
+    (``french``) its three pictures at ``40 + suit * 3``."""
+    m = np.int64(SUIT_BITS) << (RANK_SPAN * suit)
+    if french:
+        m |= np.int64(PICTURE_BITS) << (NUM_CARDS + PICTURES * suit)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _rank_mask(rank, wild, french):
+    """The cards of capture rank ``rank`` (rules.capture_ranks: the wildcard moved to ``wild``;
+    ``french``: ranks 11..13 are the 52-card deck's pictures)."""
+    if french and rank > RANK_SPAN:
+        return np.int64(JACKS_52) << (rank - RANK_SPAN - 1)
     m = np.int64(ONE_OF_EACH_SUIT) << (rank - 1)
     if wild != 0:
         if rank == WILDCARD_RANK:
@@ -386,9 +426,9 @@ def _wild_for(wild, cards):
 
 
 @njit(cache=True, inline="always")
-def _subsets(table, max_sum, sub_mask, sub_sum, wild):
+def _subsets(table, max_sum, sub_mask, sub_sum, wild, french):
     """Every subset of ``table`` with value sum <= ``max_sum``, ascending by mask (the empty set first);
-    the wildcard counts as ``wild`` (0: its own rank).
+    the wildcard counts as ``wild`` (0: its own rank); ``french``: the 52-card deck (:func:`_rank`).
 
     Adding cards in ascending id order keeps the list sorted: each new subset holds a
     higher bit than every older one.
@@ -400,7 +440,7 @@ def _subsets(table, max_sum, sub_mask, sub_sum, wild):
     while t != 0:
         b = t & -t
         t ^= b
-        r = _rank(trailing_zeros(b), wild)
+        r = _rank(trailing_zeros(b), wild, french)
         m = n
         for k in range(m):
             s = sub_sum[k] + r
@@ -416,7 +456,9 @@ def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
     """Legal ``(card, captured)`` pairs into ``out_card``/``out_mask``; returns their number.
 
     Same moves in the same order as :func:`scopa_env.rules.legal_pairs`: by card, then
-    captured mask ascending, the trail (mask 0) first where it is legal.
+    captured mask ascending, the trail (mask 0) first where it is legal. The fast path below
+    is the 40-card deck's standard capture pattern (``P_PLAIN``); the rest, the 52-card deck
+    included, goes through :func:`_variant_pairs`.
     """
     if not P[P_PLAIN]:
         return _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask, 0)
@@ -453,7 +495,7 @@ def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
                 count += 1
             continue
         if nsub < 0:
-            nsub = _subsets(table, MAX_RANK, sub_mask, sub_sum, 0)
+            nsub = _subsets(table, MAX_RANK, sub_mask, sub_sum, 0, False)
         start = count
         if optional:
             out_card[count] = card
@@ -489,7 +531,8 @@ def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask, wild):
     ``max_capture_cards`` and ``fewest_cards`` filters. One ascending subset list serves
     every condition, so the union comes out sorted and without duplicates (the take-all,
     the whole table, is the largest mask of all: it goes last). ``wild``: the wildcard's
-    capture rank (0: its own)."""
+    capture rank (0: its own). Under ``P_FRENCH`` the ranks are the 52-card deck's (1..13)."""
+    french = P[P_FRENCH] != 0
     equal = P[P_CAPTURE_EQUAL]
     total = P[P_CAPTURE_SUM]
     most = P[P_MAX_CAPTURE]
@@ -503,17 +546,17 @@ def _variant_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask, wild):
         b = h & -h
         h ^= b
         card = trailing_zeros(b)
-        rank = _rank(card, wild)
+        rank = _rank(card, wild, french)
         if table == 0:
             out_card[count] = card
             out_mask[count] = b if (P[P_ACE_ITSELF] and rank == 1) else 0
             count += 1
             continue
         if nsub < 0:
-            nsub = _subsets(table, P[P_MAX_SUM], sub_mask, sub_sum, wild)
-        singles_only = P[P_PRIORITY] and (table & _rank_mask(rank, wild)) != 0
+            nsub = _subsets(table, P[P_MAX_SUM], sub_mask, sub_sum, wild, french)
+        singles_only = P[P_PRIORITY] and (table & _rank_mask(rank, wild, french)) != 0
         need = total - rank if total else -1
-        take_all = P[P_TAKE_ALL] and rank == 1 and (table & _rank_mask(1, wild)) == 0
+        take_all = P[P_TAKE_ALL] and rank == 1 and (table & _rank_mask(1, wild, False)) == 0
         fewest = 64
         for pass_ in range(passes):
             emit = pass_ == passes - 1
@@ -915,15 +958,16 @@ def _declare(S, i, P, captured):
 def _needs_redeal(table, P):
     """Game.needs_redeal: 3+ Kings, any Ace (aces_redeal), redeal_aces Aces (Cirulla), or
     redeal_same_rank cards of one rank."""
-    if P[P_KINGS_REDEAL] and popcount(table & KINGS_MASK) >= KINGS_FOR_REDEAL:
+    if P[P_KINGS_REDEAL] and popcount(table & (KINGS_52 if P[P_FRENCH] else KINGS_MASK)) >= KINGS_FOR_REDEAL:
         return True
     if P[P_ACES_REDEAL] and (table & ONE_OF_EACH_SUIT) != 0:
         return True
     if P[P_REDEAL_ACES] and popcount(table & ONE_OF_EACH_SUIT) >= P[P_REDEAL_ACES]:
         return True
     if P[P_REDEAL_SAME_RANK]:
-        for r in range(RANK_SPAN):
-            if popcount(table & (ONE_OF_EACH_SUIT << r)) >= P[P_REDEAL_SAME_RANK]:
+        french = P[P_FRENCH] != 0
+        for r in range(1, (FRENCH_RANKS if french else RANK_SPAN) + 1):
+            if popcount(table & _rank_mask(r, 0, french)) >= P[P_REDEAL_SAME_RANK]:
                 return True
     return False
 
@@ -955,18 +999,14 @@ def new_game(S, i, rng, P, F, TBL):
 
 
 @njit(cache=True, inline="always")
-def _primiera_value(pile, F):
-    """Primiera of a pile, 0 when it lacks a suit (scoring.primiera_value)."""
-    return _primiera_sum(pile, F, True)
-
-
-@njit(cache=True, inline="always")
-def _primiera_sum(pile, F, all_suits):
-    """Sum of the best primiera value per suit; a missing suit makes it 0 (``all_suits``) or adds 0."""
+def _primiera_sum(pile, F, all_suits, french):
+    """Sum of the best primiera value per suit; a missing suit makes it 0 (``all_suits``) or adds 0.
+    ``french``: the 52-card deck, whose suits hold their pictures (ranks 11..13) too."""
     total = 0.0
     for s in range(4):
         in_suit = (pile >> (RANK_SPAN * s)) & SUIT_BITS
-        if in_suit == 0:
+        pictures = (pile >> (NUM_CARDS + PICTURES * s)) & PICTURE_BITS if french else 0
+        if in_suit == 0 and pictures == 0:
             if all_suits:
                 return 0.0
             continue
@@ -975,6 +1015,12 @@ def _primiera_sum(pile, F, all_suits):
             b = in_suit & -in_suit
             in_suit ^= b
             v = F[F_PRIMIERA + trailing_zeros(b)]
+            if v > best:
+                best = v
+        while pictures != 0:
+            b = pictures & -pictures
+            pictures ^= b
+            v = F[F_PRIMIERA + RANK_SPAN + trailing_zeros(b)]
             if v > best:
                 best = v
         total += best
@@ -1073,13 +1119,15 @@ def _score_hand(S, i, P, F, TBL, hand_score):
     counts = np.zeros(MAX_SIDES, np.int64)
     top_prim = 0.0
     bonus = P[P_BONUS_SUIT]
+    french = P[P_FRENCH] != 0
+    coins = _suit_mask(bonus, french)
     for s in range(ns):
         pile = S[i, COL_PILE + s]
         num_cards[s] = popcount(pile)
-        num_coins[s] = popcount(pile & (SUIT_BITS << (RANK_SPAN * bonus)))
+        num_coins[s] = popcount(pile & coins)
         # (sevens, sixes) compared as one number: most Sevens, then most Sixes
         sevens[s] = popcount(pile & (ONE_OF_EACH_SUIT << 6)) * 8 + popcount(pile & (ONE_OF_EACH_SUIT << 5))
-        prim[s] = _primiera_sum(pile, F, P[P_PRIME_ALL_SUITS] != 0)
+        prim[s] = _primiera_sum(pile, F, P[P_PRIME_ALL_SUITS] != 0, french)
         if prim[s] > top_prim:
             top_prim = prim[s]
         # primiera_by_counts: the counts per rank group, best group first, as one number
@@ -1124,7 +1172,7 @@ def _hand_events(S, i, P):
     """Hand-end items that are not points (scoring.game_events): a side that took the whole
     bonus suit wins at once (Napoleone, Scala, all coins); Libyan ``coins_reset`` sends the
     other sides' game scores back to 0. Returns the side that won this way, else -1."""
-    suit = (SUIT_BITS << (RANK_SPAN * P[P_BONUS_SUIT])) & P[P_DECK_MASK]
+    suit = _suit_mask(P[P_BONUS_SUIT], P[P_FRENCH] != 0) & P[P_DECK_MASK]
     takes_all_wins = P[P_NAPOLA] == NAPOLA_PAGAT_9 or P[P_SCALETTE] or P[P_ALL_COINS_WINS]
     winner = -1
     for side in range(P[P_SIDES]):
@@ -1204,10 +1252,11 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
             # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa
             # (capture ranks: Cirulla's declared wildcard counts as its rank, Game._takes_all).
             wild = S[i, COL_WILD]
-            took_all = P[P_TAKE_ALL] and _rank(card, wild) == 1 and (captured & _rank_mask(1, wild)) == 0
+            rank = _rank(card, wild, P[P_FRENCH] != 0)
+            took_all = P[P_TAKE_ALL] and rank == 1 and (captured & _rank_mask(1, wild, False)) == 0
             if not (took_all and not P[P_TAKE_ALL_SCOPA]):
                 S[i, COL_SCOPE + side] += 1
-                S[i, COL_SCOPE_PTS + side] += _scopa_worth(P, _rank(card, wild), captured)
+                S[i, COL_SCOPE_PTS + side] += _scopa_worth(P, rank, captured)
     else:
         S[i, COL_TABLE] |= bit
     S[i, COL_CURRENT] = (seat + 1) % n
@@ -1301,7 +1350,7 @@ def _claim_key(pile, what, P, F, TBL):
     if what == CLAIM_CARDS:
         return float(popcount(pile))
     if what == CLAIM_COINS:
-        return float(popcount(pile & (SUIT_BITS << (RANK_SPAN * P[P_BONUS_SUIT]))))
+        return float(popcount(pile & _suit_mask(P[P_BONUS_SUIT], P[P_FRENCH] != 0)))
     if what == CLAIM_SEVENS:  # (Sevens, Sixes) compared as one number, as in _score_hand
         return float(popcount(pile & (ONE_OF_EACH_SUIT << 6)) * 8 + popcount(pile & (ONE_OF_EACH_SUIT << 5)))
     if what == CLAIM_COUNTS:
@@ -1309,7 +1358,7 @@ def _claim_key(pile, what, P, F, TBL):
         for g in range(P[P_PRIME_GROUPS]):
             counts = (counts << PRIME_GROUP_BITS) + popcount(pile & TBL[TBL_PRIME_GROUPS + g])
         return float(counts)
-    return _primiera_sum(pile, F, P[P_PRIME_ALL_SUITS] != 0)
+    return _primiera_sum(pile, F, P[P_PRIME_ALL_SUITS] != 0, P[P_FRENCH] != 0)
 
 
 @njit(cache=True, inline="always")
@@ -1355,7 +1404,7 @@ def _claim(S, i, P, F, TBL, seat, rewards, info, hand_score):
         total += row[SCORE_PRIMIERA] + row[SCORE_SCOPE] + extras
         row[SCORE_TOTAL] = total
         row[SCORE_NUM_CARDS] = popcount(pile)
-        row[SCORE_NUM_COINS] = popcount(pile & (SUIT_BITS << (RANK_SPAN * bonus)))
+        row[SCORE_NUM_COINS] = popcount(pile & _suit_mask(bonus, P[P_FRENCH] != 0))
         row[SCORE_PRIMIERA_VALUE] = _claim_key(pile, CLAIM_PRIMIERA, P, F, TBL)
         row[SCORE_NUM_SCOPE] = S[i, COL_SCOPE + s]
         S[i, COL_SCORE + s] += np.int64(total)
@@ -1467,7 +1516,7 @@ def choose_move(S, i, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm):
         if m == 0:
             v = -F[F_GREEDY_VALUES + lc[k]]
         else:
-            v = _mask_value(m | (np.int64(1) << lc[k]), F[F_GREEDY_VALUES : F_GREEDY_VALUES + NUM_CARDS])
+            v = _mask_value(m | (np.int64(1) << lc[k]), F[F_GREEDY_VALUES : F_GREEDY_VALUES + MAX_CARDS])
             if m == table and sweep_counts:
                 v += F[F_GREEDY_SCOPA]
         scores[k] = v
@@ -1535,27 +1584,36 @@ def _holds_some(unseen, kind, hand_size):
 def _side_card_values(S, i, P, F, H, side, out):
     """Per card id, what capturing it is worth to ``side`` given its pile (heuristic.side_card_values)."""
     deck = P[P_DECK_MASK]
+    french = P[P_FRENCH] != 0
+    coins = _suit_mask(0, french)  # the heuristic counts coins, whatever the bonus suit
     half_cards = popcount(deck) / 2
-    half_coins = popcount(deck & SUIT_BITS) / 2  # the heuristic counts coins, whatever the bonus suit
+    half_coins = popcount(deck & coins) / 2
     cards_open = True
     coins_open = True
     for s in range(P[P_SIDES]):
         p = S[i, COL_PILE + s]
         if popcount(p) > half_cards:
             cards_open = False
-        if popcount(p & SUIT_BITS) > half_coins:
+        if popcount(p & coins) > half_coins:
             coins_open = False
     pile = S[i, COL_PILE + side]
     base = np.empty(4, np.float64)
     for suit in range(4):
         held = (pile >> (RANK_SPAN * suit)) & SUIT_BITS
+        pictures = (pile >> (NUM_CARDS + PICTURES * suit)) & PICTURE_BITS if french else 0
         best = np.float64(MISSING_SUIT_BASE)
-        if held != 0:
+        if held != 0 or pictures != 0:
             best = -1e300
             while held != 0:
                 b = held & -held
                 held ^= b
                 v = F[F_PRIMIERA + trailing_zeros(b)]
+                if v > best:
+                    best = v
+            while pictures != 0:
+                b = pictures & -pictures
+                pictures ^= b
+                v = F[F_PRIMIERA + RANK_SPAN + trailing_zeros(b)]
                 if v > best:
                     best = v
         base[suit] = best
@@ -1567,6 +1625,14 @@ def _side_card_values(S, i, P, F, H, side, out):
         if c == SETTEBELLO:
             v += H[H_SETTEBELLO]
         out[c] = v
+    if french:  # the 52-card deck's pictures, ids 40..51 (no coin of them is the settebello)
+        for c in range(NUM_CARDS, MAX_CARDS):
+            suit = (c - NUM_CARDS) // PICTURES
+            v = H[H_CARD] if cards_open else 0.0
+            v += H[H_PRIMIERA] * max(0.0, F[F_PRIMIERA + _picture_rank(c) - 1] - base[suit])
+            if suit == 0 and coins_open:
+                v += H[H_COIN]
+            out[c] = v
 
 
 @njit(cache=True)
@@ -1582,8 +1648,10 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     nxt = (seat + 1) % n
     hand = S[i, COL_HAND + seat]
     table = S[i, COL_TABLE]
-    mine = np.empty(NUM_CARDS, np.float64)
-    theirs = np.empty(NUM_CARDS, np.float64)
+    french = P[P_FRENCH] != 0
+    num_ranks = FRENCH_RANKS if french else RANK_SPAN
+    mine = np.empty(MAX_CARDS, np.float64)
+    theirs = np.empty(MAX_CARDS, np.float64)
     _side_card_values(S, i, P, F, H, side, mine)
     _side_card_values(S, i, P, F, H, _side(nxt, ns), theirs)
     seen = hand | table
@@ -1611,11 +1679,11 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     sweep_counts = P[P_LAST_SCOPA] or not last_play
     their_sweep_counts = P[P_LAST_SCOPA] or not their_last
     # One unseen card per rank stands for that rank in the reply model.
-    rep_p = np.zeros(RANK_SPAN, np.float64)
-    rep_played = np.zeros(RANK_SPAN, np.float64)
+    rep_p = np.zeros(FRENCH_RANKS, np.float64)
+    rep_played = np.zeros(FRENCH_RANKS, np.float64)
     rep_hand = np.int64(0)
-    for r in range(RANK_SPAN):
-        kind = unseen & (ONE_OF_EACH_SUIT << r)
+    for r in range(num_ranks):
+        kind = unseen & _rank_mask(r + 1, 0, french)
         if kind != 0:
             k = popcount(kind)
             low = kind & -kind
@@ -1623,8 +1691,8 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
             rep_played[r] = _mask_value(kind, theirs) / k
             rep_hand |= low
     wild = S[i, COL_WILD]  # Cirulla: a declared wildcard captures and is captured as its rank
-    best = np.empty(RANK_SPAN, np.float64)
-    order = np.empty(RANK_SPAN, np.int64)
+    best = np.empty(FRENCH_RANKS, np.float64)
+    order = np.empty(FRENCH_RANKS, np.int64)
     rc = lc[count:]
     rm = lm[count:]
     w_scopa = H[H_SCOPA]
@@ -1635,7 +1703,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
         captured = lm[k]
         bit = np.int64(1) << card
         after = table & ~captured if captured != 0 else table | bit
-        rank_mask = _rank_mask(_rank(card, wild), wild)
+        rank_mask = _rank_mask(_rank(card, wild, french), wild, french)
         if captured != 0:
             score = _mask_value(captured | bit, mine)
             if captured == table and sweep_counts:
@@ -1663,7 +1731,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
         if after != 0 and rep_hand != 0:
             nr = wild_pairs(rep_hand, after, P, wild, sub_mask, sub_sum, rc, rm)
             ranked = 0
-            for r in range(RANK_SPAN):
+            for r in range(num_ranks):
                 best[r] = -1.0
             for j in range(nr):
                 m = rm[j]
@@ -1672,7 +1740,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
                 v = _mask_value(m, theirs)
                 if m == after and their_sweep_counts:
                     v += w_scopa
-                r = rc[j] % RANK_SPAN
+                r = _rank(rc[j], 0, french) - 1
                 if v > best[r]:
                     if best[r] < 0.0:  # ranks in order of first capture (the engine's dict order)
                         order[ranked] = r
@@ -1702,10 +1770,11 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
 
 
 @njit(cache=True, inline="always")
-def _plane(out, pos, mask):
-    for b in range(NUM_CARDS):
+def _plane(out, pos, mask, width):
+    """One card plane of ``width`` (P_CARD_IDS: 40, or 52 for the 52-card deck) entries."""
+    for b in range(width):
         out[pos + b] = np.float32((mask >> b) & 1)
-    return pos + NUM_CARDS
+    return pos + width
 
 
 @njit(cache=True)
@@ -1722,18 +1791,19 @@ def write_observation(S, i, P, seat, out):
             seen |= S[i, COL_REVEALED + s]
     mine = seat == S[i, COL_CURRENT]
     pending = S[i, COL_PENDING] if mine else NO_SEAT
-    pos = _plane(out, 0, S[i, COL_HAND + seat])
-    pos = _plane(out, pos, S[i, COL_TABLE])
+    w = P[P_CARD_IDS]
+    pos = _plane(out, 0, S[i, COL_HAND + seat], w)
+    pos = _plane(out, pos, S[i, COL_TABLE], w)
     for k in range(ns):
-        pos = _plane(out, pos, S[i, COL_PILE + (side + k) % ns])
+        pos = _plane(out, pos, S[i, COL_PILE + (side + k) % ns], w)
     for k in range(n):
-        pos = _plane(out, pos, S[i, COL_PLAYED + (seat + k) % n])
-    pos = _plane(out, pos, P[P_DECK_MASK] & ~seen)
-    pos = _plane(out, pos, (np.int64(1) << pending) if pending >= 0 else 0)
-    pos = _plane(out, pos, S[i, COL_SELECTED] if pending >= 0 else 0)
+        pos = _plane(out, pos, S[i, COL_PLAYED + (seat + k) % n], w)
+    pos = _plane(out, pos, P[P_DECK_MASK] & ~seen, w)
+    pos = _plane(out, pos, (np.int64(1) << pending) if pending >= 0 else 0, w)
+    pos = _plane(out, pos, S[i, COL_SELECTED] if pending >= 0 else 0, w)
     if P[P_DECLARE]:  # the revealed planes of seat +1, +2 ...; the declaring flag is the last entry
         for k in range(1, n):
-            pos = _plane(out, pos, S[i, COL_REVEALED + (seat + k) % n])
+            pos = _plane(out, pos, S[i, COL_REVEALED + (seat + k) % n], w)
     for k in range(P[P_OBS_SIZE] - pos):
         out[pos + k] = 0.0
     target = float(P[P_TARGET])
@@ -1746,7 +1816,7 @@ def write_observation(S, i, P, seat, out):
     for j in range(n):
         out[pos + j] = np.float32(popcount(S[i, COL_HAND + (seat + j) % n]) / hs)
     pos += n
-    out[pos] = np.float32((P[P_DECK_SIZE] - S[i, COL_STOCK_POS]) / float(NUM_CARDS))
+    out[pos] = np.float32((P[P_DECK_SIZE] - S[i, COL_STOCK_POS]) / float(w))
     pos += 1
     out[pos + (seat - S[i, COL_DEALER]) % n] = 1.0
     pos += n
@@ -1786,7 +1856,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
     """Legal actions of the seat to move: the "select" mask or the "move" id list; returns a status."""
     if P[P_SELECT]:
         row = mask[i]
-        for a in range(NUM_SELECT_ACTIONS):
+        for a in range(row.shape[0]):  # P_CARD_IDS + 1 actions
             row[a] = 0
         if S[i, COL_PENDING] == NO_SEAT:
             h = S[i, COL_HAND + S[i, COL_CURRENT]]  # every hand card has a legal move ...
@@ -1808,7 +1878,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
                 x = lm[k] ^ selected
                 row[trailing_zeros(x & -x)] = 1
         if has_selected and nc > 1:
-            row[CONFIRM] = 1
+            row[P[P_CARD_IDS]] = 1  # CONFIRM
         return STATUS_OK
     if _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], P[P_CLAIM_OUT]):
         count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
@@ -1909,7 +1979,7 @@ def check_actions(P, arg, mask, legal_ids, info):
     for i in range(arg.shape[0]):
         a = arg[i]
         if select:
-            if a < 0 or a >= NUM_SELECT_ACTIONS or mask[i, a] == 0:
+            if a < 0 or a >= mask.shape[1] or mask[i, a] == 0:
                 return STATUS_BAD_ACTION, i
         else:
             ok = False
@@ -1986,7 +2056,7 @@ def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewa
         else:
             S[i, COL_PENDING] = a
             S[i, COL_SELECTED] = 0
-    elif a == CONFIRM:
+    elif a == P[P_CARD_IDS]:  # CONFIRM
         card = S[i, COL_PENDING]
         captured = S[i, COL_SELECTED]
     else:

@@ -15,7 +15,7 @@ import functools
 import numpy as np
 from numba import njit
 
-# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_SIDES = MAX_PLAYERS, _side by sides).
+# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_PLAYERS 8, MAX_CARDS 52, P_FRENCH).
 from scopa_env.fast import core
 
 

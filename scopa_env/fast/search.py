@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_SIDES = MAX_PLAYERS, _side by sides).
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_PLAYERS 8, MAX_CARDS 52, P_FRENCH).
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
@@ -65,8 +65,8 @@ from scopa_env.fast.core import (
     COL_PILE,
     COL_STOCK_POS,
     COL_TABLE,
+    MAX_CARDS,
     MAX_PLAYERS,
-    NUM_CARDS,
     NUM_COLS,
     P_DECK_MASK,
     P_DECK_SIZE,
@@ -110,7 +110,7 @@ OUT_W = 4
 
 NEG = -1e300
 TIE_TOL = 1e-9
-MAX_DEPTH = NUM_CARDS + 2  # rows of the work stack: a hand has at most 40 plies
+MAX_DEPTH = MAX_CARDS + 2  # rows of the work stack: a hand has at most 52 plies (40 in the 40-card deck)
 
 
 @njit(cache=True, inline="always")
@@ -265,7 +265,7 @@ def _world_weight(R, obs, i, nobs, P, F, temp, sub_mask, sub_sum, lc, lm, scores
     """Chance of the other seats' plays this round in the world of row 0, under a softmax
     (temperature ``temp``) over the compiled greedy player's values of their legal moves."""
     weight = 1.0
-    vals = F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + NUM_CARDS]
+    vals = F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + MAX_CARDS]
     for k in range(nobs):
         table = obs[i, k, OBS_TABLE]
         hand = R[0, COL_HAND + obs[i, k, OBS_SEAT]] | obs[i, k, OBS_KNOWN]
@@ -315,7 +315,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
     rewards = np.zeros((MAX_DEPTH + 2, n), np.float32)
     info = np.zeros((MAX_DEPTH + 2, core.NUM_INFO), np.int64)
     hand_score = np.zeros((MAX_DEPTH + 2, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
-    cards = np.empty(NUM_CARDS, np.int64)
+    cards = np.empty(MAX_CARDS, np.int64)
     seed_row = np.empty(1, np.int64)
     kind = C[C_ROLLOUT]
     for i in range(S.shape[0]):

@@ -11,7 +11,7 @@ next turn. Episodes auto-reset in the same step.
 Observation            :class:`ScopaVectorEnv`: ``Dict(observation=Box(float32, (size,)),
                        action_mask=Box(int8, (A,)))`` per sub-env, as the AEC env's;
                        :class:`ScopaSB3VecEnv`: the ``Box`` alone, masks from ``action_masks()``
-Actions                ``Discrete(41)`` ("select") or ``Discrete(N_moves)`` ("move"); dense
+Actions                ``Discrete(41)`` ("select"; 53 for ``french_52``) or ``Discrete(N_moves)`` ("move"); dense
                        "move" masks cost more than the game itself: prefer "select"
 Reward                 the learner's reward of :mod:`scopa_env.scopa_v0` (``reward="game"``:
                        +-1 at the end; ``"points"``: the hand-point margin at each hand end)
