@@ -628,6 +628,22 @@ def test_french_52_playout_and_opponents():
         b.step([rng.choice(b.legal_actions(i)) for i in range(4)])
 
 
+def test_french_52_vector_env():
+    """The Gymnasium vector env plays the 52-card game: a 1,144-wide observation inside its space, 53 actions."""
+    from scopa_env.fast.vec_env import ScopaVectorEnv
+
+    env = ScopaVectorEnv(3, 8, "french_52", opponent="greedy", learner_seat="random")
+    obs, _ = env.reset(seed=1)
+    assert obs["observation"].shape == (3, 1144) and obs["action_mask"].shape == (3, 53)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        assert env.observation_space.contains(obs), "observation outside the space"
+        obs, rewards, terminated, truncated, _ = env.step(
+            np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        )
+        assert not truncated.any() and np.all(rewards[~terminated] == 0.0)
+
+
 def test_what_the_core_still_refuses_for_the_52_card_deck_is_a_one_line_error():
     """The "move" mode (72,752 ids) stays refused with its ValueError; a 52-card rules field the core
     does not play there (the 40-card ones are refused by Rules itself) is a NotImplementedError

@@ -96,7 +96,7 @@ class ScopaVectorEnv(VectorEnv, _Learner):
 
     Args:
         num_envs: games stepped together.
-        num_players: 2, 3, 4 or 6.
+        num_players: 2, 3, 4 or 6 (8: ``french_52``).
         rules: preset name or :class:`~scopa_env.rules.Rules` (unsupported: ``NotImplementedError``).
         opponent: ``"random"``, ``"greedy"``, ``"heuristic"``, or a mixture
             ``{kind: weight}`` (each game draws its opponents' kind at every reset).
