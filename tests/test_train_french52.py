@@ -2,9 +2,9 @@
 
 Rule text: Wikipedia's Scopa article, "Playing with French-suited cards"
 (wikipedia-scopa.txt); the preset's readings are in docs/rules.md. The SB3 learners (masked
-PPO and the masked DQN) train it in "select" mode on the Python env; the compiled core
-(``vec_env: fast``, ``algo: dmc``) does not play the 52-card deck and "move" mode has too
-many moves: each is refused with a one-line config error naming the reason.
+PPO and the masked DQN) train it in "select" mode on the Python env and on the compiled core
+(``vec_env: fast``); DMC (its move features are 40-card) and "move" mode (too many moves) are
+refused with a one-line config error naming the reason.
 """
 
 from __future__ import annotations
@@ -54,12 +54,6 @@ TINY = [
 @pytest.mark.parametrize(
     "overrides, key, message",
     [
-        (
-            ["vec_env=fast"],
-            "vec_env",
-            r"vec_env fast: rules 'french_52' play the 52-card deck, which the compiled core",
-        ),
-        (["vec_env=fast", "pretrain=greedy"], "vec_env", "compiled core does not play"),
         (["action_mode=move"], "action_mode", r"72,752 distinct moves.*use action_mode='select'"),
         (["num_players=4"], "rules", r"'french_52' allow num_players in \(8,\)"),
     ],
@@ -76,7 +70,7 @@ def test_dmc_and_rllib_refuse_the_52_card_deck_in_one_line():
     from train.dmc import DmcConfig
 
     with pytest.raises(
-        ConfigError, match=r"algo dmc trains on the compiled core, which does not play the 52-card"
+        ConfigError, match=r"algo dmc does not train the 52-card deck yet \(its move features are 40-card"
     ) as info:
         DmcConfig.from_dict({"name": "d", "algo": "dmc", "rules": "french_52", "num_players": 8})
     assert "\n" not in str(info.value)
@@ -87,10 +81,10 @@ def test_dmc_and_rllib_refuse_the_52_card_deck_in_one_line():
 
 
 def test_scopa_train_prints_the_one_line_error(scopa_cli, tmp_path):
-    result = scopa_cli("train", str(CONFIG), f"runs_dir={tmp_path}", "algo=dqn", "vec_env=fast")
+    result = scopa_cli("train", str(CONFIG), f"runs_dir={tmp_path}", "algo=dqn", "action_mode=move")
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "compiled core does not play" in lines[0], result.stderr
+    assert len(lines) == 1 and "72,752 distinct moves" in lines[0], result.stderr
     assert not any(tmp_path.iterdir()), "nothing written"
 
 
@@ -180,14 +174,21 @@ def test_pile_shaping_counts_the_52_card_deck():
 # --- a few hundred steps of training ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("algo", ["ppo", "dqn"])
-def test_a_few_hundred_steps_train_evaluate_and_write_the_run(algo, tmp_path):
+@pytest.mark.parametrize(
+    "algo, extra",
+    [
+        ("ppo", ["policy_net=cards"]),
+        ("dqn", []),
+        ("ppo", ["vec_env=fast", "opponents=heuristic"]),  # the compiled core and its heuristic
+    ],
+    ids=["ppo-cards", "dqn", "ppo-compiled"],
+)
+def test_a_few_hundred_steps_train_evaluate_and_write_the_run(algo, extra, tmp_path):
     from agents.evaluate import Match, play_game
     from agents.registry import make_agent
     from train.policy_agent import load_checkpoint_agent
     from train.trainer import train
 
-    extra = ["policy_net=cards"] if algo == "ppo" else []
     cfg = TrainConfig.load(CONFIG, [f"runs_dir={tmp_path}", f"algo={algo}", *TINY, *extra])
     run = train(cfg).dir
     for name in ("config.yaml", "evaluations.csv", "report.md", "latest/meta.json", "best/meta.json"):

@@ -274,15 +274,15 @@ class RunConfig:
         """Why this backend cannot train ``rules``' deck (``None`` when it can).
 
         The 40-card deck trains everywhere. The 52-card deck (``french_52``) trains with the SB3
-        learners on the Python env (:class:`TrainConfig` says so); DMC trains on the compiled
-        core, which does not play it, and the RLlib backend is not built for it yet.
+        learners, on the Python env or the compiled core (:class:`TrainConfig` says so); DMC's move
+        features (:mod:`train.dmc_agent`) and the RLlib backend are not built for it yet.
         """
         if rules.ranks_per_suit == 10:
             return None
         if getattr(self, "algo", None) == "dmc":
             return (
-                "algo dmc trains on the compiled core, which does not play the 52-card deck yet; "
-                "train it with algo ppo or dqn (vec_env dummy or subproc, see configs/french52_ppo.yaml)"
+                "algo dmc does not train the 52-card deck yet (its move features are 40-card, train/dmc_agent.py); "
+                "train it with algo ppo or dqn (see configs/french52_ppo.yaml)"
             )
         return (
             "the RLlib backend does not train the 52-card deck yet (its envs and modules are 40-card); "
@@ -457,8 +457,8 @@ class TrainConfig(RunConfig):
         return cls.from_dict(data, str(path) if path else "config", overrides=extra)
 
     def deck_problem(self, rules) -> str | None:
-        """The SB3 learners train the 52-card deck on the Python env (``vec_env: fast`` is refused
-        in :meth:`validate`: the compiled core does not play it yet)."""
+        """The SB3 learners train the 52-card deck in "select" mode, on the Python env or the compiled
+        core (``vec_env: fast``)."""
         return None
 
     def validate(self, source: str = "config") -> None:
@@ -489,13 +489,6 @@ class TrainConfig(RunConfig):
                 "pretrain",
                 "pretrain needs algo ppo, action_mode select and vec_env fast (a compiled teacher), "
                 f"got algo={self.algo!r}, action_mode={self.action_mode!r}, vec_env={self.vec_env!r}",
-            )
-        if self.vec_env == "fast" and get_rules(self.rules).ranks_per_suit != 10:
-            raise _bad(
-                source,
-                "vec_env",
-                f"vec_env fast: rules {self.rules!r} play the 52-card deck, which the compiled core does not play "
-                f"yet; use vec_env dummy or subproc (the Python env)",
             )
         if self.vec_env == "fast":
             from train.fast import fast_config_problem
