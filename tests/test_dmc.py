@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -586,7 +587,9 @@ def test_a_zoo_agent_refuses_another_game():
     assert "not 4 players with 'scopone'" in agent.mismatch(4, "scopone")
 
 
-DMC_CONFIGS = sorted(p for p in (ROOT / "configs").glob("*.yaml") if "algo: dmc" in p.read_text())
+DMC_CONFIGS = sorted(
+    p for p in (ROOT / "configs").glob("*.yaml") if re.search(r"^algo: dmc\b", p.read_text(), re.MULTILINE)
+)
 DMC_TINY = [f"{k}={json.dumps(v)}" for k, v in TINY.items() if k not in ("name", "opponents")]
 
 
