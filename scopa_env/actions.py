@@ -23,10 +23,12 @@ enumeration is the union over those ranks (and its take-all id, with
 ``ace_takes_all``, is for any whole table it takes); declaring it as rank ``r`` for
 the total under 10 is ``(WILDCARD, 1 << c)``, ``c`` the rank-``r`` coin
 (:func:`scopa_env.scoring.declaring_pairs`).
-Where N would exceed :data:`MAX_MOVE_ACTIONS` (65,536) the enumeration raises
-``ValueError`` pointing to "select" mode: the Scopa di Quindici presets, and the
-52-card deck (preset ``french_52``, N = 72,752: a King of value 13 can take many more
-sets than a 10).
+Every preset has a "move" mode; the widest are the Scopa di Quindici presets (84,488 to
+100,652 ids: a capture may add up to 15 with the played card), the 52-card deck (preset
+``french_52``, N = 72,752: a King of value 13 can take many more sets than a 10) and
+Cirulla (271,737: the fifteens and the wildcard's ranks). Rules whose enumeration would
+exceed :data:`MAX_MOVE_ACTIONS` (524,288) raise a one-line ``ValueError`` pointing to
+"select" mode.
 
 **"select" mode** is ``Discrete(41)`` (``Discrete(53)`` for the 52-card deck, whose
 :func:`confirm_action` is 52): actions 0..39 name a card (first the hand card
@@ -52,7 +54,8 @@ NUM_SELECT_ACTIONS = NUM_CARDS + 1
 """Size of "select" mode with the 40-card deck; :func:`num_select_actions` for any rules."""
 CONFIRM = NUM_CARDS
 """"select" mode's CONFIRM with the 40-card deck; :func:`confirm_action` for any rules."""
-MAX_MOVE_ACTIONS = 65_536
+MAX_MOVE_ACTIONS = 524_288
+"""Most ids "move" mode enumerates (Cirulla's 271,737 fit); wider rules raise and point to "select"."""
 TAKE_ALL = -1
 """Captured-mask placeholder of an Ace's compact take-all id (``ace_takes_all`` rules)."""
 

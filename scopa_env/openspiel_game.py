@@ -68,8 +68,7 @@ Strings and tensors (player ``p``)
     ``Kc``); "select" mode has ``num_card_ids + 1`` actions (CONFIRM last:
     :func:`~scopa_env.actions.confirm_action`). The 40-card games are unchanged by the
     52-card deck (``tests/test_openspiel.py`` holds their fingerprints). ``french_52`` plays
-    in "select" mode only: its 72,752 moves are over "move" mode's id limit (a one-line
-    ``ValueError``).
+    in both modes ("move": 72,752 ids).
 
 ``resample_from_infostate(p, sampler)`` deals the cards ``p`` cannot see again with the
 kit's determinization (:meth:`~scopa_env.game.PlayerView.determinize`) and replays the

@@ -225,6 +225,33 @@ def test_broken_checkpoints_name_the_file_and_the_problem(tmp_path, damage, word
     assert str(folder) in message, f"the message names the checkpoint: {message}"
 
 
+@pytest.mark.parametrize(
+    "sizes, ok",
+    [
+        ({"obs_size": 8, "num_actions": 72_752, "net_arch": [4]}, True),  # french_52 in "move" mode
+        ({"obs_size": 8, "num_actions": 524_289, "net_arch": [4]}, False),  # over MAX_MOVE_ACTIONS
+        ({"obs_size": 8, "num_actions": 41, "net_arch": [1 << 17]}, False),  # a layer that wide
+        ({"obs_size": 8, "num_actions": 41, "net_arch": "64"}, False),
+    ],
+)
+def test_dqn_model_sizes_are_checked_before_a_network_is_built(tmp_path, sizes, ok):
+    """A DQN ``model.pt`` names its sizes; they are bounded before any tensor is allocated."""
+    import torch
+
+    from train.checkpoint import load_q_network
+    from train.networks import QNetwork
+
+    file = tmp_path / "model.pt"
+    state = QNetwork(8, sizes["num_actions"], [4]).state_dict() if ok else {}
+    torch.save({"state_dict": state, **sizes}, file)
+    if ok:
+        assert load_q_network(file)(torch.zeros(1, 8)).shape == (1, 72_752)
+    else:
+        with pytest.raises(ValueError, match="bad network sizes") as info:
+            load_q_network(file)
+        assert str(file) in str(info.value) and "\n" not in str(info.value)
+
+
 def test_resume_refuses_an_sb3_zip(hostile_zip, tmp_path):
     from train.config import ConfigError, TrainConfig
     from train.run import resume_config

@@ -676,25 +676,31 @@ DOCUMENTED_N = {
     "hurrikan": 16_200,
     "booklet": 1_560,
     "booklet_capture_more": 6_056,
-    "scopa_di_quindici_1": None,
-    "escoba": None,
-    "scopa_a_quindici": None,
-    "scopa_di_quindici_2": None,
-    "scopa_di_quindici_2_fewest": None,
-    "scopa_di_quindici_3": None,
+    "scopa_di_quindici_1": 84_488,
+    "escoba": 84_488,
+    "scopa_a_quindici": 84_488,
+    "scopa_di_quindici_2": 100_648,
+    "scopa_di_quindici_2_fewest": 100_648,
+    "scopa_di_quindici_3": 100_652,
 }
 
 
 @pytest.mark.parametrize("preset, n", sorted(DOCUMENTED_N.items()))
 def test_move_mode_size(preset, n):
-    """docs/rules.md: N per preset; above 65,536 "move" mode raises and points to "select"."""
+    """docs/rules.md: N per preset, every one in "move" mode (the fifteens too: up to 100,652)."""
     rules = get_rules(preset)
-    if n is None:
-        with pytest.raises(ValueError, match="action_mode='select'"):
-            scopa_v0.raw_env(rules=preset, action_mode="move")
-        assert scopa_v0.raw_env(rules=preset, action_mode="select").num_actions == 41, "select mode stays exact"
-    else:
-        assert n <= MAX_MOVE_ACTIONS and len(move_enumeration(rules)) == n, f"{preset}: documented N = {n}"
+    assert n <= MAX_MOVE_ACTIONS and len(move_enumeration(rules)) == n, f"{preset}: documented N = {n}"
+    space = scopa_v0.raw_env(rules.player_counts[0], rules=preset, action_mode="move").action_space("player_0")
+    assert space.n == n, f"{preset}: Discrete(N) in move mode"
+
+
+def test_move_mode_refuses_an_enumeration_over_its_cap(monkeypatch):
+    """Rules whose enumeration would pass MAX_MOVE_ACTIONS get a one-line error pointing to "select"."""
+    import scopa_env.actions as actions
+
+    monkeypatch.setattr(actions, "MAX_MOVE_ACTIONS", 16_199)
+    with pytest.raises(ValueError, match=r"'standard' allow 16,200 distinct moves, more than the 16,199 .*'select'"):
+        actions.MoveEnumeration(get_rules("standard"))
 
 
 def test_take_all_compact_action():
@@ -916,10 +922,8 @@ def test_hidden_cards_stay_hidden(preset, n):
 def test_random_games_env(preset, n):
     """Both env modes: the mask is exactly the legal moves; episodes end with every card scored."""
     rules = get_rules(preset)
-    modes = ["select"]
-    if len(list_moves(rules)) <= MAX_MOVE_ACTIONS:
-        modes.append("move")
-    for mode in modes:
+    assert len(move_enumeration(rules)) <= MAX_MOVE_ACTIONS, f"{preset}: every preset has a move mode"
+    for mode in ("select", "move"):
         env = scopa_v0.raw_env(num_players=n, rules=preset, action_mode=mode, episode="hand")
         env.reset(seed=7)
         rng = np.random.default_rng(7)
@@ -987,13 +991,6 @@ def test_whole_env_games(preset, n, mode):
     assert game.winner is not None, f"{preset}: the game reached its target {game.rules.target}"
     for i, agent in enumerate(env.possible_agents):
         assert returns[agent] == (1.0 if game.side_of[i] == game.winner else -1.0), f"{preset}: {agent}"
-
-
-def list_moves(rules: Rules) -> list:
-    try:
-        return move_enumeration(rules).pairs
-    except ValueError:
-        return [None] * (MAX_MOVE_ACTIONS + 1)
 
 
 def test_full_games_every_preset():

@@ -621,9 +621,8 @@ def test_cirulla_all_diamonds_wins():
 
 
 def test_cirulla_env_select_mode():
-    """Cirulla's fifteens make "move" mode too large (as Scopa di Quindici): "select" mode with declarations."""
-    with pytest.raises(ValueError, match="action_mode='select'"):
-        scopa_v0.raw_env(rules="cirulla", action_mode="move")
+    """Cirulla's fifteens and wildcard make "move" mode wide (271,737 ids); "select" mode declares in two actions."""
+    assert scopa_v0.raw_env(rules="cirulla", action_mode="move").action_space("player_0").n == 271_737
     env = scopa_v0.raw_env(rules="cirulla", action_mode="select")
     h0, h1 = cards("Ad Ac 2s"), cards("Kd Kc Ks")
     rest = [c for c in env.rules.deck if c not in h0 + h1]
@@ -1052,19 +1051,15 @@ DOCUMENTED_N = {
     "sbarazzina": 16_244,
     "piva": 16_244,
     "scopa_bazzica": 16_240,
-    "cirulla": None,
+    "cirulla": 271_737,
     "chiamarsi_fuori": 16_240,
 }
 
 
 @pytest.mark.parametrize("preset, n", sorted(DOCUMENTED_N.items()))
 def test_move_mode_size(preset, n):
-    """docs/rules.md: N per preset (None: above 65,536, "select" mode only)."""
-    if n is None:
-        with pytest.raises(ValueError, match="action_mode='select'"):
-            move_enumeration(get_rules(preset))
-    else:
-        assert len(move_enumeration(get_rules(preset))) == n, f"{preset}: documented N = {n}"
+    """docs/rules.md: N per preset (Cirulla's wildcard with the fifteens: 271,737)."""
+    assert len(move_enumeration(get_rules(preset))) == n, f"{preset}: documented N = {n}"
 
 
 def test_move_mode_size_with_the_wildcard():

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from scopa_env.actions import move_enumeration, num_select_actions
+from scopa_env.actions import MAX_MOVE_ACTIONS, move_enumeration, num_select_actions
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
 
@@ -301,8 +301,14 @@ def load_q_network(file: str | Path):
     keys = ("state_dict", "obs_size", "num_actions", "net_arch")
     if not isinstance(data, dict) or not set(keys) <= set(data):
         raise ValueError(f"{file}: not a DQN model file (expected the entries {', '.join(keys)})")
-    sizes = [data["obs_size"], data["num_actions"], *data["net_arch"]] if isinstance(data["net_arch"], list) else []
-    if not sizes or len(sizes) > MAX_LAYERS + 2 or not all(isinstance(s, int) and 1 <= s <= 1 << 16 for s in sizes):
+    sizes = [data["obs_size"], *data["net_arch"]] if isinstance(data["net_arch"], list) else []
+    num_actions = data["num_actions"]
+    if (
+        not sizes
+        or len(sizes) > MAX_LAYERS + 1
+        or not all(isinstance(s, int) and 1 <= s <= 1 << 16 for s in sizes)
+        or not (isinstance(num_actions, int) and 1 <= num_actions <= MAX_MOVE_ACTIONS)
+    ):
         raise ValueError(f"{file}: bad network sizes (obs_size, num_actions, net_arch)")
     net = QNetwork(data["obs_size"], data["num_actions"], data["net_arch"])
     load_state(net, data["state_dict"], str(file))

@@ -137,7 +137,7 @@ class RunConfig:
     """"points": the hand-point margin at each hand end; "game": +1/-1 at the episode end."""
     action_mode: str = "select"
     """"select": Discrete(41), card then captured cards (Discrete(53) with the 52-card deck of
-    ``french_52``); "move": one id per move, Discrete(16200) (refused for ``french_52``: 72,752 moves)."""
+    ``french_52``); "move": one id per move, Discrete(16200) (72,752 for ``french_52``)."""
     opponents: Any = "random"
     """Opponent of every other seat: an agent spec (``greedy``, ``ppo:runs/x/best``,
     ``rllib:runs/y/best``) or a ``{spec: weight}`` mixture drawn per seat and episode. With

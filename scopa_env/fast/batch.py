@@ -314,7 +314,8 @@ def _subset_count(rules: Rules, max_sum: int) -> int:
 def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them).
 
-    ``PAIRS`` is empty when the rules have too many moves for "move" mode ("select" only).
+    ``PAIRS`` is empty when the rules have more moves than
+    :data:`~scopa_env.actions.MAX_MOVE_ACTIONS` (no preset does; "select" only).
     """
     check_supported(rules, num_players)
     rules.check_players(num_players)
@@ -400,8 +401,8 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     TBL = np.zeros(core.NUM_TBL, np.int64)
     TBL[core.TBL_DECK : core.TBL_DECK + len(rules.deck)] = rules.deck
     PAIRS = np.array(pairs, dtype=np.int64).reshape(-1, 2)
-    starts = np.searchsorted(PAIRS[:, 0], np.arange(core.NUM_CARDS + 1), side="left")  # "move" mode: 40 cards
-    TBL[core.TBL_CARD_START : core.TBL_CARD_START + core.NUM_CARDS + 1] = starts
+    starts = np.searchsorted(PAIRS[:, 0], np.arange(core.MAX_CARDS + 1), side="left")  # "move" mode: 40 or 52 cards
+    TBL[core.TBL_CARD_START : core.TBL_CARD_START + core.MAX_CARDS + 1] = starts
     # Game._next_deal: the deal that starts with k cards in the stock gives each player this many.
     TBL[core.TBL_NEXT_DEAL : core.TBL_NEXT_DEAL + core.MAX_CARDS + 1] = rules.hand_size
     for k in range(1, len(schedule)):

@@ -250,8 +250,8 @@ NUM_HEURISTIC = 9
 
 # --- tables TBL -----------------------------------------------------------------------
 TBL_DECK = 0  # MAX_CARDS entries: the deck's card ids ascending (P_DECK_SIZE used)
-TBL_CARD_START = TBL_DECK + MAX_CARDS  # 41 entries: move ids of card c are [start[c], start[c + 1])
-TBL_NEXT_DEAL = TBL_CARD_START + NUM_CARDS + 1  # MAX_CARDS + 1 entries: cards per player dealt when the stock holds k
+TBL_CARD_START = TBL_DECK + MAX_CARDS  # MAX_CARDS + 1 entries: move ids of card c are [start[c], start[c + 1])
+TBL_NEXT_DEAL = TBL_CARD_START + MAX_CARDS + 1  # MAX_CARDS + 1 entries: cards per player dealt when the stock holds k
 TBL_PRIME_GROUPS = (
     TBL_NEXT_DEAL + MAX_CARDS + 1
 )  # P_PRIME_GROUPS card masks, ranks grouped by primiera value, best first (40-card deck)

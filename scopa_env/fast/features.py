@@ -15,7 +15,7 @@ import functools
 import numpy as np
 from numba import njit
 
-# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_PLAYERS 8, MAX_CARDS 52, P_FRENCH).
+# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: TBL_CARD_START with MAX_CARDS + 1 entries).
 from scopa_env.fast import core
 
 

@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: MAX_PLAYERS 8, MAX_CARDS 52, P_FRENCH).
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: TBL_CARD_START with MAX_CARDS + 1 entries).
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
