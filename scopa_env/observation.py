@@ -64,7 +64,9 @@ vector has 21 planes and is 1,092 + 52 = 1,144 wide.
 from __future__ import annotations
 
 import functools
+import struct
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -83,6 +85,19 @@ _PLANE_FIELDS = (
     "select_captured",
     "revealed",
 )
+
+
+class _Plan(NamedTuple):
+    """What :func:`observation_array` precomputes per layout."""
+
+    seats: tuple[tuple[int, ...], ...]
+    """Per seat: the seats +0, +1, ... from it."""
+    sides: tuple[tuple[int, ...], ...]
+    """Per side: the sides +0, +1, ... from it."""
+    bits: int
+    """Width of the card planes together."""
+    tail: struct.Struct
+    """Packs the scalar entries after the planes as float32."""
 
 
 @dataclass(frozen=True)
@@ -171,6 +186,18 @@ class ObservationLayout:
     def __getitem__(self, name: str) -> slice:
         return self.slices[name]
 
+    @functools.cached_property
+    def plan(self) -> _Plan:
+        """Rotations and sizes :func:`observation_array` reads (computed once per layout)."""
+        n, s = self.num_players, self.num_sides
+        bits = self.num_planes * self.cards
+        return _Plan(
+            seats=tuple(tuple((seat + k) % n for k in range(n)) for seat in range(n)),
+            sides=tuple(tuple((side + k) % s for k in range(s)) for side in range(s)),
+            bits=bits,
+            tail=struct.Struct(f"<{self.size - bits}f"),
+        )
+
 
 def write_observation(
     game: Game,
@@ -236,6 +263,95 @@ def write_observation(
     if layout.declarations:
         tail[-1] = float(bool(game.declare_queue))
     out[k:] = tail
+    return out
+
+
+_U8 = np.dtype(np.uint8)
+_F32 = np.dtype(np.float32)
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
+"""Row ``b``: the 8 bits of byte ``b``, lowest first, as float32 (unpacks planes with one ``take``)."""
+
+
+def observation_array(
+    game: Game, seat: int, layout: ObservationLayout, select_card: int | None = None, select_captured: int = 0
+) -> np.ndarray:
+    """A new float32 array holding ``seat``'s observation of ``game``: the values
+    :func:`write_observation` writes, for ``layout`` = ``ObservationLayout.for_rules(game.num_players,
+    game.rules)`` (the env's fast path)."""
+    seats, sides, k, tail_struct = layout.plan
+    width = layout.cards
+    n = len(seats)
+    seats = seats[seat]
+    sides = sides[game.side_of[seat]]
+    piles = game.piles
+    hands = game.hands
+    played = game.played
+    table = game.table
+    hand = hands[seat]
+    seen = hand | table
+    for p in piles:
+        seen |= p
+    # Every plane shifted into one integer, in layout order.
+    packed = hand | table << width
+    shift = 2 * width
+    for j in sides:
+        packed |= piles[j] << shift
+        shift += width
+    for j in seats:
+        packed |= played[j] << shift
+        shift += width
+    declarations = layout.declarations
+    if declarations:
+        revealed = game.revealed
+        for r in revealed:
+            seen |= r
+    packed |= (game.rules.deck_mask & ~seen) << shift
+    shift += width
+    if select_card is not None:
+        packed |= 1 << (shift + select_card)
+    packed |= select_captured << (shift + width)
+    shift += 2 * width
+    if declarations:
+        for j in seats[1:]:
+            packed |= revealed[j] << shift
+            shift += width
+    # The scalar tail, offsets relative to the end of the planes.
+    tail = [0.0] * (tail_struct.size // 4)
+    scope = game.scope
+    scores = game.scores
+    t = game.rules.target
+    s = len(sides)
+    for j, sj in enumerate(sides):
+        tail[j] = scope[sj]
+        tail[s + j] = scores[sj] / t
+    o = 2 * s
+    hs = game.rules.hand_size
+    for j in seats:
+        tail[o] = hands[j].bit_count() / hs
+        o += 1
+    tail[o] = len(game.stock) / width
+    o += 1
+    tail[o + (seat - game.dealer) % n] = 1.0
+    o += n
+    tail[o + (game.current - seat) % n] = 1.0
+    o += n
+    lc = game.last_capturer
+    tail[o + (n if lc is None else (lc - seat) % n)] = 1.0
+    o += n + 1
+    tail[o + (0 if select_card is None else 1)] = 1.0
+    o += 2
+    if layout.wildcard and game.wild_rank:
+        tail[o + game.wild_rank - 1] = 1.0
+    if declarations:
+        tail[-1] = float(bool(game.declare_queue))
+    out = np.empty(layout.size, _F32)
+    if k % 8:
+        out[:k] = np.unpackbits(np.frombuffer(packed.to_bytes((k + 7) // 8, "little"), _U8), count=k, bitorder="little")
+    else:  # whole bytes: each byte's row of bits straight into the new array
+        _BYTE_BITS.take(
+            np.frombuffer(packed.to_bytes(k // 8, "little"), _U8), 0, np.ndarray((k // 8, 8), _F32, out), "clip"
+        )
+    tail_struct.pack_into(out, 4 * k, *tail)
     return out
 
 

@@ -93,7 +93,7 @@ from pettingzoo.utils import wrappers
 from scopa_env.actions import TAKE_ALL, confirm_action, move_enumeration, num_select_actions, select_options
 from scopa_env.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.game import Game
-from scopa_env.observation import ObservationLayout, observation_bounds, write_observation
+from scopa_env.observation import ObservationLayout, observation_array, observation_bounds
 from scopa_env.render import render_game
 from scopa_env.rules import Move, Rules, get_rules
 
@@ -103,6 +103,7 @@ ACTION_MODES = ("move", "select")
 RENDER_MODES = (None, "ansi", "human")
 FEW_IDS = 8
 """Up to this many legal ids the mask is written item by item, above it with one numpy index."""
+_I8 = np.dtype(np.int8)
 
 
 def env(**kwargs) -> AECEnv:
@@ -228,19 +229,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         seat = self._seat_of.get(agent)
         if seat is None:
             seat = self.possible_agents.index(agent)  # raises ValueError naming the agent
-        obs = np.empty(self.layout.size, dtype=np.float32)
-        mine = seat == self.game.current
-        write_observation(
-            self.game,
-            seat,
-            self.layout,
-            obs,
-            select_card=self._pending_card if mine else None,
-            select_captured=self._selected if mine else 0,
-        )
-        mask = np.zeros(self.num_actions, dtype=np.int8)
-        if mine and not self.terminations[agent]:
-            ids = self._legal_action_ids()
+        game = self.game
+        mask = np.zeros(self.num_actions, _I8)
+        if seat != game.current:
+            return {"observation": observation_array(game, seat, self.layout), "action_mask": mask}
+        obs = observation_array(game, seat, self.layout, self._pending_card, self._selected)
+        if not self.terminations[agent]:
+            ids = self._legal_ids
+            if ids is None:
+                ids = self._legal_ids = self._compute_legal_ids()
             if len(ids) <= FEW_IDS:
                 for i in ids:  # item by item: cheaper than numpy's list indexing for a few ids
                     mask[i] = 1
@@ -255,8 +252,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return self._legal_ids
 
     def _compute_legal_ids(self) -> list[int]:
+        game = self.game
         if self._moves is not None:
-            return self._moves.ids(self.game.action_pairs(), self.game.table)
+            # Game.action_pairs adds the claim only under claim_out rules: else the cached legal list.
+            return self._moves.ids(game.action_pairs() if game.rules.claim_out else game.legal_pairs(), game.table)
         if self._pending_card is None:
             return sorted(self._outcomes_by_card())
         nxt, can_confirm, _ = select_options(self._outcomes(self._pending_card), self._selected)
@@ -266,15 +265,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         """Each playable card's captured masks ("select" mode), in :meth:`Game.action_pairs`
         order: one pass over the pairs per position, kept while the game's cached legal
         list is the same object (a move, a new deal or another game replaces it)."""
-        legal = self.game.legal_pairs()
+        game = self.game
+        legal = game.legal_pairs()
         if self._by_card_of is not legal:
             by_card: dict[int, list[int]] = {}
-            for c, m in self.game.action_pairs():
-                outcomes = by_card.get(c)
-                if outcomes is None:
-                    by_card[c] = [m]
+            for c, m in game.action_pairs() if game.rules.claim_out else legal:
+                if c in by_card:
+                    by_card[c].append(m)
                 else:
-                    outcomes.append(m)
+                    by_card[c] = [m]
             self._by_card, self._by_card_of = by_card, legal
         return self._by_card
 
@@ -297,7 +296,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # --- step --------------------------------------------------------------------
 
     def step(self, action: int | None) -> None:
-        if self.game is None:
+        game = self.game
+        if game is None:
             raise RuntimeError("step() before reset(): call env.reset() to start an episode")
         if not self.agents:
             raise RuntimeError(
@@ -307,18 +307,33 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = self._check_action(action)
+        ids = self._legal_ids
+        if ids is None:
+            ids = self._legal_action_ids()
+        if type(action) is not int or action not in ids:  # the usual legal int passes at once
+            action = self._check_action(action)
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # most steps reward nobody: the zero dict is rebuilt only after one that did
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewards_set = False
         self.infos[agent] = {}
         self._legal_ids = None
-        move = self._resolve(action)
-        if move is not None:
-            self._pending_card, self._selected = None, 0
-            self.game.play_pair(*move)
-            self._after_play()
+        moves = self._moves
+        if moves is not None:
+            card, mask = moves.pairs[action]
+            game.play_pair(card, game.table if mask == TAKE_ALL else mask)
+            played = True
+        else:
+            move = self._resolve(action)
+            played = move is not None
+            if played:
+                self._pending_card, self._selected = None, 0
+                game.play_pair(*move)
+        if played:
+            if game.hand_result is None:
+                self.agent_selection = self.possible_agents[game.current]
+            else:
+                self._after_play()
         if self._rewards_set:  # else every reward is 0.0 and the cumulative rewards stay as they are
             self._accumulate_rewards()
         if self.render_mode == "human":

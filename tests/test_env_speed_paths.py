@@ -1,0 +1,167 @@
+"""The AEC env's fast paths (scopa_env/scopa_v0.py, observation.observation_array) give what
+a straightforward recomputation from the game gives: every observation, mask, reward and
+termination, over many seeded random games in both action modes.
+
+Speed itself is measured by ``scopa bench`` (``scopa_env/bench.py``), never asserted here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from scopa_env import scopa_v0
+from scopa_env.actions import confirm_action, move_enumeration, select_options
+from scopa_env.observation import ObservationLayout, observation_array, write_observation
+
+# (preset, players, action modes, episode, reward, episodes)
+CASES = [
+    ("standard", 2, ("move", "select"), "hand", "game", 12),
+    ("standard", 3, ("move", "select"), "hand", "points", 6),
+    ("standard", 4, ("move", "select"), "game", "points", 1),
+    ("standard", 6, ("select",), "hand", "game", 3),
+    ("asso_pigliatutto", 2, ("move", "select"), "hand", "points", 4),
+    ("chkobba", 2, ("move", "select"), "hand", "game", 4),
+    ("scopa_bazzica", 2, ("move", "select"), "hand", "points", 4),
+    ("sbarazzina", 4, ("select",), "hand", "points", 3),
+    ("cirulla", 3, ("move", "select"), "hand", "points", 4),
+    ("chiamarsi_fuori", 2, ("move", "select"), "game", "game", 2),
+    ("french_52", 8, ("select",), "hand", "points", 2),
+]
+
+
+def _reference_ids(env) -> list[int]:
+    """The legal ids of the player to move, from the game's legal pairs alone."""
+    game = env.game
+    pairs = game.action_pairs()
+    if env.action_mode == "move":
+        return sorted(move_enumeration(env.rules).ids(pairs, game.table))
+    if env._pending_card is None:
+        return sorted({c for c, _ in pairs})
+    outcomes = [m for c, m in pairs if c == env._pending_card]
+    nxt, can_confirm, _ = select_options(outcomes, env._selected)
+    return sorted(nxt + [confirm_action(env.rules)] if can_confirm else nxt)
+
+
+def _reference_observation(env, agent: str) -> tuple[np.ndarray, np.ndarray]:
+    """``agent``'s observation and mask recomputed with :func:`write_observation`."""
+    game = env.game
+    seat = env.possible_agents.index(agent)
+    layout = ObservationLayout.for_rules(env.num_players, env.rules)
+    mine = seat == game.current
+    obs = write_observation(
+        game,
+        seat,
+        layout,
+        np.empty(layout.size, dtype=np.float32),
+        select_card=env._pending_card if mine else None,
+        select_captured=env._selected if mine else 0,
+    )
+    mask = np.zeros(env.num_actions, dtype=np.int8)
+    if mine and not env.terminations[agent]:
+        mask[_reference_ids(env)] = 1
+    return obs, mask
+
+
+def _reference_rewards(env, hand_result) -> dict[str, float]:
+    """This step's rewards from the hand result (None: a step that ended no hand)."""
+    if hand_result is None:
+        return dict.fromkeys(env.agents, 0.0)
+    game = env.game
+    totals = [row["total"] for row in hand_result.hand_score]
+    if env.rules.declarations:
+        totals = [t + sum(d.values()) for t, d in zip(totals, hand_result.declared)]
+    over = env.episode == "hand" or game.winner is not None
+    out = {}
+    for i, agent in enumerate(env.agents):
+        side = game.side_of[i]
+        if env.reward_mode == "points":
+            others = [t for s, t in enumerate(totals) if s != side]
+            out[agent] = float(totals[side] - sum(others) / len(others))
+        elif not over:
+            out[agent] = 0.0
+        elif env.episode == "game":
+            out[agent] = 1.0 if game.winner == side else -1.0
+        else:
+            best = max(totals)
+            out[agent] = 0.0 if totals.count(best) > 1 else (1.0 if totals[side] == best else -1.0)
+    return out
+
+
+def _check_array(a: np.ndarray, dtype, size: int, where: str) -> None:
+    assert a.dtype == dtype and a.shape == (size,), where
+    assert a.flags.owndata and a.flags.writeable and a.flags.c_contiguous, f"{where}: not a plain new array"
+
+
+@pytest.mark.parametrize(
+    ("preset", "n", "mode", "episode", "reward", "episodes"),
+    [(p, n, m, e, r, k) for p, n, modes, e, r, k in CASES for m in modes],
+)
+def test_env_equals_the_straightforward_recomputation(preset, n, mode, episode, reward, episodes):
+    """Every agent's observation and mask at every step equal :func:`write_observation` and
+    the legal ids recomputed from the game; rewards, cumulative rewards and terminations
+    equal those recomputed from the hand result; every returned array is a new array that
+    later steps leave as it was."""
+    env = scopa_v0.raw_env(num_players=n, rules=preset, action_mode=mode, episode=episode, reward=reward)
+    size = ObservationLayout.for_rules(n, env.rules).size
+    rng = np.random.default_rng(7)
+    steps = 0
+    for ep in range(episodes):
+        env.reset(seed=100 * n + ep)
+        kept: list[tuple[np.ndarray, bytes]] = []
+        cumulative = dict.fromkeys(env.agents, 0.0)
+        for agent in env.agent_iter(20_000):
+            where = f"{preset}, {n} players, {mode}, episode {ep}, step {steps}"
+            for other in env.agents:  # the player to move and the others
+                got = env.observe(other)
+                obs, mask = _reference_observation(env, other)
+                assert got["observation"].tobytes() == obs.tobytes(), f"{where}: {other}'s observation differs"
+                assert np.array_equal(got["action_mask"], mask), f"{where}: {other}'s mask differs"
+                _check_array(got["observation"], np.float32, size, where)
+                _check_array(got["action_mask"], np.int8, env.num_actions, where)
+                kept.append((got["observation"], got["observation"].tobytes()))
+                kept.append((got["action_mask"], got["action_mask"].tobytes()))
+            obs, cum, term, trunc, _ = env.last()
+            assert cum == cumulative[agent], f"{where}: cumulative reward"
+            if term or trunc:
+                env.step(None)
+                continue
+            ids = np.flatnonzero(obs["action_mask"])
+            assert env._legal_action_ids() and sorted(env._legal_action_ids()) == ids.tolist(), where
+            env.step(int(ids[rng.integers(len(ids))]))
+            steps += 1
+            # A "select" step that leaves a choice pending played nothing.
+            expected = _reference_rewards(env, env.game.hand_result if env._pending_card is None else None)
+            assert env.rewards == expected, f"{where}: rewards {env.rewards} != {expected}"
+            cumulative[agent] = 0.0
+            for a in env.agents:
+                cumulative[a] += expected[a]
+            assert env._cumulative_rewards == cumulative, f"{where}: cumulative rewards"
+            over = env.game.winner is not None or (episode == "hand" and env.game.hand_result is not None)
+            assert all(env.terminations[a] == over for a in env.agents), f"{where}: terminations"
+        assert not env.agents, f"{preset}: the episode ended"
+        for array, data in kept:
+            assert array.tobytes() == data, f"{preset}, episode {ep}: a returned array changed later"
+    assert steps > 0
+
+
+@pytest.mark.parametrize(("preset", "n"), [(p, n) for p, n, *_ in CASES])
+def test_observation_array_equals_write_observation(preset, n):
+    """The env's fast observation equals :func:`write_observation` for every seat, with and
+    without a pending "select" choice, over whole random hands."""
+    from scopa_env.game import Game
+
+    env = scopa_v0.raw_env(num_players=n, rules=preset)
+    layout = ObservationLayout.for_rules(n, env.rules)
+    rng = np.random.default_rng(n)
+    for seed in range(3):
+        game = Game(n, env.rules, seed=seed, auto_next_hand=False)
+        while not game.hand_over and game.winner is None:
+            pairs = game.action_pairs()
+            card, captured = pairs[rng.integers(len(pairs))]
+            for seat in range(n):
+                for select in ((None, 0), (card, 0), (card, captured & -captured)):
+                    want = write_observation(game, seat, layout, np.empty(layout.size, np.float32), *select)
+                    got = observation_array(game, seat, layout, *select)
+                    assert got.tobytes() == want.tobytes(), f"{preset}, seed {seed}, seat {seat}, {select}"
+            game.play_pair(card, captured)
