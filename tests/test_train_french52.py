@@ -2,9 +2,9 @@
 
 Rule text: Wikipedia's Scopa article, "Playing with French-suited cards"
 (wikipedia-scopa.txt); the preset's readings are in docs/rules.md. The SB3 learners (masked
-PPO and the masked DQN) train it in "select" mode on the Python env and on the compiled core
-(``vec_env: fast``); DMC (its move features are 40-card) and "move" mode (too many moves) are
-refused with a one-line config error naming the reason.
+PPO and the masked DQN) train it in both action modes on the Python env and on the compiled core
+(``vec_env: fast``), DMC in "move" mode with 52-wide move features; the RLlib backend is refused
+with a one-line config error naming the reason.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
+from scopa_env.actions import move_enumeration  # noqa: E402
 from scopa_env.cards import COINS, SETTEBELLO, SUIT_OF, parse_card  # noqa: E402
 from scopa_env.observation import ObservationLayout  # noqa: E402
-from scopa_env.rules import get_rules  # noqa: E402
+from scopa_env.rules import get_rules, move_of  # noqa: E402
 from train.config import ConfigError, TrainConfig  # noqa: E402
 from train.env import ActionCoder, ScopaGymEnv  # noqa: E402
 
@@ -66,18 +67,77 @@ def test_misconfigurations_get_one_line_errors(overrides, key, message):
         assert str(info.value).startswith("command line ("), "blamed on the override"
 
 
-def test_dmc_and_rllib_refuse_the_52_card_deck_in_one_line():
-    from train.dmc import DmcConfig
-
-    with pytest.raises(
-        ConfigError, match=r"algo dmc does not train the 52-card deck yet \(its move features are 40-card"
-    ) as info:
-        DmcConfig.from_dict({"name": "d", "algo": "dmc", "rules": "french_52", "num_players": 8})
-    assert "\n" not in str(info.value)
+def test_rllib_refuses_the_52_card_deck_in_one_line():
     rllib = pytest.importorskip("train.rllib.config")
     with pytest.raises(ConfigError, match="RLlib backend does not train the 52-card deck") as info:
         rllib.RllibConfig.from_dict({"name": "r", "backend": "rllib", "rules": "french_52", "num_players": 8})
     assert "\n" not in str(info.value)
+
+
+def test_dmc_features_are_as_wide_as_the_deck():
+    """wikipedia: "Jacks, Queens, and Kings are worth 11, 12, and 13": DMC's move features are 52
+    wide for the 52-card deck, and a King that leaves 13 on the table counts the unseen Kings."""
+    from train.dmc_agent import move_features
+
+    std, f52 = move_features(get_rules("standard"), 2), move_features(F52, 8)
+    assert std.size == 3 * 40 + 6 and f52.size == 3 * 52 + 6, "the 40-card features are unchanged"
+    layout = ObservationLayout.for_rules(8, F52)
+    obs = np.zeros((1, layout.size), np.float32)
+    jack, two, king = parse_card("Jc", 13), parse_card("2s", 13), parse_card("Kd", 13)
+    obs[0, layout["table"].start + jack] = obs[0, layout["table"].start + two] = 1
+    for text in ("Kc", "Ks", "Kh"):  # three Kings unseen
+        obs[0, layout["unseen"].start + parse_card(text, 13)] = 1
+    trail = move_enumeration(F52).encode(move_of(king, 0))
+    row = f52(obs, np.array([0]), np.array([trail]))[0]
+    assert row[king] == 1 and row[2 * 52 + jack] == row[2 * 52 + two] == row[2 * 52 + king] == 1
+    assert row[3 * 52 + 2] == pytest.approx((11 + 2 + 13) / 40), "the ranks left on the table"
+    take = move_enumeration(F52).encode(move_of(king, 1 << jack | 1 << two))
+    row = f52(obs, np.array([0]), np.array([take]))[0]
+    assert row[3 * 52 + 1] == 1, "Jack and Two (11 + 2) are a King's sweep"
+    obs[0, layout["table"].start + two] = 0  # a Two trailed beside a lone Jack leaves 11 + 2 = 13
+    two_h = parse_card("2h", 13)
+    row = f52(obs, np.array([0]), np.array([move_enumeration(F52).encode(move_of(two_h, 0))]))[0]
+    assert row[3 * 52 + 4] == pytest.approx(3 / 4), "the three unseen Kings would sweep Jack + Two"
+
+
+def test_dmc_trains_the_52_card_game_with_a_tiny_budget(tmp_path):
+    """algo dmc on the compiled core in "move" mode (72,752 ids); the checkpoint plays a whole game."""
+    from agents.evaluate import Match, play_game
+    from agents.registry import make_agent
+    from train.dmc import DmcConfig, train
+
+    cfg = DmcConfig.from_dict(
+        {
+            "name": "d52",
+            "algo": "dmc",
+            "rules": "french_52",
+            "num_players": 8,
+            "runs_dir": str(tmp_path),
+            "selfplay_games": 4,
+            "opponent_games": 4,
+            "opponents": {"greedy": 1.0},
+            "trunk": [16],
+            "net_arch": [8],
+            "batch_size": 64,
+            "buffer_size": 1024,
+            "rollout_steps": 4,
+            "total_timesteps": 600,
+            "eval_every": 600,
+            "eval_pairs": 1,
+            "eval_opponents": ["random"],
+            "final_eval_pairs": 0,
+            "progress_bar": False,
+            "torch_threads": 1,
+        }
+    )
+    run = train(cfg)
+    meta = json.loads((run / "latest" / "meta.json").read_text())
+    assert (meta["rules"], meta["num_players"]) == ("french_52", 8)
+    agent = make_agent(f"dmc:{run / 'latest'}", seed=0)
+    match = Match(("learner", "greedy"), 8, F52, seed=5)
+    seats = [agent if s % 2 == 0 else make_agent("greedy", seed=s) for s in range(8)]
+    record = play_game(match, 0, 0, seats)
+    assert record["forfeit"] is None and max(record["scores"]) >= 11
 
 
 def test_scopa_train_prints_the_one_line_error(scopa_cli, tmp_path):

@@ -274,19 +274,14 @@ class RunConfig:
         """Why this backend cannot train ``rules``' deck (``None`` when it can).
 
         The 40-card deck trains everywhere. The 52-card deck (``french_52``) trains with the SB3
-        learners, on the Python env or the compiled core (:class:`TrainConfig` says so); DMC's move
-        features (:mod:`train.dmc_agent`) and the RLlib backend are not built for it yet.
+        learners (:class:`TrainConfig` says so) and DMC (whose move features are as wide as the
+        deck, :mod:`train.dmc_agent`); the RLlib backend is not built for it yet.
         """
-        if rules.ranks_per_suit == 10:
+        if rules.ranks_per_suit == 10 or getattr(self, "algo", None) == "dmc":
             return None
-        if getattr(self, "algo", None) == "dmc":
-            return (
-                "algo dmc does not train the 52-card deck yet (its move features are 40-card, train/dmc_agent.py); "
-                "train it with algo ppo or dqn (see configs/french52_ppo.yaml)"
-            )
         return (
             "the RLlib backend does not train the 52-card deck yet (its envs and modules are 40-card); "
-            "train it with `scopa train` and algo ppo or dqn (see configs/french52_ppo.yaml)"
+            "train it with `scopa train` and algo ppo, dqn or dmc (see configs/french52_ppo.yaml)"
         )
 
     def agent_specs(self) -> list[str]:

@@ -8,7 +8,8 @@ feature version). The network scores every legal move of a position on its own,
 ===================  =====  ======================================================
 move feature         width  meaning
 ===================  =====  ======================================================
-``card``             40     one-hot of the played card
+``card``             40     one-hot of the played card (52 wide, as the next two, with the
+                            52-card deck of ``french_52``)
 ``captured``         40     the captured cards (all 0: a trail)
 ``table_after``      40     the table after the move (``table - captured`` or ``table + card``)
 ``num_captured``     1      captured cards / 10
@@ -16,7 +17,7 @@ move feature         width  meaning
 ``table_after_sum``  1      sum of the ranks left on the table / 40
 ``table_after_n``    1      cards left on the table / 10
 ``sweep_unseen``     1      unseen cards of the rank that would sweep the table after the
-                            move (the rank equal to its sum, up to 10) / 4
+                            move (the rank equal to its sum, up to 10; 13 with 52 cards) / 4
 ``next_sweeps``      1      chance that the next seat holds one of them (hypergeometric
                             over the unseen cards and that seat's hand size)
 ===================  =====  ======================================================
@@ -53,7 +54,7 @@ import numpy as np
 
 from agents.base import Agent
 from scopa_env.actions import TAKE_ALL, move_enumeration
-from scopa_env.cards import NUM_CARDS, RANK_OF
+from scopa_env.cards import RANK_OF
 from scopa_env.game import PlayerView
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import Move, Rules, get_rules, move_of
@@ -77,20 +78,22 @@ class MoveFeatures:
         masks = np.array([0 if m == TAKE_ALL else m for _, m in moves.pairs], np.int64)
         self.take_all = np.array([m == TAKE_ALL for _, m in moves.pairs], bool)
         self.mask = masks
-        bits = np.arange(NUM_CARDS, dtype=np.int64)
+        k = self.num_cards = rules.num_card_ids  # 40, or 52 for the 52-card deck (french_52)
+        bits = np.arange(k, dtype=np.int64)
         self.captured = ((masks[:, None] >> bits) & 1).astype(np.float32)
-        self.card_onehot = np.zeros((n, NUM_CARDS), np.float32)
+        self.card_onehot = np.zeros((n, k), np.float32)
         self.card_onehot[np.arange(n), self.card] = 1.0
-        self.rank = np.array(RANK_OF[:NUM_CARDS], np.float32)
+        self.rank = np.array(RANK_OF[:k], np.float32)
+        self.max_rank = max(rules.ranks)  # 10, or 13 (the King) for the 52-card deck
         layout = ObservationLayout.for_rules(num_players, rules)
         self.table_slice = layout["table"]
         self.unseen_slice = layout["unseen"]
         self.next_hand = layout["hand_counts"].start + 1  # seat +1's cards / hand size
         self.hand_size = rules.hand_size
-        ranks = np.array(RANK_OF[:NUM_CARDS], np.int64)
-        self.rank_onehot = np.zeros((NUM_CARDS, 11), np.float32)
-        self.rank_onehot[np.arange(NUM_CARDS), ranks] = 1.0
-        self.size = 3 * NUM_CARDS + 6 + (3 if heuristic else 0)
+        ranks = np.array(RANK_OF[:k], np.int64)
+        self.rank_onehot = np.zeros((k, self.max_rank + 1), np.float32)
+        self.rank_onehot[np.arange(k), ranks] = 1.0
+        self.size = 3 * k + 6 + (3 if heuristic else 0)
 
     def __call__(
         self, obs: np.ndarray, rows: np.ndarray, ids: np.ndarray, h_scores: np.ndarray | None = None
@@ -110,7 +113,7 @@ class MoveFeatures:
         after = np.where(trail[:, None], table + card, table - captured)
         n_after = after.sum(axis=1)
         out = np.empty((len(ids), self.size), np.float32)
-        k = NUM_CARDS
+        k = self.num_cards
         out[:, :k] = card
         out[:, k : 2 * k] = captured
         out[:, 2 * k : 3 * k] = after
@@ -120,7 +123,7 @@ class MoveFeatures:
         out[:, 3 * k + 3] = n_after / 10.0
         # the rank that would sweep what is left, and how many of it the mover cannot see
         sweep_rank = np.rint(after @ self.rank).astype(np.int64)
-        sweep_rank[(n_after == 0) | (sweep_rank > 10)] = 0
+        sweep_rank[(n_after == 0) | (sweep_rank > self.max_rank)] = 0
         unseen = obs[rows, self.unseen_slice]
         by_rank = unseen @ self.rank_onehot  # (M, 11): unseen cards per rank
         k_threat = np.where(sweep_rank > 0, by_rank[np.arange(len(ids)), sweep_rank], 0.0)
