@@ -134,6 +134,28 @@ def test_rllib_sees_only_learner_seats(action_mode, num_players):
     assert total != 0.0 or num_players > 2, "a learner playing a full game gets hand-point rewards"
 
 
+@pytest.mark.parametrize("action_mode", ["select", "move"])
+def test_the_52_card_game_for_8_players(action_mode, tmp_path):
+    """french_52 (wikipedia, "Playing with French-suited cards"): greedy plays seven seats inside the
+    env, the learner the eighth; CONFIRM is 52 in "select" mode, 72,752 ids in "move" mode; a
+    checkpoint's meta sizes the network as the env does."""
+    from train.rllib.trainer import RllibRun
+
+    env = make_aec_env(env_config(num_players=8, rules="french_52", action_mode=action_mode))
+    rng = np.random.default_rng(1)
+    env.reset(seed=1)
+    assert len(env.learner_seats()) == 1
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"].shape == ((53,) if action_mode == "select" else (72_752,))
+    while env.agents:
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.opponent_moves >= 7 * 6, "the seven greedy seats played their 2 deals of 3 cards"
+    cfg = validate_config({"name": "m", "rules": "french_52", "num_players": 8, "action_mode": action_mode})
+    meta = RllibRun(cfg, tmp_path / "m").meta()
+    assert (meta["observation_size"], meta["num_actions"]) == (1144, 53 if action_mode == "select" else 72_752)
+
+
 def test_self_opponent_makes_every_seat_a_learner_seat():
     env = make_aec_env(env_config(opponents="self"))
     env.reset(seed=1)
@@ -223,7 +245,13 @@ def ray_local():
 
 
 @pytest.mark.parametrize(
-    "overrides", [{}, {"policies": "per_seat", "action_mode": "move", "episode": "game"}], ids=["shared", "per_seat"]
+    "overrides",
+    [
+        {},
+        {"policies": "per_seat", "action_mode": "move", "episode": "game"},
+        {"rules": "french_52", "num_players": 8},
+    ],
+    ids=["shared", "per_seat", "french_52"],
 )
 def test_masked_actions_are_never_sampled(ray_local, overrides):
     """RLlib's own sampling loop, exploring with the masked module: every action is legal."""
@@ -245,6 +273,18 @@ def test_masked_actions_are_never_sampled(ray_local, overrides):
         assert modules <= set(cfg.module_ids), modules
     finally:
         algo.stop()
+
+
+def test_tiny_training_run_of_the_52_card_game(ray_local, tmp_path):
+    """french_52 with 8 players trains and is evaluated (a deal in 8 rotations of whole games)."""
+    run_dir = tmp_path / "rllib_f52"
+    cfg = {**TINY, "rules": "french_52", "num_players": 8, "opponents": {"greedy": 1}, "selfplay": False}
+    assert run({**cfg, "eval_opponents": ["random"], "eval_pairs": 1}, run_dir) == 0
+    with (run_dir / "evaluations.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and {r["opponent"] for r in rows} == {"random"}
+    meta = json.loads((run_dir / "best" / "meta.json").read_text())
+    assert (meta["num_players"], meta["num_actions"], meta["observation_size"]) == (8, 53, 1144)
 
 
 def test_tiny_training_run_writes_the_metrics(ray_local, tmp_path):

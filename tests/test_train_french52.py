@@ -3,8 +3,8 @@
 Rule text: Wikipedia's Scopa article, "Playing with French-suited cards"
 (wikipedia-scopa.txt); the preset's readings are in docs/rules.md. The SB3 learners (masked
 PPO and the masked DQN) train it in both action modes on the Python env and on the compiled core
-(``vec_env: fast``), DMC in "move" mode with 52-wide move features; the RLlib backend is refused
-with a one-line config error naming the reason.
+(``vec_env: fast``), DMC in "move" mode with 52-wide move features (the RLlib backend:
+tests/test_rllib.py).
 """
 
 from __future__ import annotations
@@ -65,13 +65,6 @@ def test_misconfigurations_get_one_line_errors(overrides, key, message):
     assert "\n" not in str(info.value) and info.value.key == key
     if key != "rules":  # (a player count the rules refuse is blamed on the rules)
         assert str(info.value).startswith("command line ("), "blamed on the override"
-
-
-def test_rllib_refuses_the_52_card_deck_in_one_line():
-    rllib = pytest.importorskip("train.rllib.config")
-    with pytest.raises(ConfigError, match="RLlib backend does not train the 52-card deck") as info:
-        rllib.RllibConfig.from_dict({"name": "r", "backend": "rllib", "rules": "french_52", "num_players": 8})
-    assert "\n" not in str(info.value)
 
 
 def test_dmc_features_are_as_wide_as_the_deck():

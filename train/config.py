@@ -252,9 +252,6 @@ class RunConfig:
             rules.check_players(self.num_players)
         except ValueError as exc:
             raise _bad(source, "rules", str(exc)) from None
-        problem = self.deck_problem(rules)
-        if problem:
-            raise _bad(source, "rules", f"rules {rules.name!r} play the 52-card deck (ranks_per_suit=13): {problem}")
         from train.opponents import normalize_weights
 
         try:
@@ -269,20 +266,6 @@ class RunConfig:
             raise _bad(source, "best_opponent", f"best_opponent {self.best_opponent!r} is not in eval_opponents")
         if not self.name or "/" in self.name:
             raise _bad(source, "name", f"name must be a non-empty folder name, got {self.name!r}")
-
-    def deck_problem(self, rules) -> str | None:
-        """Why this backend cannot train ``rules``' deck (``None`` when it can).
-
-        The 40-card deck trains everywhere. The 52-card deck (``french_52``) trains with the SB3
-        learners (:class:`TrainConfig` says so) and DMC (whose move features are as wide as the
-        deck, :mod:`train.dmc_agent`); the RLlib backend is not built for it yet.
-        """
-        if rules.ranks_per_suit == 10 or getattr(self, "algo", None) == "dmc":
-            return None
-        return (
-            "the RLlib backend does not train the 52-card deck yet (its envs and modules are 40-card); "
-            "train it with `scopa train` and algo ppo, dqn or dmc (see configs/french52_ppo.yaml)"
-        )
 
     def agent_specs(self) -> list[str]:
         """Every agent the run builds from a spec: opponents and evaluation baselines."""
@@ -450,11 +433,6 @@ class TrainConfig(RunConfig):
         extra = parse_overrides(overrides or [])
         data.update(extra)
         return cls.from_dict(data, str(path) if path else "config", overrides=extra)
-
-    def deck_problem(self, rules) -> str | None:
-        """The SB3 learners train the 52-card deck in "select" mode, on the Python env or the compiled
-        core (``vec_env: fast``)."""
-        return None
 
     def validate(self, source: str = "config") -> None:
         super().validate(source)

@@ -32,7 +32,6 @@ import numpy as np
 from pettingzoo.utils.wrappers import BaseWrapper
 
 from agents.base import Agent
-from scopa_env.actions import CONFIRM
 from train.env import ActionCoder
 from train.opponents import OpponentSampler
 
@@ -158,10 +157,11 @@ class OpponentSeats(BaseWrapper):
                 action = self.coder.moves.index[(card, mask)]
             elif pending is None:
                 action = card
-            elif selected == mask and CONFIRM in legal:
-                action = CONFIRM
+            elif selected == mask and self.coder.confirm in legal:
+                action = self.coder.confirm  # 40, or 52 with the 52-card deck
             else:
-                action = next(c for c in legal if c != CONFIRM and mask >> c & 1 and not selected >> c & 1)
+                confirm = self.coder.confirm
+                action = next(c for c in legal if c != confirm and mask >> c & 1 and not selected >> c & 1)
             self.env.step(action)
             pair, pending, selected = self.coder.resolve(pairs, action, pending, selected)
             if pair is not None:
