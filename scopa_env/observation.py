@@ -65,8 +65,8 @@ from __future__ import annotations
 
 import functools
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
 
@@ -85,19 +85,6 @@ _PLANE_FIELDS = (
     "select_captured",
     "revealed",
 )
-
-
-class _Plan(NamedTuple):
-    """What :func:`observation_array` precomputes per layout."""
-
-    seats: tuple[tuple[int, ...], ...]
-    """Per seat: the seats +0, +1, ... from it."""
-    sides: tuple[tuple[int, ...], ...]
-    """Per side: the sides +0, +1, ... from it."""
-    bits: int
-    """Width of the card planes together."""
-    tail: struct.Struct
-    """Packs the scalar entries after the planes as float32."""
 
 
 @dataclass(frozen=True)
@@ -187,16 +174,9 @@ class ObservationLayout:
         return self.slices[name]
 
     @functools.cached_property
-    def plan(self) -> _Plan:
-        """Rotations and sizes :func:`observation_array` reads (computed once per layout)."""
-        n, s = self.num_players, self.num_sides
-        bits = self.num_planes * self.cards
-        return _Plan(
-            seats=tuple(tuple((seat + k) % n for k in range(n)) for seat in range(n)),
-            sides=tuple(tuple((side + k) % s for k in range(s)) for side in range(s)),
-            bits=bits,
-            tail=struct.Struct(f"<{self.size - bits}f"),
-        )
+    def observers(self) -> tuple[Callable[[Game, int | None, int], np.ndarray], ...]:
+        """Per seat, the function :func:`observation_array` calls (compiled once per layout)."""
+        return tuple(_compile_observer(self, seat) for seat in range(self.num_players))
 
 
 def write_observation(
@@ -276,83 +256,90 @@ def observation_array(
     game: Game, seat: int, layout: ObservationLayout, select_card: int | None = None, select_captured: int = 0
 ) -> np.ndarray:
     """A new float32 array holding ``seat``'s observation of ``game``: the values
-    :func:`write_observation` writes, for ``layout`` = ``ObservationLayout.for_rules(game.num_players,
-    game.rules)`` (the env's fast path)."""
-    seats, sides, k, tail_struct = layout.plan
-    width = layout.cards
-    n = len(seats)
-    seats = seats[seat]
-    sides = sides[game.side_of[seat]]
-    piles = game.piles
-    hands = game.hands
-    played = game.played
-    table = game.table
-    hand = hands[seat]
-    seen = hand | table
-    for p in piles:
-        seen |= p
-    # Every plane shifted into one integer, in layout order.
-    packed = hand | table << width
-    shift = 2 * width
-    for j in sides:
-        packed |= piles[j] << shift
-        shift += width
-    for j in seats:
-        packed |= played[j] << shift
-        shift += width
-    declarations = layout.declarations
-    if declarations:
-        revealed = game.revealed
-        for r in revealed:
-            seen |= r
-    packed |= (game.rules.deck_mask & ~seen) << shift
-    shift += width
-    if select_card is not None:
-        packed |= 1 << (shift + select_card)
-    packed |= select_captured << (shift + width)
-    shift += 2 * width
-    if declarations:
-        for j in seats[1:]:
-            packed |= revealed[j] << shift
-            shift += width
-    # The scalar tail, offsets relative to the end of the planes.
-    tail = [0.0] * (tail_struct.size // 4)
-    scope = game.scope
-    scores = game.scores
-    t = game.rules.target
-    s = len(sides)
-    for j, sj in enumerate(sides):
-        tail[j] = scope[sj]
-        tail[s + j] = scores[sj] / t
-    o = 2 * s
-    hs = game.rules.hand_size
-    for j in seats:
-        tail[o] = hands[j].bit_count() / hs
-        o += 1
-    tail[o] = len(game.stock) / width
-    o += 1
-    tail[o + (seat - game.dealer) % n] = 1.0
-    o += n
-    tail[o + (game.current - seat) % n] = 1.0
-    o += n
-    lc = game.last_capturer
-    tail[o + (n if lc is None else (lc - seat) % n)] = 1.0
-    o += n + 1
-    tail[o + (0 if select_card is None else 1)] = 1.0
-    o += 2
-    if layout.wildcard and game.wild_rank:
-        tail[o + game.wild_rank - 1] = 1.0
-    if declarations:
-        tail[-1] = float(bool(game.declare_queue))
-    out = np.empty(layout.size, _F32)
-    if k % 8:
-        out[:k] = np.unpackbits(np.frombuffer(packed.to_bytes((k + 7) // 8, "little"), _U8), count=k, bitorder="little")
-    else:  # whole bytes: each byte's row of bits straight into the new array
-        _BYTE_BITS.take(
-            np.frombuffer(packed.to_bytes(k // 8, "little"), _U8), 0, np.ndarray((k // 8, 8), _F32, out), "clip"
+    :func:`write_observation` writes, when ``layout`` is ``ObservationLayout.for_rules(
+    game.num_players, game.rules)`` and ``seat`` is in ``0 .. num_players - 1`` (the env's
+    fast path, held equal to :func:`write_observation` by tests/test_env_speed_paths.py)."""
+    return layout.observers[seat](game, select_card, select_captured)
+
+
+def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, int | None, int], np.ndarray]:
+    """:func:`write_observation` for one seat of one layout as straight-line code: the seat
+    rotations are constants, every plane is shifted into one integer in one expression and
+    the scalar tail is packed as float32 with one ``struct`` call (no loops, no list)."""
+    n, s, w = layout.num_players, layout.num_sides, layout.cards
+    side = seat if s == n else seat % s  # Rules.sides: each for themselves, or two teams of alternate seats
+    seats = [(seat + k) % n for k in range(n)]
+    sides = [(side + k) % s for k in range(s)]
+    bits = layout.num_planes * w
+    planes = [f"h{seat}", "table", *(f"p{j}" for j in sides), *(f"played[{j}]" for j in seats)]
+    planes += ["(rules.deck_mask & ~seen)", None, "select_captured"]  # None: the select_card plane
+    if layout.declarations:
+        planes += [f"revealed[{j}]" for j in seats[1:]]
+    packed = " | ".join(f"{p} << {i * w}" if i else p for i, p in enumerate(planes) if p is not None)
+    select_shift = planes.index(None) * w
+    tail = [f"scope[{j}]" for j in sides] + [f"scores[{j}] / t" for j in sides]
+    tail += [f"h{j}.bit_count() / hs" for j in seats] + [f"len(game.stock) / {w}"]
+    tail += [f"dealer == {(seat - k) % n}" for k in range(n)]
+    tail += [f"current == {(seat + k) % n}" for k in range(n)]
+    tail += [f"lc == {(seat + k) % n}" for k in range(n)] + ["lc is None"]
+    tail += ["select_card is None", "select_card is not None"]
+    if layout.wildcard:
+        tail += [f"wild == {r}" for r in range(1, NUM_RANKS + 1)]
+    if layout.declarations:
+        tail += ["bool(game.declare_queue)"]
+    assert bits + len(tail) == layout.size, (bits, len(tail), layout.size)
+    seen = " | ".join([f"h{seat}", "table", *(f"p{j}" for j in range(s))])
+    if layout.declarations:
+        seen += " | " + " | ".join(f"revealed[{j}]" for j in range(n))
+    if bits % 8 == 0:  # whole bytes: each byte's row of bits straight into the new array
+        unpack = (
+            f"_BYTE_BITS.take(_frombuffer(packed.to_bytes({bits // 8}, 'little'), _U8), 0, "
+            f"_ndarray(({bits // 8}, 8), _F32, out), 'clip')"
         )
-    tail_struct.pack_into(out, 4 * k, *tail)
-    return out
+    else:
+        unpack = (
+            f"out[:{bits}] = _unpackbits(_frombuffer(packed.to_bytes({(bits + 7) // 8}, 'little'), _U8), "
+            f"count={bits}, bitorder='little')"
+        )
+    lines = [
+        "def observe(game, select_card, select_captured):",
+        "    hands = game.hands",
+        "    piles = game.piles",
+        "    played = game.played",
+        "    table = game.table",
+        "    rules = game.rules",
+        *(f"    h{j} = hands[{j}]" for j in range(n)),
+        *(f"    p{j} = piles[{j}]" for j in range(s)),
+        *(["    revealed = game.revealed"] if layout.declarations else []),
+        f"    seen = {seen}",
+        f"    packed = {packed}",
+        "    if select_card is not None:",
+        f"        packed |= 1 << ({select_shift} + select_card)",
+        f"    out = _empty({layout.size}, _F32)",
+        f"    {unpack}",
+        "    scope = game.scope",
+        "    scores = game.scores",
+        "    t = rules.target",
+        "    hs = rules.hand_size",
+        "    dealer = game.dealer",
+        "    current = game.current",
+        "    lc = game.last_capturer",
+        *(["    wild = game.wild_rank"] if layout.wildcard else []),
+        f"    _pack(out, {4 * bits}, {', '.join(tail)})",
+        "    return out",
+    ]
+    namespace = {
+        "_BYTE_BITS": _BYTE_BITS,
+        "_U8": _U8,
+        "_F32": _F32,
+        "_empty": np.empty,
+        "_frombuffer": np.frombuffer,
+        "_ndarray": np.ndarray,
+        "_unpackbits": np.unpackbits,
+        "_pack": struct.Struct(f"<{len(tail)}f").pack_into,
+    }
+    exec(compile("\n".join(lines), f"<observation of seat {seat}, {layout}>", "exec"), namespace)  # noqa: S102
+    return namespace["observe"]
 
 
 def observation_bounds(layout: ObservationLayout, rules: Rules | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -93,7 +93,7 @@ from pettingzoo.utils import wrappers
 from scopa_env.actions import TAKE_ALL, confirm_action, move_enumeration, num_select_actions, select_options
 from scopa_env.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.game import Game
-from scopa_env.observation import ObservationLayout, observation_array, observation_bounds
+from scopa_env.observation import ObservationLayout, observation_bounds
 from scopa_env.render import render_game
 from scopa_env.rules import Move, Rules, get_rules
 
@@ -151,6 +151,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.layout = ObservationLayout.for_rules(num_players, self.rules)
+        self._observers = self.layout.observers
         self._moves = move_enumeration(self.rules) if action_mode == "move" else None
         self.num_actions = len(self._moves) if self._moves is not None else num_select_actions(self.rules)
         self._confirm = confirm_action(self.rules)
@@ -232,8 +233,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         game = self.game
         mask = np.zeros(self.num_actions, _I8)
         if seat != game.current:
-            return {"observation": observation_array(game, seat, self.layout), "action_mask": mask}
-        obs = observation_array(game, seat, self.layout, self._pending_card, self._selected)
+            return {"observation": self._observers[seat](game, None, 0), "action_mask": mask}
+        obs = self._observers[seat](game, self._pending_card, self._selected)  # observation_array's fast path
         if not self.terminations[agent]:
             ids = self._legal_ids
             if ids is None:

@@ -24,6 +24,7 @@ CASES = [
     ("chkobba", 2, ("move", "select"), "hand", "game", 4),
     ("scopa_bazzica", 2, ("move", "select"), "hand", "points", 4),
     ("sbarazzina", 4, ("select",), "hand", "points", 3),
+    ("piva", 2, ("select",), "game", "points", 1),
     ("cirulla", 3, ("move", "select"), "hand", "points", 4),
     ("chiamarsi_fuori", 2, ("move", "select"), "game", "game", 2),
     ("french_52", 8, ("select",), "hand", "points", 2),
@@ -148,7 +149,7 @@ def test_env_equals_the_straightforward_recomputation(preset, n, mode, episode, 
 @pytest.mark.parametrize(("preset", "n"), [(p, n) for p, n, *_ in CASES])
 def test_observation_array_equals_write_observation(preset, n):
     """The env's fast observation equals :func:`write_observation` for every seat, with and
-    without a pending "select" choice, over whole random hands."""
+    without a pending "select" choice, over whole random hands, with game points of either sign."""
     from scopa_env.game import Game
 
     env = scopa_v0.raw_env(num_players=n, rules=preset)
@@ -156,6 +157,8 @@ def test_observation_array_equals_write_observation(preset, n):
     rng = np.random.default_rng(n)
     for seed in range(3):
         game = Game(n, env.rules, seed=seed, auto_next_hand=False)
+        if seed:  # game points so far, below 0 too (Piva)
+            game.scores = [(-1) ** j * (2 * j + seed) for j in range(game.num_sides)]
         while not game.hand_over and game.winner is None:
             pairs = game.action_pairs()
             card, captured = pairs[rng.integers(len(pairs))]
