@@ -176,7 +176,7 @@ class ObservationLayout:
     @functools.cached_property
     def observers(self) -> tuple[Callable[[Game, int | None, int], np.ndarray], ...]:
         """Per seat, the function :func:`observation_array` calls (compiled once per layout)."""
-        return tuple(_compile_observer(self, seat) for seat in range(self.num_players))
+        return _Observers.of(self)
 
 
 def write_observation(
@@ -260,6 +260,26 @@ def observation_array(
     game.num_players, game.rules)`` and ``seat`` is in ``0 .. num_players - 1`` (the env's
     fast path, held equal to :func:`write_observation` by tests/test_env_speed_paths.py)."""
     return layout.observers[seat](game, select_card, select_captured)
+
+
+class _Observers(tuple):
+    """A layout's compiled observers, one per seat; pickled (with a layout or an env) as the
+    layout's fields and compiled again when loaded."""
+
+    fields: tuple
+
+    @classmethod
+    def of(cls, layout: ObservationLayout) -> _Observers:
+        out = cls(_compile_observer(layout, seat) for seat in range(layout.num_players))
+        out.fields = (layout.num_players, layout.declarations, layout.wildcard, layout.sides, layout.cards)
+        return out
+
+    def __reduce__(self):
+        return _observers_of_fields, (self.fields,)
+
+
+def _observers_of_fields(fields: tuple) -> _Observers:
+    return _Observers.of(ObservationLayout(*fields))
 
 
 def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, int | None, int], np.ndarray]:

@@ -168,3 +168,23 @@ def test_observation_array_equals_write_observation(preset, n):
                     got = observation_array(game, seat, layout, *select)
                     assert got.tobytes() == want.tobytes(), f"{preset}, seed {seed}, seat {seat}, {select}"
             game.play_pair(card, captured)
+
+
+@pytest.mark.parametrize("mode", ["move", "select"])
+def test_env_and_layout_pickle_and_copy_with_their_compiled_observers(mode):
+    """The compiled observers travel with a pickled or copied env (and layout) as the
+    layout's fields: the copy observes what the original observes."""
+    import copy
+    import pickle
+
+    env = scopa_v0.env(num_players=3, action_mode=mode)
+    env.reset(seed=5)
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    for other in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        for agent in env.possible_agents:
+            a, b = other.observe(agent), env.observe(agent)
+            assert a["observation"].tobytes() == b["observation"].tobytes(), agent
+            assert np.array_equal(a["action_mask"], b["action_mask"]), agent
+    layout = env.unwrapped.layout
+    again = pickle.loads(pickle.dumps(layout))
+    assert again == layout and len(again.observers) == 3
