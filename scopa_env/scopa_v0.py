@@ -324,6 +324,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             card, mask = moves.pairs[action]
             game.play_pair(card, game.table if mask == TAKE_ALL else mask)
             played = True
+        elif self._pending_card is None:  # "select", naming the hand card: played at once if it has one outcome
+            outcomes = self._outcomes_by_card().get(action, [])
+            played = len(outcomes) == 1
+            if played:
+                game.play_pair(action, outcomes[0])
+            else:
+                self._pending_card, self._selected = action, 0
         else:
             move = self._resolve(action)
             played = move is not None
