@@ -188,21 +188,15 @@ GAME_TYPE = pyspiel.GameType(
 
 
 def check_bridge_rules(rules: Rules) -> None:
-    """Raise ``ValueError`` if the deal of ``rules`` is more than a shuffle (see the module docstring)."""
-    refused = [
-        name
-        for name, used in (
-            ("first_card_choice", rules.first_card_choice),
-            ("declarations (bazzica_points / hand_bonus_points)", rules.declarations),
-            ("table_bonus", rules.table_bonus),
-            ("redeal_next_dealer", rules.redeal_next_dealer),
-        )
-        if used
-    ]
-    if refused:
+    """Raise ``ValueError`` for rules the bridge does not model (see the module docstring).
+
+    Declarations, Cirulla's table bonus and ``redeal_next_dealer`` are modelled; Chkobba's
+    first-card choice (``first_card_choice``) is refused.
+    """
+    if rules.first_card_choice:
         raise ValueError(
-            f"rules {rules.name!r} use {', '.join(refused)}: the OpenSpiel game models deals that are a "
-            f"plain shuffle only; pick another preset"
+            f"rules {rules.name!r} use first_card_choice (Chkobba's first card, kept or tabled before the deal "
+            f"ends): the OpenSpiel game does not model it; pick another preset"
         )
 
 
@@ -237,6 +231,9 @@ class Setup:
     """Short notation of each card id (French notation for the 52-card deck: ``10h``, ``Qs``)."""
     card_order: tuple[int, ...] | None = field(init=False)
     """Sort key of each card id in strings (by suit, then rank); ``None``: by id (the 40-card deck)."""
+    explicit_redeal: bool = field(init=False)
+    """A thrown-in table is dealt (its chance nodes) and the hand dealt again after it
+    (``redeal_next_dealer``: the next dealer deals); else thrown-in tables are never dealt."""
 
     def __post_init__(self) -> None:
         put = functools.partial(object.__setattr__, self)
@@ -253,6 +250,7 @@ class Setup:
         put("confirm", confirm_action(self.rules))
         put("card_text", _card_texts(self.rules))
         put("card_order", _card_order(self.rules))
+        put("explicit_redeal", self.rules.redeal_next_dealer)
 
     def __deepcopy__(self, memo) -> Setup:
         return self  # immutable: states share it (OpenSpiel clones states with deepcopy)
@@ -276,14 +274,18 @@ class Setup:
         """A bound on one side's points in one hand (for OpenSpiel's utility range)."""
         r = self.rules
         scopa = {"points": r.scopa_points, "card": r.ranks_per_suit, "cards": len(r.deck)}[r.scopa_value]
-        return float(CATEGORY_POINTS + EXTRA_POINTS_BOUND + self.plies_per_hand * scopa)
+        declared = max((*r.bazzica_points, *r.hand_bonus_points), default=0) * self.num_players * len(self.schedule)
+        bonus = 2 * scopa if r.table_bonus else 0  # Cirulla: a table of 30 gives the dealer two scope
+        return float(CATEGORY_POINTS + EXTRA_POINTS_BOUND + self.plies_per_hand * scopa + bonus + declared)
 
     def max_decisions_per_hand(self) -> int:
         """Most decision nodes in one hand: one per play in "move" mode; in "select" mode also one per
-        captured card and a confirmation."""
+        captured card and a confirmation; under declarations one more per seat and deal (two in
+        "select" mode: the card, then the card again or CONFIRM)."""
+        declare = self.num_players * len(self.schedule) if self.rules.declarations else 0
         if self.action_mode == "move":
-            return self.plies_per_hand
-        return 2 * self.plies_per_hand + len(self.rules.deck)
+            return self.plies_per_hand + declare
+        return 2 * self.plies_per_hand + len(self.rules.deck) + 2 * declare
 
 
 @functools.lru_cache(maxsize=8)
@@ -411,6 +413,9 @@ class Position:
         "texts",
         "history",
         "hand_start",
+        "deal_start",
+        "thrown",
+        "decisions",
     )
 
     setup: Setup
@@ -443,6 +448,13 @@ class Position:
     """Every action applied, chance outcomes included (OpenSpiel's ``history()``)."""
     hand_start: int
     """Index in :attr:`history` of the current hand's first deal action."""
+    deal_start: int
+    """Index in :attr:`history` of the first action of the current hand's last deal (after
+    thrown-in tables of ``redeal_next_dealer`` rules; else :attr:`hand_start`)."""
+    thrown: str
+    """This hand's thrown-in tables and who dealt them, as every player saw them (strings)."""
+    decisions: tuple[tuple[int, int, int], ...]
+    """This hand's declaration decisions, ``(plays before it, seat, captured mask)`` (0: passed)."""
 
     @classmethod
     def initial(cls, setup: Setup, start: tuple[int, Sequence[int], int] | None = None) -> Position:
@@ -474,6 +486,7 @@ class Position:
         new.returns, new.over = self.returns[:], self.over
         new.past, new.texts = self.past, self.texts  # replaced, never mutated
         new.history, new.hand_start = self.history[:], self.hand_start
+        new.deal_start, new.thrown, new.decisions = self.deal_start, self.thrown, self.decisions
         return new
 
     def __deepcopy__(self, memo) -> Position:
@@ -495,12 +508,18 @@ class Position:
     # --- dealing ----------------------------------------------------------------------------
 
     def _start_hand(self) -> None:
+        self.hand_start = len(self.history)
+        self.thrown = ""
+        self.decisions = ()
+        self._start_deal()
+
+    def _start_deal(self) -> None:
         self.slots = self.setup.slots(self.dealer)
         self.dealt = [[] for _ in self.slots]
         self.slot = 0
         self.game = None
         self.texts = []
-        self.hand_start = len(self.history)
+        self.deal_start = len(self.history)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The next card of the slot being dealt, with its probability (see the module docstring)."""
@@ -514,7 +533,7 @@ class Position:
             for c in dealt:
                 used |= 1 << c
         pool = [c for c in setup.rules.deck if c > last and not used >> c & 1]
-        if owner == TABLE:
+        if owner == TABLE and not setup.explicit_redeal:
             partial = sum(1 << c for c in cards)
             total = setup.table_completions(partial, last, need)
             weights = [(c, setup.table_completions(partial | 1 << c, c, need - 1)) for c in pool]
@@ -526,9 +545,23 @@ class Position:
         cards = self.dealt[self.slot]
         cards.append(card)
         if len(cards) == self.slots[self.slot][1]:
+            if self.slots[self.slot][0] == TABLE and self.setup.explicit_redeal and self._thrown_in(cards):
+                return
             self.slot += 1
             if self.slot == len(self.slots):
                 self._begin_play()
+
+    def _thrown_in(self, table: list[int]) -> bool:
+        """``redeal_next_dealer`` rules: a table the engine throws in (:meth:`Game.needs_redeal`) is
+        public; the next dealer deals the hand again (new chance nodes)."""
+        rules = self.setup.rules
+        if not _redeal_judge(rules).needs_redeal(sum(1 << c for c in table)):
+            return False
+        self.thrown += f"dealer {self.dealer} table {self._ids(table)} thrown in, "
+        if rules.redeal_next_dealer:  # Cirulla: "dealt again by the next dealer"
+            self.dealer = (self.dealer + 1) % self.setup.num_players
+        self._start_deal()
+        return True
 
     def _deals(self) -> tuple[list[int], list[list[list[int]]]]:
         """The table and, per deal of the hand, per seat, the cards of the complete deal."""
@@ -564,10 +597,17 @@ class Position:
             auto_next_hand=False,
         )
         game.hand_number = self.start[2] + self.hand
+        rules = setup.rules
+        if rules.table_bonus:
+            game._table_bonus()  # the engine's own step after a deal (Game._deal_shuffled)
+        if rules.declarations:
+            game._open_declarations()
         self.game = game
-        head = f"hand {game.hand_number + 1} dealer {self.dealer} scores {'/'.join(map(str, self.scores))}"
+        head = f"hand {game.hand_number + 1} {self.thrown}dealer {self.dealer} scores {'/'.join(map(str, self.scores))}"
         if table:
             head += f" | table {self._ids(table)}"
+        if any(game.table_bonus):
+            head += f" | table bonus {'/'.join(map(str, game.table_bonus))}"
         self.texts = [f"{head} | {self._deal_text(0, p)}" for p in range(n)]
 
     def _deal_text(self, deal: int, player: int) -> str:
@@ -637,6 +677,9 @@ class Position:
         self.pending, self.selected = None, 0
         game = self.game
         seat = game.current
+        if game.declare_queue:
+            self._declare(seat, card, captured)
+            return
         game.play_pair(card, captured)
         took = f">{self._cards(captured)}" if captured else ""
         part = f" | p{seat}:{self.setup.card_text[card]}{took}"
@@ -649,9 +692,27 @@ class Position:
         if game.hand_over:
             self._end_hand()
 
+    def _declare(self, seat: int, card: int, captured: int) -> None:
+        """A declaration decision (the engine's :meth:`Game.play_pair`): declaring shows the hand to
+        every player (and, for Cirulla's wildcard, the rank it stands for); passing shows nothing."""
+        game = self.game
+        wild = game.wild_rank
+        game.play_pair(card, captured)
+        self.decisions += ((len(game.history), seat, captured),)
+        if captured:
+            part = f" | p{seat}:declares {self._cards(game.revealed[seat])}"
+            if game.wild_rank != wild:
+                part += f" wild {game.wild_rank}"
+        else:
+            part = f" | p{seat}:passes"
+        self.texts = [t + part for t in self.texts]
+
     def _end_hand(self) -> None:
         setup, game = self.setup, self.game
         totals = [row["total"] for row in game.hand_result.hand_score]
+        if setup.rules.declarations:
+            # Declarations scored when the deal's decisions closed, outside hand_score's total (as the env counts them).
+            totals = [t + sum(d.values()) for t, d in zip(totals, game.hand_result.declared)]
         s = setup.num_sides
         game_over = game.winner is not None or self.hand + 1 >= setup.max_hands
         if setup.reward == "points":
@@ -687,7 +748,7 @@ class Position:
     def _dealing_text(self, player: int) -> str:
         """The deal in progress: the table and ``player``'s cards of the first deal so far."""
         n = self.setup.num_players
-        parts = [f"hand {self.start[2] + self.hand + 1} dealer {self.dealer} dealing"]
+        parts = [f"hand {self.start[2] + self.hand + 1} {self.thrown}dealer {self.dealer} dealing"]
         k = 0
         for (owner, _), cards in zip(self.slots, self.dealt):
             if owner == TABLE:
@@ -711,6 +772,12 @@ class Position:
             "played " + " / ".join(self._cards(p) for p in v.played),
             f"scope {'/'.join(map(str, v.scope))} scores {'/'.join(map(str, v.scores))} stock {v.stock_count}",
         ]
+        if self.setup.rules.declarations:
+            parts += [f"shown p{s} {self._cards(r)}" for s, r in enumerate(v.revealed) if r]
+            if v.wild_rank:
+                parts.append(f"wild {v.wild_rank}")
+            if v.declare_queue:
+                parts.append("declaring " + " ".join(f"p{s}" for s in v.declare_queue))
         if self.pending is not None and player == v.current:
             parts.append(f"choosing {self.setup.card_text[self.pending]}>{self._cards(self.selected)}")
         return " | ".join(parts)
@@ -719,6 +786,10 @@ class Position:
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal {self.setup.card_text[action]}"
         moves = self.setup.moves
+        game = self.game
+        if moves is not None and game is not None and game.declare_queue and player == game.current:
+            card, mask = moves.pair(action, game.table)
+            return "pass" if mask == 0 else f"declare {self.setup.card_text[card]}>{self._cards(mask)}"
         if moves is not None:
             card, mask = moves.pairs[action]
             return f"{self.setup.card_text[card]} takes the table" if mask == TAKE_ALL else str(moves.decode(action))
@@ -804,11 +875,40 @@ class ScopaState(pyspiel.State):
         if pos.game is None or pos.over:
             raise ValueError("resample_from_infostate needs a decision node (not a deal in progress or the end)")
         seed = None if probability_sampler is None else int(probability_sampler() * 2**53)
-        world = pos.game.view(player_id).determinize(np.random.default_rng(seed))
-        hand = _hand_actions(pos.setup, world)
-        history = pos.history
-        actions = history[: pos.hand_start] + hand + history[pos.hand_start + len(hand) :]
-        return self.get_game().state_at(_replayed(pos.setup, pos.start, actions))
+        return self.get_game().state_at(_resampled(pos, player_id, np.random.default_rng(seed)))
+
+
+RESAMPLE_TRIES = 10_000
+"""Most determinizations :func:`_resampled` draws under declaration rules before it gives up."""
+
+
+def _resampled(pos: Position, player: int, rng: np.random.Generator) -> Position:
+    """``pos`` with the cards ``player`` cannot see dealt again (:meth:`PlayerView.determinize`).
+
+    The public part of the hand stays: thrown-in tables, the table and every decision. Under
+    declaration rules who decides is public (the engine's :attr:`PlayerView.declare_queue`), so a
+    seat that passed holds a hand it could have declared: draws whose replay does not give
+    ``player`` the same information state are drawn again (rejection sampling).
+    """
+    setup = pos.setup
+    view = pos.game.view(player)
+    base = _replayed(setup, pos.start, pos.history[: pos.deal_start])
+    table = sum(1 << c for (owner, _), cards in zip(pos.slots, pos.dealt) if owner == TABLE for c in cards)
+    check = setup.rules.declarations
+    target = pos.info_text(player) if check else ""
+    for _ in range(RESAMPLE_TRIES if check else 1):
+        try:
+            world = view.determinize(rng)
+        except ValueError:  # a seat waiting to declare got a hand with nothing to declare
+            continue
+        new = _world_position(base, world, pos.decisions, table)
+        if new is None:
+            continue
+        for action in pos.history[len(new.history) :]:  # a "select" choice in progress
+            new.apply(action)
+        if not check or new.info_text(player) == target:
+            return new
+    raise RuntimeError(f"resample_from_infostate found no deal for p{player} in {RESAMPLE_TRIES} draws")
 
 
 def _replayed(setup: Setup, start, actions: Sequence[int]) -> Position:
@@ -818,23 +918,44 @@ def _replayed(setup: Setup, start, actions: Sequence[int]) -> Position:
     return pos
 
 
-def _hand_actions(setup: Setup, world: Game) -> list[int]:
-    """The chance and player actions that lead from the start of ``world``'s hand to ``world``.
-
-    ``world`` is a full game in the middle of a hand (a real one or a determinization):
-    its initial table is recovered by undoing the plays, each seat's cards of a past deal
-    are those it played in that round, the current deal adds the cards in hand, and the
-    later deals come from the stock in the engine's dealing order. A "select" choice in
-    progress is not part of ``world`` and so not of the result.
-    """
-    n = setup.num_players
-    history = world.history
+def _initial_table(setup: Setup, world: Game) -> int:
+    """The table ``world``'s hand was dealt: the plays undone, and Cirulla's table bonus (the table
+    went to the dealer's pile before any play) read off the dealer side's pile."""
     table = world.table
-    for _, card, captured in reversed(history):
+    for _, card, captured in reversed(world.history):
         if captured == 0:
             table ^= 1 << card
         elif captured != 1 << card:
             table |= captured
+    if setup.rules.table_bonus and not table and setup.rules.table_size:
+        side = setup.side_of[world.dealer]
+        taken = 0
+        for seat, card, captured in world.history:
+            if captured and setup.side_of[seat] == side:
+                taken |= captured | 1 << card
+        table = world.piles[side] & ~taken
+    return table
+
+
+def _world_position(
+    base: Position, world: Game, decisions: Sequence[tuple[int, int, int]] | None, table: int | None = None
+) -> Position | None:
+    """``base`` (a position at the start of a deal) dealt and played on to ``world``.
+
+    ``world`` is a full game in the middle of a hand (a real one or a determinization):
+    its initial table is recovered by undoing the plays (or given), each seat's cards of a past
+    deal are those it played in that round, the current deal adds the cards in hand, and the
+    later deals come from the stock in the engine's dealing order. ``decisions`` are the hand's
+    declaration decisions (:attr:`Position.decisions`): ``None`` passes wherever a seat may
+    declare, except where ``world`` shows a declared hand of the current deal. A "select" choice
+    in progress is not part of ``world`` and so not of the result. ``None`` if the decisions do
+    not fit ``world`` (another seat would decide, or none).
+    """
+    setup = base.setup
+    n = setup.num_players
+    history = world.history
+    if table is None:
+        table = _initial_table(setup, world)
     deal_of_ply = [
         max(k for k, first in enumerate(setup.deal_plies) if first <= ply) for ply in range(len(history) + 1)
     ]
@@ -849,20 +970,61 @@ def _hand_actions(setup: Setup, world: Game) -> list[int]:
     for k in range(current + 1, len(setup.schedule)):
         for i in range(n * setup.schedule[k]):
             dealt[k][order[i % n]] |= 1 << next(stock)
-    actions: list[int] = []
+    pos = base.copy()
     seat_slots = 0
     for owner, _ in setup.slots(world.dealer):
         if owner == TABLE:
-            actions += cards_of(table)
+            cards = cards_of(table)
         else:
-            actions += cards_of(dealt[seat_slots // n][owner])
+            cards = cards_of(dealt[seat_slots // n][owner])
             seat_slots += 1
+        for a in cards:
+            pos.apply(a)
     # The plays: in "select" mode a move may take several actions, so they are read off a replay.
-    pos = _replayed(setup, (world.dealer, world.scores, world.hand_number), actions)
-    for _, card, captured in history:
+    todo = None if decisions is None else list(decisions)
+    for ply, (_, card, captured) in enumerate(history):
+        if not _replay_decisions(pos, todo, ply, world):
+            return None
         for a in _move_actions(pos, card, captured):
             pos.apply(a)
-    return pos.history
+    if not _replay_decisions(pos, todo, len(history), world) or todo:
+        return None
+    return pos
+
+
+def _replay_decisions(pos: Position, todo: list[tuple[int, int, int]] | None, ply: int, world: Game) -> bool:
+    """Apply the declaration decisions due after ``ply`` plays; ``False`` if they do not fit.
+
+    ``todo``: the recorded ``(ply, seat, captured)`` (consumed); ``None``: guessed from ``world``
+    (a seat declares where its hand of the current deal is shown, at the wildcard rank shown, and
+    passes elsewhere; the queue stops where ``world``'s does).
+    """
+    game = pos.game
+    last = ply == len(world.history)
+    this_deal = ply == max(p for p in pos.setup.deal_plies if p <= len(world.history))
+    while game.declare_queue:
+        seat = game.current
+        if last and game.declare_queue == world.declare_queue:
+            return True  # the decisions still to come
+        if todo is None:
+            pairs = game.legal_pairs()
+            shown = this_deal and (world.revealed[seat] or any(s == seat for s, _ in world.pending))
+            declare = [
+                (c, m)
+                for c, m in pairs
+                if m and (not world.wild_rank or len(pairs) == 2 or RANK_OF[m.bit_length() - 1] == world.wild_rank)
+            ]
+            pair = declare[0] if shown and declare else pairs[0]
+        else:
+            if not todo or todo[0][0] != ply or todo[0][1] != seat:
+                return False
+            _, _, captured = todo.pop(0)
+            pair = next(((c, m) for c, m in game.legal_pairs() if m == captured), None)
+            if pair is None:
+                return False
+        for a in _move_actions(pos, *pair):
+            pos.apply(a)
+    return todo is None or not (todo and todo[0][0] == ply)
 
 
 def _move_actions(pos: Position, card: int, captured: int) -> list[int]:
@@ -898,7 +1060,14 @@ def state_from_view(game: ScopaGame, view: PlayerView, rng: np.random.Generator)
         )
     world = view.determinize(rng)
     start = (world.dealer, tuple(world.scores), world.hand_number)
-    return game.state_at(_replayed(setup, start, _hand_actions(setup, world)))
+    pos = _world_position(Position.initial(setup, start), world, None)
+    if setup.rules.declarations and pos is not None and pos.game.scores != world.scores:
+        # The view's scores hold this deal's declarations already: start the hand without them.
+        scores = tuple(2 * w - r for w, r in zip(world.scores, pos.game.scores))
+        pos = _world_position(Position.initial(setup, (world.dealer, scores, world.hand_number)), world, None)
+    if pos is None or (setup.rules.declarations and pos.game.view(view.seat) != world.view(view.seat)):
+        raise ValueError(f"the view of p{view.seat} cannot be rebuilt as a history of this hand (its declarations)")
+    return game.state_at(pos)
 
 
 # --- the whole tree, for tabular solvers ------------------------------------------------------

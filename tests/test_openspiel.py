@@ -64,7 +64,6 @@ def play_until(state, rng, decisions: int):
     "params, message",
     [
         ({"rules": "chkobba"}, "first_card_choice"),
-        ({"rules": "cirulla"}, "declarations"),
         ({"rules": "no_such_preset"}, "unknown rules preset"),
         ({"rules": "small", "players": 3}, "num_players"),
         ({"action_mode": "cards"}, "action_mode must be one of"),
