@@ -188,3 +188,43 @@ def test_env_and_layout_pickle_and_copy_with_their_compiled_observers(mode):
     layout = env.unwrapped.layout
     again = pickle.loads(pickle.dumps(layout))
     assert again == layout and len(again.observers) == 3
+
+
+@pytest.mark.parametrize(("preset", "n"), [(p, n) for p, n, *_ in CASES])
+def test_env_observation_hides_the_hidden_cards(preset, n):
+    """Permute the cards the observer cannot see (other hands but revealed cards, the stock
+    order) at points of random hands: every seat's observation from the env's fast path
+    stays the same, with and without a pending "select" choice."""
+    from scopa_env.cards import cards_of, mask_of
+    from scopa_env.game import Game
+
+    env = scopa_v0.raw_env(num_players=n, rules=preset)
+    rules = env.rules
+    rng = np.random.default_rng(n + 1)
+    checked = 0
+    for seed in range(3):
+        game = Game(n, rules, seed=seed, auto_next_hand=False)
+        step = 0
+        while not game.hand_over and game.winner is None:
+            pairs = game.action_pairs()
+            card, captured = pairs[rng.integers(len(pairs))]
+            if step % 4 == 0:
+                revealed = list(game.revealed) if rules.declarations else [0] * n
+                for seat in range(n):
+                    others = [s for s in range(n) if s != seat]
+                    hidden = [c for s in others for c in cards_of(game.hands[s] & ~revealed[s])] + list(game.stock)
+                    shuffled = [int(c) for c in rng.permutation(hidden)]
+                    world, pos = game.clone(), 0
+                    for s in others:
+                        k = (game.hands[s] & ~revealed[s]).bit_count()
+                        world.hands[s] = revealed[s] | mask_of(shuffled[pos : pos + k])
+                        pos += k
+                    world.stock = shuffled[pos:]
+                    for select in ((None, 0), (card, captured & -captured)):
+                        a = observation_array(game, seat, env.layout, *select)
+                        b = observation_array(world, seat, env.layout, *select)
+                        assert a.tobytes() == b.tobytes(), f"{preset}, seed {seed}, step {step}, seat {seat}"
+                    checked += 1
+            game.play_pair(card, captured)
+            step += 1
+    assert checked > 0
