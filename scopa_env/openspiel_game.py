@@ -608,7 +608,13 @@ class Position:
             head += f" | table {self._ids(table)}"
         if any(game.table_bonus):
             head += f" | table bonus {'/'.join(map(str, game.table_bonus))}"
-        self.texts = [f"{head} | {self._deal_text(0, p)}" for p in range(n)]
+        self.texts = [f"{head} | {self._deal_text(0, p)}{self._queue_text()}" for p in range(n)]
+
+    def _queue_text(self) -> str:
+        """The seats that decide on a declaration after a deal (public, as the engine's
+        :attr:`PlayerView.declare_queue`); empty where nobody does."""
+        queue = self.game.declare_queue
+        return " | to declare " + " ".join(f"p{s}" for s in queue) if queue else ""
 
     def _deal_text(self, deal: int, player: int) -> str:
         """One deal as ``player`` sees it: its own cards, a count for the other seats."""
@@ -687,7 +693,8 @@ class Position:
         plies = len(game.history)
         if plies in setup.deal_plies and not game.hand_over:
             deal = setup.deal_plies.index(plies)
-            texts = [f"{t} | {self._deal_text(deal, p)}" for p, t in enumerate(texts)]
+            queue = self._queue_text()
+            texts = [f"{t} | {self._deal_text(deal, p)}{queue}" for p, t in enumerate(texts)]
         self.texts = texts
         if game.hand_over:
             self._end_hand()
@@ -741,7 +748,7 @@ class Position:
             current = self._dealing_text(player)
         else:
             current = self.texts[player]
-            if self.pending is not None:
+            if self.pending is not None and player == self.game.current:  # the others see the card once played
                 current += f" | choosing {self.setup.card_text[self.pending]}>{self._cards(self.selected)}"
         return f"p{player}\n{self.past[player]}{current}"
 
@@ -1058,7 +1065,14 @@ def state_from_view(game: ScopaGame, view: PlayerView, rng: np.random.Generator)
             f"the view is of {view.num_players} players under {view.rules.name!r}, the game is of "
             f"{setup.num_players} under {setup.rules.name!r}"
         )
-    world = view.determinize(rng)
+    for _ in range(RESAMPLE_TRIES):
+        try:
+            world = view.determinize(rng)
+            break
+        except ValueError:  # a seat waiting to declare got a hand with nothing to declare
+            continue
+    else:
+        raise RuntimeError(f"state_from_view found no deal for p{view.seat} in {RESAMPLE_TRIES} draws")
     start = (world.dealer, tuple(world.scores), world.hand_number)
     pos = _world_position(Position.initial(setup, start), world, None)
     if setup.rules.declarations and pos is not None and pos.game.scores != world.scores:
