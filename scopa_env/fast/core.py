@@ -630,7 +630,7 @@ def _move_id(PAIRS, TBL, P, table, card, mask):
 # === dealing and playing (scopa_env.game.Game) =================================================
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _new_hand_state(S, i, n):
     for s in range(MAX_PLAYERS):
         S[i, COL_HAND + s] = 0
@@ -787,7 +787,7 @@ def _decide(S, i, rng, P, TBL, keep):
 # --- declarations (bazzica_points: Game._open_declarations, Game._declare, scoring.declaration) ---
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _declaration(hand, P):
     """``(strength, points)`` of the declaration a hand qualifies for (scoring.declaration);
     strength -1 for none, else lower is better: a bazzicotto (three of a kind) by rank, then a
@@ -811,7 +811,7 @@ def _declaration(hand, P):
     return BAZZICOTTO_RANK_SPAN + total, P[P_BAZZICA + (0 if distinct else 1)]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hand_bonus(hand, P):
     """``(strength, points, wild_rank)`` of Cirulla's hand bonus of a three-card hand
     (scoring._hand_bonus): strength BONUS_THREE_OF_A_KIND, else BONUS_TOTAL (three cards
@@ -845,7 +845,7 @@ def _hand_bonus(hand, P):
     return -1, 0, 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _wild_choices(hand, P):
     """Bit ``r`` per rank the player may declare the wildcard as (scoring.wild_rank_choices):
     when the hand's bonus is the total under 10 and needs the wildcard, every rank of the
@@ -873,7 +873,7 @@ def _can_declare(hand, P):
     return _declaration(hand, P)[0] >= 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _first_in_queue(S, i, n):
     """The seat of ``COL_QUEUE`` nearest the dealer's left (the queue is in turn order)."""
     for k in range(n):
@@ -954,7 +954,7 @@ def _declare(S, i, P, captured):
     S[i, COL_CURRENT] = (S[i, COL_DEALER] + 1) % n
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _needs_redeal(table, P):
     """Game.needs_redeal: 3+ Kings, any Ace (aces_redeal), redeal_aces Aces (Cirulla), or
     redeal_same_rank cards of one rank."""
@@ -998,7 +998,7 @@ def new_game(S, i, rng, P, F, TBL):
     _deal(S, i, rng, P, TBL)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _primiera_sum(pile, F, all_suits, french):
     """Sum of the best primiera value per suit; a missing suit makes it 0 (``all_suits``) or adds 0.
     ``french``: the 52-card deck, whose suits hold their pictures (ranks 11..13) too."""
@@ -1027,7 +1027,7 @@ def _primiera_sum(pile, F, all_suits, french):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _unique_max(values, count):
     """Index of the value strictly above all others, else -1 (scoring.unique_max)."""
     best = 0
@@ -1296,7 +1296,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     return 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
     """The env's rewards of a hand just scored into ``hand_score[i]`` (scopa_v0's ``_after_play``),
     and the episode's end if it is over (``winner``: the side that won the game, -1 for none);
@@ -1344,7 +1344,7 @@ def _hand_end_rewards(S, i, P, winner, rewards, info, hand_score):
 CLAIM_CARDS, CLAIM_COINS, CLAIM_SEVENS, CLAIM_COUNTS, CLAIM_PRIMIERA = range(5)  # what _claim_key measures
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _claim_key(pile, what, P, F, TBL):
     """One majority's measure of a pile (the keys of scoring.secured_points), as one number."""
     if what == CLAIM_CARDS:
@@ -1361,7 +1361,7 @@ def _claim_key(pile, what, P, F, TBL):
     return _primiera_sum(pile, F, P[P_PRIME_ALL_SUITS] != 0, P[P_FRENCH] != 0)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _secured(S, i, P, F, TBL, side, remaining, what):
     """1 if ``side``'s majority ``what`` holds even when every other side takes all ``remaining`` cards."""
     mine = _claim_key(S[i, COL_PILE + side], what, P, F, TBL)
