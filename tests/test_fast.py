@@ -759,6 +759,27 @@ def test_seeds_make_games_reproducible():
         assert np.array_equal(a.obs, b.obs)
 
 
+def test_presets_without_decisions_compile_no_decision_code(tmp_path):
+    """The kernels take ``D`` None where no decision rule plays, and numba prunes that code: a
+    standard batch on an empty cache compiles neither the claim, the declarations nor
+    ``mover_pairs`` (docs/fast.md, the cold start); chiamarsi fuori does."""
+    code = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from scopa_env.fast import BatchedScopa, core\n"
+        "b = BatchedScopa(2, 2, sys.argv[1])\n"
+        "b.reset(np.arange(2))\n"
+        "print(sum(len(f.signatures) for f in (core._claim, core._declare, core._decide, core.mover_pairs)))\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    counts = {}
+    for rules in ("standard", "chiamarsi_fuori"):
+        out = subprocess.run([sys.executable, "-c", code, rules], env=env, capture_output=True, text=True, check=True)
+        counts[rules] = int(out.stdout.split()[-1])
+    assert counts["standard"] == 0, "the decision code was compiled for the standard game"
+    assert counts["chiamarsi_fuori"] > 0, "the decision presets compile it"
+
+
 def test_compile_cache_is_reused_by_a_second_process():
     """A fresh process loads the kernels from numba's cache (it compiles nothing)."""
     code = (

@@ -270,6 +270,14 @@ def heuristic_weights() -> np.ndarray:
 HEURISTIC_H = heuristic_weights()
 
 
+def decision_tables(rules: Rules, TBL: np.ndarray) -> np.ndarray | None:
+    """The kernels' ``D``: ``TBL`` where a decision rule plays (Chkobba's first card, the
+    declarations, Cirulla's table bonus, chiamarsi fuori), else ``None``, so that numba prunes
+    that code from the kernels the other presets compile (a shorter cold start)."""
+    decisions = rules.first_card_choice or rules.declarations or rules.table_bonus or rules.claim_out
+    return TBL if decisions else None
+
+
 def score_keys(rules: Rules) -> tuple[str, ...]:
     """The keys of the engine's hand score dicts under ``rules``: the :data:`SCORE_FIELDS` it reports."""
     names = list(SCORE_FIELDS[: core.SCORE_SEVEN_MAJORITY])
@@ -515,6 +523,7 @@ class BatchedScopa:
         self.num_games = int(num_games)
         self.num_players = int(num_players)
         base_P, self._F, self._TBL, self._PAIRS = compiled_rules(self.rules, self.num_players)
+        self._D = decision_tables(self.rules, self._TBL)
         if learner_seat == "random":
             seat_code = core.LEARNER_RANDOM
         elif isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool):
@@ -634,6 +643,7 @@ class BatchedScopa:
             self._info,
             self._hand_score,
             self._final_obs,
+            self._D,
         )
 
     def _call_threads(self, op: int, arg: np.ndarray, obs: np.ndarray) -> tuple[int, int]:
@@ -864,6 +874,7 @@ def playout(
         np.zeros((1, num_players), np.float32),
         info,
         np.zeros((1, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64),
+        decision_tables(r, TBL),
     )
     wins = info[0, core.INFO_WINS : core.INFO_WINS + core.MAX_SIDES + 1]
     return int(moves), np.append(wins[: r.num_sides(num_players)], wins[core.MAX_SIDES])

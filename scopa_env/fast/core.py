@@ -667,7 +667,7 @@ def _deal_round(S, i, n, start, count):
 
 
 @njit(cache=True)
-def _deal(S, i, rng, P, TBL):
+def _deal(S, i, rng, P, TBL, D):
     """Shuffle and deal a hand; deal again while the table calls for it (Game._deal_shuffled:
     the same dealer, or the next one under ``redeal_next_dealer``). Then Cirulla's table
     bonus and the declarations.
@@ -703,10 +703,11 @@ def _deal(S, i, rng, P, TBL):
         S[i, COL_TABLE] = table
         S[i, COL_STOCK_POS] = dealt + P[P_TABLE_SIZE]
         if not _needs_redeal(table, P):
-            if P[P_TABLE_BONUS]:
-                _table_bonus(S, i, P)
-            if P[P_DECLARE]:
-                _open_declarations(S, i, P)
+            if D is not None:  # a compile-time branch: pruned for the rules without decisions (D None)
+                if P[P_TABLE_BONUS]:
+                    _table_bonus(S, i, P)
+                if P[P_DECLARE]:
+                    _open_declarations(S, i, P)
             return
         S[i, COL_REDEALS] += 1
         if P[P_REDEAL_NEXT]:  # Cirulla: "dealt again by the next dealer"
@@ -781,7 +782,7 @@ def _decide(S, i, rng, P, TBL, keep):
     S[i, COL_IN_HANDS] = n * per_player
     S[i, COL_PHASE] = PHASE_PLAY
     if _needs_redeal(table, P):
-        _deal(S, i, rng, P, TBL)
+        _deal(S, i, rng, P, TBL, TBL)  # a decision rule: the decision code stays (D not None)
 
 
 # --- declarations (bazzica_points: Game._open_declarations, Game._declare, scoring.declaration) ---
@@ -973,7 +974,7 @@ def _needs_redeal(table, P):
 
 
 @njit(cache=True)
-def new_game(S, i, rng, P, F, TBL):
+def new_game(S, i, rng, P, F, TBL, D):
     """A fresh game in row ``i``: scores 0, the last seat deals, seat 0 leads; the learner's
     seat and the opponents' kind are drawn here when they vary by game."""
     n = P[P_PLAYERS]
@@ -995,7 +996,7 @@ def new_game(S, i, rng, P, F, TBL):
             kind += 1
     S[i, COL_OPPONENT] = kind
     _new_hand_state(S, i, n)
-    _deal(S, i, rng, P, TBL)
+    _deal(S, i, rng, P, TBL, D)
 
 
 @njit(cache=True)
@@ -1213,7 +1214,7 @@ def _game_winner(S, i, P):
 
 
 @njit(cache=True)
-def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
+def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D):
     """Play ``(card, captured)`` for the seat to move (Game.play_pair); returns 1 if the episode ended.
 
     At a hand end it scores the hand, sets the env's rewards (added into ``rewards[i]``)
@@ -1225,14 +1226,15 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
     seat = S[i, COL_CURRENT]
     bit = np.int64(1) << card
     phase = S[i, COL_PHASE]
-    if phase != PHASE_PLAY:  # one test on the card-play path of every preset
-        if phase == PHASE_FIRST_CARD:
-            _decide(S, i, rng, P, TBL, captured == bit)
-        else:
-            _declare(S, i, P, captured)
-        return 0
-    if P[P_CLAIM_OUT] and captured == bit:
-        return _claim(S, i, P, F, TBL, seat, rewards, info, hand_score)
+    if D is not None:  # a compile-time branch: pruned for the rules without decisions (D None)
+        if phase != PHASE_PLAY:  # one test on the card-play path of every decision preset
+            if phase == PHASE_FIRST_CARD:
+                _decide(S, i, rng, P, TBL, captured == bit)
+            else:
+                _declare(S, i, P, captured)
+            return 0
+        if P[P_CLAIM_OUT] and captured == bit:
+            return _claim(S, i, P, F, TBL, seat, rewards, info, hand_score)
     S[i, COL_HAND + seat] ^= bit
     if P[P_DECLARE]:  # a declared card leaves the shown hand when played
         S[i, COL_REVEALED + seat] &= ~bit
@@ -1266,7 +1268,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
         per_deal = n * TBL[TBL_NEXT_DEAL + P[P_DECK_SIZE] - S[i, COL_STOCK_POS]]
         _deal_round(S, i, n, S[i, COL_STOCK_POS], per_deal)
         S[i, COL_STOCK_POS] += per_deal
-        if P[P_DECLARE]:
+        if D is not None and P[P_DECLARE]:
             _open_declarations(S, i, P)
         return 0
     # End of the hand: the last capturer's side sweeps up the table.
@@ -1292,7 +1294,7 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score):
         return 1
     S[i, COL_DEALER] = (S[i, COL_DEALER] + 1) % n
     _new_hand_state(S, i, n)
-    _deal(S, i, rng, P, TBL)
+    _deal(S, i, rng, P, TBL, D)
     return 0
 
 
@@ -1491,13 +1493,16 @@ def mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, claims):
 
 
 @njit(cache=True)
-def choose_move(S, i, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm):
+def choose_move(S, i, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm, D):
     """Index into ``lc``/``lm`` of the compiled player's move for the seat to move (lists filled here).
 
     ``H``: the heuristic's weights, or None when no heuristic player moves (the caller's promise).
+    ``D``: None where no decision rule plays (:func:`play`), which prunes the decisions' code.
     """
     table = S[i, COL_TABLE]
-    if _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], False):
+    if D is None:  # a compile-time branch: every turn is a plain card play
+        count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], table, P, sub_mask, sub_sum, lc, lm)
+    elif _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], False):
         count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], table, P, sub_mask, sub_sum, lc, lm)
     else:
         count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, False)
@@ -1834,9 +1839,11 @@ def write_observation(S, i, P, seat, out):
 
 
 @njit(cache=True, inline="always")
-def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm):
+def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D):
     """Outcomes of the pending card still reachable from the selection, packed at the front of ``lm``."""
-    if _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], P[P_CLAIM_OUT]):
+    if D is None:  # a compile-time branch: every turn is a plain card play
+        count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+    elif _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], P[P_CLAIM_OUT]):
         count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
     else:
         count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
@@ -1852,7 +1859,7 @@ def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm):
 
 
 @njit(cache=True, inline="always")
-def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info):
+def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info, D):
     """Legal actions of the seat to move: the "select" mask or the "move" id list; returns a status."""
     if P[P_SELECT]:
         row = mask[i]
@@ -1860,16 +1867,17 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
             row[a] = 0
         if S[i, COL_PENDING] == NO_SEAT:
             h = S[i, COL_HAND + S[i, COL_CURRENT]]  # every hand card has a legal move ...
-            if S[i, COL_PHASE] != PHASE_PLAY:  # ... but a decision names one card (the highest, or the wildcard)
-                mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
-                h = np.int64(1) << lc[0]
+            if D is not None:  # a compile-time branch: pruned where no decision rule plays
+                if S[i, COL_PHASE] != PHASE_PLAY:  # ... but a decision names one card (the highest, or the wildcard)
+                    mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
+                    h = np.int64(1) << lc[0]
             while h != 0:
                 b = h & -h
                 h ^= b
                 row[trailing_zeros(b)] = 1
             return STATUS_OK
         selected = S[i, COL_SELECTED]
-        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm)
+        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D)
         has_selected = False
         for k in range(nc):
             if lm[k] == selected:
@@ -1880,7 +1888,9 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
         if has_selected and nc > 1:
             row[P[P_CARD_IDS]] = 1  # CONFIRM
         return STATUS_OK
-    if _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], P[P_CLAIM_OUT]):
+    if D is None:  # a compile-time branch: every turn is a plain card play
+        count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+    elif _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], P[P_CLAIM_OUT]):
         count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
     else:
         count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
@@ -1894,7 +1904,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
 
 
 @njit(cache=True, inline="always")
-def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
+def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D):
     """After a play: record and reset a finished episode, then let compiled opponents move."""
     while True:
         if over:
@@ -1904,12 +1914,12 @@ def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, i
             info[i, INFO_OBS_SEAT] = seat
             info[i, INFO_FINAL_OPPONENT] = S[i, COL_OPPONENT]
             write_observation(S, i, P, seat, final_obs[i])
-            new_game(S, i, rng, P, F, TBL)
+            new_game(S, i, rng, P, F, TBL, D)
             over = 0
         if P[P_OPPONENT] == OPPONENT_NONE or S[i, COL_CURRENT] == S[i, COL_LEARNER]:
             return
-        k = choose_move(S, i, rng, P, F, H, S[i, COL_OPPONENT], sub_mask, sub_sum, lc, lm)
-        over = play(S, i, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
+        k = choose_move(S, i, rng, P, F, H, S[i, COL_OPPONENT], sub_mask, sub_sum, lc, lm, D)
+        over = play(S, i, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score, D)
 
 
 @njit(cache=True, inline="always")
@@ -1933,7 +1943,7 @@ OP_CHOOSE = 3  # arg: one compiled player kind per game; its move goes to info (
 
 
 @njit(cache=True)
-def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs):
+def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D):
     """The batch entry point (one compiled function keeps the cold compile short); returns ``(status, game)``.
 
     ``OP_RESET``: new games in every row, seeded by ``arg``. ``OP_STEP``: one action per
@@ -1956,7 +1966,7 @@ def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rew
         lc = np.empty(P[P_SCRATCH], np.int64)
         lm = np.empty(P[P_SCRATCH], np.int64)
         for i in range(N):
-            k = choose_move(S, i, rng, P, F, H, arg[i], sub_mask, sub_sum, lc, lm)
+            k = choose_move(S, i, rng, P, F, H, arg[i], sub_mask, sub_sum, lc, lm, D)
             info[i, INFO_CHOICE_CARD] = lc[k]
             info[i, INFO_CHOICE_MASK] = lm[k]
         return STATUS_OK, -1
@@ -1967,7 +1977,7 @@ def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rew
     else:
         seed_games(rng, arg)
     return batch_rows(
-        op, 0, N, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs
+        op, 0, N, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D
     )
 
 
@@ -1994,7 +2004,7 @@ def check_actions(P, arg, mask, legal_ids, info):
 
 @njit(cache=True, nogil=True)
 def batch_rows(
-    op, lo, hi, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs
+    op, lo, hi, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D
 ):
     """Reset (``OP_RESET``, games already seeded by :func:`seed_games`) or step (actions
     already checked by :func:`check_actions`) rows ``lo..hi-1``, then write their outputs;
@@ -2014,25 +2024,42 @@ def batch_rows(
     for i in range(lo, hi):
         _clear_outputs(i, P, rewards, info)
         if op == OP_RESET:
-            new_game(S, i, rng, P, F, TBL)
+            new_game(S, i, rng, P, F, TBL, D)
             _settle(
-                S, i, rng, P, F, H, TBL, np.int64(0), sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs
+                S, i, rng, P, F, H, TBL, np.int64(0), sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D
             )
         else:
             _step_one(
-                S, i, rng, P, F, H, TBL, PAIRS, arg[i], sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs
+                S,
+                i,
+                rng,
+                P,
+                F,
+                H,
+                TBL,
+                PAIRS,
+                arg[i],
+                sub_mask,
+                sub_sum,
+                lc,
+                lm,
+                rewards,
+                info,
+                hand_score,
+                final_obs,
+                D,
             )
         seat = S[i, COL_CURRENT]
         info[i, INFO_TO_PLAY] = seat
         write_observation(S, i, P, seat, obs[i])
-        st = _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info)
+        st = _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info, D)
         if st != STATUS_OK and bad < 0:
             status, bad = st, i
     return status, bad
 
 
 @njit(cache=True, inline="always")
-def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs):
+def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D):
     """Apply action ``a`` (already checked) to game ``i``, then settle it (opponents, auto-reset)."""
     card = -1
     captured = np.int64(0)
@@ -2042,7 +2069,9 @@ def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewa
         if captured == TAKE_ALL_ID:
             captured = S[i, COL_TABLE]
     elif S[i, COL_PENDING] == NO_SEAT:
-        if _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], P[P_CLAIM_OUT]):
+        if D is None:  # a compile-time branch: every turn is a plain card play
+            count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
+        elif _plain_turn(S[i, COL_PHASE], S[i, COL_WILD], P[P_CLAIM_OUT]):
             count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
         else:
             count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
@@ -2061,19 +2090,19 @@ def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewa
         captured = S[i, COL_SELECTED]
     else:
         S[i, COL_SELECTED] |= np.int64(1) << a
-        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm)
+        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D)
         if nc == 1:
             card = S[i, COL_PENDING]
             captured = lm[0]
     if card >= 0:
         S[i, COL_PENDING] = NO_SEAT
         S[i, COL_SELECTED] = 0
-        over = play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score)
-        _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs)
+        over = play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D)
+        _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D)
 
 
 @njit(cache=True)
-def playout_kernel(S, rng, P, F, H, TBL, arg, rewards, info, hand_score):
+def playout_kernel(S, rng, P, F, H, TBL, arg, rewards, info, hand_score, D):
     """Row 0 plays ``arg[0]`` whole games seeded by ``arg[1]``, seat ``s`` played by compiled
     kind ``arg[2 + s]``; returns the number of moves, the wins go to ``info[0, INFO_WINS:]``.
 
@@ -2088,11 +2117,11 @@ def playout_kernel(S, rng, P, F, H, TBL, arg, rewards, info, hand_score):
         info[0, INFO_WINS + k] = 0
     moves = 0
     for _ in range(arg[0]):
-        new_game(S, 0, rng, P, F, TBL)
+        new_game(S, 0, rng, P, F, TBL, D)
         over = 0
         while not over:
-            k = choose_move(S, 0, rng, P, F, H, arg[2 + S[0, COL_CURRENT]], sub_mask, sub_sum, lc, lm)
-            over = play(S, 0, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
+            k = choose_move(S, 0, rng, P, F, H, arg[2 + S[0, COL_CURRENT]], sub_mask, sub_sum, lc, lm, D)
+            over = play(S, 0, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score, D)
             moves += 1
         w = info[0, INFO_WINNER]
         info[0, INFO_WINS + (w if w >= 0 else MAX_SIDES)] += 1

@@ -55,7 +55,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: TBL_CARD_START with MAX_CARDS + 1 entries).
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: play, new_game and the batch kernels take D, None where no decision rule plays).
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
@@ -128,8 +128,8 @@ def _rollout(R, r, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, lc, lm, rew
     """Finish the hand in row ``r`` with compiled players of ``kind``; return ``side``'s margin."""
     over = 0
     while not over:
-        k = core.choose_move(R, r, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm)
-        over = core.play(R, r, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score)
+        k = core.choose_move(R, r, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm, TBL)
+        over = core.play(R, r, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score, TBL)
     return _margin(hand_score, r, side, P[P_SIDES])
 
 
@@ -208,7 +208,7 @@ def _alphabeta(
         nxt[d] += 1
         c = d + 1
         R[c, :] = R[d, :]
-        over = core.play(R, c, rng, P, F, TBL, LC[d, k], LM[d, k], rewards, info, hand_score)
+        over = core.play(R, c, rng, P, F, TBL, LC[d, k], LM[d, k], rewards, info, hand_score, TBL)
         if over:
             value = _margin(hand_score, c, side, ns)
             returned = True
@@ -381,7 +381,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
             stream = core._rand(rng, 0, 0)  # this world's rollout tie-breaks, the same for every move
             for k in range(count):
                 R[1, :] = R[0, :]
-                over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score)
+                over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score, TBL)
                 if over:
                     v = _margin(hand_score, 1, side, ns)
                 else:  # depth 0: a plain rollout
