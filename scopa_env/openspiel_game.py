@@ -161,6 +161,12 @@ def _cards_text(setup: Setup, mask: int) -> str:
 
 TABLE = -1
 """Owner of the table's slot in a hand's deal (seats are 0..n-1)."""
+FIRST = -2
+"""Owner of the slot of Chkobba's first card (:attr:`Rules.first_card_choice`): one card, drawn for the
+player after the dealer, who keeps it or puts it on the table before the rest is dealt."""
+MAX_REDEALS_COUNTED = 20
+"""Redeals of one hand counted in ``max_game_length`` under ``first_card_choice`` (each one asks the
+first-card question again); more have a probability below 1e-35 (a throw-in is about 1.6%)."""
 
 CATEGORY_POINTS = 5
 """Hand points outside scope and extras: cards, coins, settebello, primiera (or most Sevens) and one spare."""
@@ -188,16 +194,12 @@ GAME_TYPE = pyspiel.GameType(
 
 
 def check_bridge_rules(rules: Rules) -> None:
-    """Raise ``ValueError`` for rules the bridge does not model (see the module docstring).
+    """Every rules object plays in the bridge: kept for callers that check rules first, it raises nothing.
 
-    Declarations, Cirulla's table bonus and ``redeal_next_dealer`` are modelled; Chkobba's
-    first-card choice (``first_card_choice``) is refused.
+    The deals that are more than a shuffle are modelled (see the module docstring): Chkobba's first
+    card (``first_card_choice``), declarations (``bazzica_points`` / ``hand_bonus_points``), Cirulla's
+    table bonus and ``redeal_next_dealer``.
     """
-    if rules.first_card_choice:
-        raise ValueError(
-            f"rules {rules.name!r} use first_card_choice (Chkobba's first card, kept or tabled before the deal "
-            f"ends): the OpenSpiel game does not model it; pick another preset"
-        )
 
 
 # --- static facts of one parameter set -----------------------------------------------------
@@ -250,7 +252,7 @@ class Setup:
         put("confirm", confirm_action(self.rules))
         put("card_text", _card_texts(self.rules))
         put("card_order", _card_order(self.rules))
-        put("explicit_redeal", self.rules.redeal_next_dealer)
+        put("explicit_redeal", self.rules.redeal_next_dealer or self.rules.first_card_choice)
 
     def __deepcopy__(self, memo) -> Setup:
         return self  # immutable: states share it (OpenSpiel clones states with deepcopy)
@@ -258,12 +260,20 @@ class Setup:
     def __reduce__(self):
         return (_setup, (self.rules, self.num_players, self.action_mode, self.episode, self.reward, self.max_hands))
 
-    def slots(self, dealer: int) -> list[tuple[int, int]]:
-        """``(owner, cards)`` of each set a hand's deal fills, in dealing order (owner ``TABLE`` or a seat)."""
+    def slots(self, dealer: int, keep: bool | None = None) -> list[tuple[int, int]]:
+        """``(owner, cards)`` of each set a hand's deal fills, in dealing order (owner ``TABLE`` or a seat).
+
+        Under ``first_card_choice`` the deal starts with the first card alone (owner ``FIRST``);
+        ``keep`` (the decision taken) gives the rest: one card fewer for the player after the
+        dealer (kept) or for the table (tabled).
+        """
         n = self.num_players
-        out = [(TABLE, self.rules.table_size)] if self.rules.table_size else []
-        for size in self.schedule:
-            out += [((dealer + 1 + i) % n, size) for i in range(n)]
+        if self.rules.first_card_choice and keep is None:
+            return [(FIRST, 1)]
+        table = self.rules.table_size - (keep is False)
+        out = [(TABLE, table)] if table else []
+        for k, size in enumerate(self.schedule):
+            out += [((dealer + 1 + i) % n, size - (k == 0 and i == 0 and keep is True)) for i in range(n)]
         return out
 
     def table_completions(self, partial: int, last: int, need: int) -> int:
@@ -283,6 +293,8 @@ class Setup:
         captured card and a confirmation; under declarations one more per seat and deal (two in
         "select" mode: the card, then the card again or CONFIRM)."""
         declare = self.num_players * len(self.schedule) if self.rules.declarations else 0
+        if self.rules.first_card_choice:
+            declare += 1 + MAX_REDEALS_COUNTED
         if self.action_mode == "move":
             return self.plies_per_hand + declare
         return 2 * self.plies_per_hand + len(self.rules.deck) + 2 * declare
@@ -416,6 +428,7 @@ class Position:
         "deal_start",
         "thrown",
         "decisions",
+        "first",
     )
 
     setup: Setup
@@ -451,10 +464,14 @@ class Position:
     deal_start: int
     """Index in :attr:`history` of the first action of the current hand's last deal (after
     thrown-in tables of ``redeal_next_dealer`` rules; else :attr:`hand_start`)."""
-    thrown: str
-    """This hand's thrown-in tables and who dealt them, as every player saw them (strings)."""
+    thrown: tuple[str, ...]
+    """Per player, this hand's thrown-in deals as that player saw them (who dealt, the first card
+    and its fate under ``first_card_choice``, the table)."""
     decisions: tuple[tuple[int, int, int], ...]
     """This hand's declaration decisions, ``(plays before it, seat, captured mask)`` (0: passed)."""
+    first: tuple[int, bool] | None
+    """``first_card_choice``: the current deal's first card and whether it was kept; ``None`` before
+    the decision (and under other rules)."""
 
     @classmethod
     def initial(cls, setup: Setup, start: tuple[int, Sequence[int], int] | None = None) -> Position:
@@ -487,6 +504,7 @@ class Position:
         new.past, new.texts = self.past, self.texts  # replaced, never mutated
         new.history, new.hand_start = self.history[:], self.hand_start
         new.deal_start, new.thrown, new.decisions = self.deal_start, self.thrown, self.decisions
+        new.first = self.first
         return new
 
     def __deepcopy__(self, memo) -> Position:
@@ -509,7 +527,7 @@ class Position:
 
     def _start_hand(self) -> None:
         self.hand_start = len(self.history)
-        self.thrown = ""
+        self.thrown = ("",) * self.setup.num_players
         self.decisions = ()
         self._start_deal()
 
@@ -519,7 +537,11 @@ class Position:
         self.slot = 0
         self.game = None
         self.texts = []
+        self.first = None
         self.deal_start = len(self.history)
+
+    def _hand_head(self, player: int) -> str:
+        return f"hand {self.start[2] + self.hand + 1} {self.thrown[player]}dealer {self.dealer}"
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The next card of the slot being dealt, with its probability (see the module docstring)."""
@@ -528,7 +550,7 @@ class Position:
         cards = self.dealt[self.slot]
         need = size - len(cards)
         last = cards[-1] if cards else -1
-        used = 0
+        used = 0 if self.first is None else 1 << self.first[0]
         for dealt in self.dealt[: self.slot + 1]:
             for c in dealt:
                 used |= 1 << c
@@ -545,26 +567,37 @@ class Position:
         cards = self.dealt[self.slot]
         cards.append(card)
         if len(cards) == self.slots[self.slot][1]:
-            if self.slots[self.slot][0] == TABLE and self.setup.explicit_redeal and self._thrown_in(cards):
+            owner = self.slots[self.slot][0]
+            if owner == FIRST:
+                self._first_card(card)
+                return
+            if owner == TABLE and self.setup.explicit_redeal and self._thrown_in(cards):
                 return
             self.slot += 1
             if self.slot == len(self.slots):
                 self._begin_play()
 
-    def _thrown_in(self, table: list[int]) -> bool:
-        """``redeal_next_dealer`` rules: a table the engine throws in (:meth:`Game.needs_redeal`) is
-        public; the next dealer deals the hand again (new chance nodes)."""
+    def _thrown_in(self, cards: list[int]) -> bool:
+        """``redeal_next_dealer`` and ``first_card_choice`` rules: a table the engine throws in
+        (:meth:`Game.needs_redeal`) is public; the hand is dealt again (new chance nodes), by the next
+        dealer under ``redeal_next_dealer``, with a new first card under ``first_card_choice``."""
         rules = self.setup.rules
+        table = sorted(cards + [self.first[0]]) if self.first is not None and not self.first[1] else cards
         if not _redeal_judge(rules).needs_redeal(sum(1 << c for c in table)):
             return False
-        self.thrown += f"dealer {self.dealer} table {self._ids(table)} thrown in, "
+        if self.first is not None:
+            head = len(f"hand {self.start[2] + self.hand + 1} ")
+            self.thrown = tuple(f"{t[head:]} | table {self._ids(table)} thrown in, " for t in self.texts)
+        else:
+            self.thrown = tuple(f"{t}dealer {self.dealer} table {self._ids(table)} thrown in, " for t in self.thrown)
         if rules.redeal_next_dealer:  # Cirulla: "dealt again by the next dealer"
             self.dealer = (self.dealer + 1) % self.setup.num_players
         self._start_deal()
         return True
 
     def _deals(self) -> tuple[list[int], list[list[list[int]]]]:
-        """The table and, per deal of the hand, per seat, the cards of the complete deal."""
+        """The table and, per deal of the hand, per seat, the cards of the complete deal (Chkobba's
+        first card where it went)."""
         n = self.setup.num_players
         table: list[int] = []
         deals: list[list[list[int]]] = [[[] for _ in range(n)] for _ in self.setup.schedule]
@@ -575,7 +608,53 @@ class Position:
             else:
                 deals[k // n][owner] = cards
                 k += 1
+        if self.first is not None:
+            card, keep = self.first
+            if keep:
+                cutter = (self.dealer + 1) % n
+                deals[0][cutter] = sorted(deals[0][cutter] + [card])
+            else:
+                table = sorted(table + [card])
         return table, deals
+
+    def _first_card(self, card: int) -> None:
+        """Chkobba: the first card is drawn for the player after the dealer, who decides on it in the
+        engine's game of that moment (:meth:`Game.from_deal` with ``deciding=True``; the rest of the
+        deck stands in for the stock, whose order is dealt by the chance nodes after the decision)."""
+        setup = self.setup
+        n = setup.num_players
+        cutter = (self.dealer + 1) % n
+        game = Game.from_deal(
+            hands=[[card] if s == cutter else [] for s in range(n)],
+            table=[],
+            stock=[c for c in setup.rules.deck if c != card],
+            dealer=self.dealer,
+            scores=self.scores,
+            rules=setup.rules,
+            seed=0,
+            auto_next_hand=False,
+            deciding=True,
+        )
+        game.hand_number = self.start[2] + self.hand
+        self.game = game
+        scores = "/".join(map(str, self.scores))
+        self.texts = [
+            f"{self._hand_head(p)} scores {scores} | first card p{cutter}"
+            + (f" {setup.card_text[card]}" if p == cutter else "")
+            for p in range(n)
+        ]
+
+    def _decide_first(self, seat: int, card: int, captured: int) -> None:
+        """Chkobba's first card kept (the self-mask move) or put on the table (public); the rest is dealt."""
+        keep = captured != 0
+        part = f" | p{seat}:keeps" if keep else f" | p{seat}:tables {self.setup.card_text[card]}"
+        texts = [t + part for t in self.texts]
+        self.slots = self.setup.slots(self.dealer, keep)
+        self.dealt = [[] for _ in self.slots]
+        self.slot = 0
+        self.game = None
+        self.first = (card, keep)
+        self.texts = texts
 
     def _begin_play(self) -> None:
         """The deal is complete: the engine takes over, with the later deals as its stock."""
@@ -603,12 +682,15 @@ class Position:
         if rules.declarations:
             game._open_declarations()
         self.game = game
-        head = f"hand {game.hand_number + 1} {self.thrown}dealer {self.dealer} scores {'/'.join(map(str, self.scores))}"
-        if table:
-            head += f" | table {self._ids(table)}"
+        tail = f" | table {self._ids(table)}" if table else ""
         if any(game.table_bonus):
-            head += f" | table bonus {'/'.join(map(str, game.table_bonus))}"
-        self.texts = [f"{head} | {self._deal_text(0, p)}{self._queue_text()}" for p in range(n)]
+            tail += f" | table bonus {'/'.join(map(str, game.table_bonus))}"
+        if self.first is not None:  # the first card's texts go on
+            heads = [t + tail for t in self.texts]
+        else:
+            scores = "/".join(map(str, self.scores))
+            heads = [f"{self._hand_head(p)} scores {scores}{tail}" for p in range(n)]
+        self.texts = [f"{heads[p]} | {self._deal_text(0, p)}{self._queue_text()}" for p in range(n)]
 
     def _queue_text(self) -> str:
         """The seats that decide on a declaration after a deal (public, as the engine's
@@ -686,6 +768,9 @@ class Position:
         if game.declare_queue:
             self._declare(seat, card, captured)
             return
+        if game.deciding:
+            self._decide_first(seat, card, captured)
+            return
         game.play_pair(card, captured)
         took = f">{self._cards(captured)}" if captured else ""
         part = f" | p{seat}:{self.setup.card_text[card]}{took}"
@@ -755,7 +840,10 @@ class Position:
     def _dealing_text(self, player: int) -> str:
         """The deal in progress: the table and ``player``'s cards of the first deal so far."""
         n = self.setup.num_players
-        parts = [f"hand {self.start[2] + self.hand + 1} {self.thrown}dealer {self.dealer} dealing"]
+        if self.texts:  # Chkobba: the first card and its fate
+            parts = [self.texts[player] + " | dealing"]
+        else:
+            parts = [f"{self._hand_head(player)} dealing"]
         k = 0
         for (owner, _), cards in zip(self.slots, self.dealt):
             if owner == TABLE:
@@ -900,15 +988,18 @@ def _resampled(pos: Position, player: int, rng: np.random.Generator) -> Position
     setup = pos.setup
     view = pos.game.view(player)
     base = _replayed(setup, pos.start, pos.history[: pos.deal_start])
-    table = sum(1 << c for (owner, _), cards in zip(pos.slots, pos.dealt) if owner == TABLE for c in cards)
-    check = setup.rules.declarations
+    table = sum(1 << c for c in pos._deals()[0])
+    first = pos.first
+    if first is not None and first[1] and player != (pos.dealer + 1) % setup.num_players:
+        first = (None, True)  # a kept first card is known to its holder only: any of its first cards
+    check = setup.rules.declarations or setup.rules.first_card_choice
     target = pos.info_text(player) if check else ""
     for _ in range(RESAMPLE_TRIES if check else 1):
         try:
             world = view.determinize(rng)
         except ValueError:  # a seat waiting to declare got a hand with nothing to declare
             continue
-        new = _world_position(base, world, pos.decisions, table)
+        new = _world_position(base, world, pos.decisions, table, first, rng)
         if new is None:
             continue
         for action in pos.history[len(new.history) :]:  # a "select" choice in progress
@@ -945,7 +1036,12 @@ def _initial_table(setup: Setup, world: Game) -> int:
 
 
 def _world_position(
-    base: Position, world: Game, decisions: Sequence[tuple[int, int, int]] | None, table: int | None = None
+    base: Position,
+    world: Game,
+    decisions: Sequence[tuple[int, int, int]] | None,
+    table: int | None = None,
+    first: tuple[int | None, bool] | None = None,
+    rng: np.random.Generator | None = None,
 ) -> Position | None:
     """``base`` (a position at the start of a deal) dealt and played on to ``world``.
 
@@ -956,11 +1052,18 @@ def _world_position(
     declaration decisions (:attr:`Position.decisions`): ``None`` passes wherever a seat may
     declare, except where ``world`` shows a declared hand of the current deal. A "select" choice
     in progress is not part of ``world`` and so not of the result. ``None`` if the decisions do
-    not fit ``world`` (another seat would decide, or none).
+    not fit ``world`` (another seat would decide, or none). ``first`` (``first_card_choice``): the
+    first card and whether it was kept; ``(None, True)`` or ``None``: kept, one of the first deal's
+    cards of the player after the dealer, drawn with ``rng``.
     """
     setup = base.setup
     n = setup.num_players
     history = world.history
+    cutter = (world.dealer + 1) % n
+    if setup.rules.first_card_choice and world.deciding and not world.declare_queue:
+        pos = base.copy()
+        pos.apply(world.hands[cutter].bit_length() - 1)  # the first card, its decision pending
+        return pos
     if table is None:
         table = _initial_table(setup, world)
     deal_of_ply = [
@@ -978,8 +1081,21 @@ def _world_position(
         for i in range(n * setup.schedule[k]):
             dealt[k][order[i % n]] |= 1 << next(stock)
     pos = base.copy()
+    keep = None
+    if setup.rules.first_card_choice:
+        card, keep = first if first is not None else (None, True)
+        if card is None:
+            mine = cards_of(dealt[0][cutter])
+            card = mine[int(rng.integers(len(mine)))]
+        pos.apply(card)
+        for a in _move_actions(pos, card, 1 << card if keep else 0):
+            pos.apply(a)
+        if keep:
+            dealt[0][cutter] &= ~(1 << card)
+        else:
+            table &= ~(1 << card)
     seat_slots = 0
-    for owner, _ in setup.slots(world.dealer):
+    for owner, _ in setup.slots(world.dealer, keep):
         if owner == TABLE:
             cards = cards_of(table)
         else:
@@ -1074,12 +1190,13 @@ def state_from_view(game: ScopaGame, view: PlayerView, rng: np.random.Generator)
     else:
         raise RuntimeError(f"state_from_view found no deal for p{view.seat} in {RESAMPLE_TRIES} draws")
     start = (world.dealer, tuple(world.scores), world.hand_number)
-    pos = _world_position(Position.initial(setup, start), world, None)
+    pos = _world_position(Position.initial(setup, start), world, None, rng=rng)
     if setup.rules.declarations and pos is not None and pos.game.scores != world.scores:
         # The view's scores hold this deal's declarations already: start the hand without them.
         scores = tuple(2 * w - r for w, r in zip(world.scores, pos.game.scores))
-        pos = _world_position(Position.initial(setup, (world.dealer, scores, world.hand_number)), world, None)
-    if pos is None or (setup.rules.declarations and pos.game.view(view.seat) != world.view(view.seat)):
+        pos = _world_position(Position.initial(setup, (world.dealer, scores, world.hand_number)), world, None, rng=rng)
+    checked = setup.rules.declarations or setup.rules.first_card_choice
+    if pos is None or (checked and pos.game.view(view.seat) != world.view(view.seat)):
         raise ValueError(f"the view of p{view.seat} cannot be rebuilt as a history of this hand (its declarations)")
     return game.state_at(pos)
 

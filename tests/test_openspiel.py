@@ -21,6 +21,7 @@ from agents.evaluate import Match, run_deals, summarize  # noqa: E402
 from agents.openspiel_bot import ISMCTSAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from scopa_env import openspiel_game as og  # noqa: E402
+from scopa_env.actions import confirm_action, move_enumeration  # noqa: E402
 from scopa_env.cards import RANK_MASK, RANK_OF, RE, card_id, cards_of, format_card, format_cards  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
 from scopa_env.observation import ObservationLayout, write_observation  # noqa: E402
@@ -63,7 +64,6 @@ def play_until(state, rng, decisions: int):
 @pytest.mark.parametrize(
     "params, message",
     [
-        ({"rules": "chkobba"}, "first_card_choice"),
         ({"rules": "no_such_preset"}, "unknown rules preset"),
         ({"rules": "small", "players": 3}, "num_players"),
         ({"action_mode": "cards"}, "action_mode must be one of"),
@@ -79,6 +79,13 @@ def test_bad_parameters_give_one_line_errors(params, message):
     assert "\n" not in str(info.value), "one line"
     with pytest.raises(Exception, match=message):
         load(**params)
+
+
+@pytest.mark.parametrize("rules", ["chkobba", "scopa_bazzica", "sbarazzina", "piva", "cirulla"])
+def test_every_preset_is_accepted(rules):
+    """The rules whose deal is more than a shuffle (first card, declarations, table bonus, redeals) play."""
+    og.check_bridge_rules(get_rules(rules))
+    assert og.parse_params({"rules": rules}).rules.name == rules
 
 
 def test_unknown_parameter_is_refused():
@@ -675,8 +682,15 @@ def thrown_in_table(rules) -> list[int]:
     return sorted(table)
 
 
-def follow_env(rules: str, action_mode: str, players: int, seed: int, redeals: int | None = None) -> dict:
-    """Play a random hand in the AEC env and follow it in the bridge action by action; what happened."""
+def follow_env(
+    rules: str, action_mode: str, players: int, seed: int, redeals: int | None = None, keep_first: bool | None = None
+) -> dict:
+    """Play a random hand in the AEC env and follow it in the bridge action by action; what happened.
+
+    The bridge's chance nodes are fed the env's cards: the deal, Chkobba's first card and, after its
+    decision, the rest (a table the env threw in first, read off the stock the env dealt it from).
+    ``keep_first``: Chkobba's first card is kept (True) or tabled (False) instead of a random choice.
+    """
     from scopa_env import scopa_v0
 
     rules_obj = get_rules(rules)
@@ -686,16 +700,30 @@ def follow_env(rules: str, action_mode: str, players: int, seed: int, redeals: i
         if redeals is None or env.game.redeals == redeals:
             break
     state = load(rules=rules, players=players, action_mode=action_mode).new_initial_state()
-    for _ in range(env.game.redeals):  # the engine's thrown-in tables are not recorded: any will do
-        for card in thrown_in_table(rules_obj):
+
+    def feed(cards) -> None:
+        for card in cards:
+            assert state.is_chance_node() and card in dict(state.chance_outcomes())
             state.apply_action(card)
-    for card in engine_deal_actions(env.game):
-        assert state.is_chance_node() and card in dict(state.chance_outcomes())
-        state.apply_action(card)
-    assert not state.is_chance_node()
+
+    def deal_now() -> None:
+        g = env.game
+        if g.deciding and not g.declare_queue:  # Chkobba: the first card alone
+            feed(cards_of(g.hands[(g.dealer + 1) % players]))
+        else:
+            cards = engine_deal_actions(g)
+            if state.position.first is not None:
+                cards.remove(state.position.first[0])  # dealt before the decision
+            feed(cards)
+        assert not state.is_chance_node()
+
+    for _ in range(env.game.redeals):  # Cirulla: the engine's thrown-in tables are not recorded, any will do
+        feed(thrown_in_table(rules_obj))
+    deal_now()
     assert state.engine.dealer == env.game.dealer, "the dealer after the redeals"
     rng = np.random.default_rng(seed)
     seen = {"decisions": 0, "declared": 0, "table_bonus": any(env.game.table_bonus), "redeals": env.game.redeals}
+    seen["first"] = []
     while not all(env.terminations.values()):
         agent = env.agent_selection
         seat = env.possible_agents.index(agent)
@@ -704,10 +732,28 @@ def follow_env(rules: str, action_mode: str, players: int, seed: int, redeals: i
         assert state.legal_actions() == legal
         for p, a in enumerate(env.possible_agents):
             assert np.array_equal(np.asarray(state.observation_tensor(p), np.float32), env.observe(a)["observation"])
-        seen["decisions"] += bool(env.game.declare_queue)
+        g = env.game
+        seen["decisions"] += bool(g.declare_queue)
         action = legal[int(rng.integers(len(legal)))]
+        first = g.deciding and not g.declare_queue
+        if first:
+            card = g.hands[seat].bit_length() - 1
+            stock, before = list(g.stock), g.redeals
+            if keep_first is not None:
+                if action_mode == "move":
+                    action = move_enumeration(rules_obj).ids([(card, (1 << card) * keep_first)], g.table)[0]
+                elif env._pending_card is not None:
+                    action = card if keep_first else confirm_action(rules_obj)
         env.step(action)
         state.apply_action(action)
+        if state.is_chance_node():  # Chkobba's first card decided: the rest of the deal
+            card, keep = state.position.first
+            seen["first"].append((card, keep))
+            if env.game.redeals > before:  # the env threw the table in: deal the bridge that table
+                k = players * rules_obj.hand_size - keep
+                feed(sorted(stock[k : k + rules_obj.table_size - (not keep)]))
+                seen["redeals"] += 1
+            deal_now()
         seen["declared"] = max(seen["declared"], sum(1 for r in env.game.revealed if r))
     assert state.is_terminal()
     assert state.returns() == pytest.approx([env.rewards[a] for a in env.possible_agents])
@@ -786,22 +832,28 @@ def test_cirulla_table_of_fifteen_goes_to_the_dealer():
 
 
 def swap_replay(state, a: int, b: int):
-    """The same history with cards ``a`` and ``b`` exchanged everywhere (deal and actions), or ``None``
-    where that history is not legal (a pass names the hand's highest card; a decision may vanish)."""
+    """The same history with cards ``a`` and ``b`` exchanged in the current deal (chance outcomes
+    re-sorted per set, actions naming them mapped), or ``None`` where that history is not legal (a
+    pass names the hand's highest card) or not the same public course (another seat decides, a
+    "select" move ends at another step)."""
     game = state.get_game()
     setup = game.setup
-    swap = {a: b, b: a}
     pos = state.position
+    history = pos.history
     other = game.new_initial_state()
-    start = pos.deal_start
-    k = start
-    history = list(pos.history[:start])
-    for _, size in pos.slots:
-        history += sorted(swap.get(c, c) for c in pos.history[k : k + size])
-        k += size
-    for action in history:
-        other.apply_action(action)
-    for action in pos.history[k:]:
+    i = 0
+    while i < len(history):
+        swap = {a: b, b: a} if i >= pos.deal_start else {}
+        if other.is_chance_node():
+            now = other.position
+            need = now.slots[now.slot][1] - len(now.dealt[now.slot])
+            for card in sorted(swap.get(c, c) for c in history[i : i + need]):
+                if card not in dict(other.chance_outcomes()):
+                    return None
+                other.apply_action(card)
+            i += need
+            continue
+        action = history[i]
         if setup.moves is not None:
             card, mask = setup.moves.pair(action, other.engine.table)
             mask = sum(1 << swap.get(c, c) for c in cards_of(mask))
@@ -814,9 +866,10 @@ def swap_replay(state, a: int, b: int):
         if action not in other.legal_actions():
             return None
         other.apply_action(action)
+        i += 1
     if [d[:2] for d in other.position.decisions] != [d[:2] for d in pos.decisions]:
         return None  # another seat decided: not a swap that keeps the public decisions
-    if other.engine.declare_queue != state.engine.declare_queue:
+    if other.is_chance_node() or other.engine.declare_queue != state.engine.declare_queue:
         return None
     if other.current_player() != state.current_player() or (other.position.pending is None) != (pos.pending is None):
         return None  # "select" mode: the swapped card completed (or not) the move in another number of steps
@@ -919,3 +972,154 @@ def test_state_from_view_with_declarations(rules):
                 rebuilt += 1
             state.apply_action(sample(state, rng))
     assert rebuilt > 50
+
+
+# --- Chkobba's first card -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"rules": "chkobba"},
+        {"rules": "chkobba", "action_mode": "select"},
+        {"rules": "chkobba", "players": 4, "episode": "game", "max_hands": 3},
+        {"rules": "chkobba", "players": 4, "action_mode": "select", "reward": "game"},
+    ],
+)
+def test_openspiel_random_simulation_chkobba(params):
+    pyspiel.random_sim_test(load(**params), num_sims=3, serialize=True, verbose=False)
+
+
+def test_chkobba_first_card_is_chance_then_a_decision():
+    """pagat (Chkobba): the player after the dealer "draws one card form the pack, looks at it and may
+    either keep it as the first card of their hand or place it face up on the table". The card is a
+    chance node (each card 1/40), the decision is the player's (keep: the self-mask move), the drawn
+    card is seen by its holder only until it is tabled."""
+    rules = get_rules("chkobba")
+    moves = move_enumeration(rules)
+    state = load(rules="chkobba").new_initial_state()
+    outcomes = state.chance_outcomes()
+    assert len(outcomes) == 40 and all(math.isclose(p, 1 / 40) for _, p in outcomes)
+    card = card_id(2, 7)
+    state.apply_action(card)
+    assert state.current_player() == 0, "the player after the dealer (seat 1) decides"
+    assert state.legal_actions() == sorted(moves.ids([(card, 0), (card, 1 << card)], 0))
+    assert format_card(card) in state.information_state_string(0)
+    assert format_card(card) not in state.information_state_string(1), "the drawn card is the holder's"
+    kept, tabled = state.child(moves.index[(card, 1 << card)]), state.child(moves.index[(card, 0)])
+    assert kept.information_state_string(1).startswith(state.information_state_string(1) + " | p0:keeps | dealing")
+    assert f"p0:tables {format_card(card)} | dealing" in tabled.information_state_string(1), "tabled: public"
+    kept, tabled = play_until(kept, np.random.default_rng(0), 0), play_until(tabled, np.random.default_rng(0), 0)
+    assert kept.engine.hands[0] >> card & 1 and kept.engine.table.bit_count() == 4
+    assert tabled.engine.table >> card & 1 and tabled.engine.hands[0].bit_count() == 3
+    select = load(rules="chkobba", action_mode="select").new_initial_state()
+    select.apply_action(card)
+    assert select.legal_actions() == [card]
+    select.apply_action(card)
+    assert select.legal_actions() == [card, confirm_action(rules)], "name it again (keep) or CONFIRM (table)"
+
+
+def test_chkobba_thrown_in_table_asks_the_first_card_again():
+    """pagat (Chkobba): "If there are three or four equal valued cards in the initial table layout the
+    cards are gathered up, shuffled and dealt again." The table is chance nodes; a thrown-in table is
+    followed by a new first card for the same dealer, and a new decision."""
+    rules = get_rules("chkobba")
+    moves = move_enumeration(rules)
+    state = load(rules="chkobba").new_initial_state()
+    card = card_id(0, 5)
+    state.apply_action(card)
+    state.apply_action(moves.index[(card, 0)])  # tabled
+    for c in (card_id(1, 5), card_id(2, 5), card_id(3, 2)):  # three Fives with the tabled one
+        assert c in dict(state.chance_outcomes())
+        state.apply_action(c)
+    assert state.is_chance_node() and state.position.first is None, "a new first card"
+    assert len(state.chance_outcomes()) == 40 and state.position.dealer == 1
+    state.apply_action(card_id(0, 1))
+    assert state.current_player() == 0
+    text = state.information_state_string(1)
+    assert "p0:tables 5d | table 5d 5c 2s 5s thrown in, dealer 1" in text.replace(
+        format_cards([card_id(0, 5), card_id(1, 5), card_id(3, 2), card_id(2, 5)]), "5d 5c 2s 5s"
+    )
+
+
+@pytest.mark.parametrize("action_mode", ["move", "select"])
+def test_a_chkobba_hand_of_the_env_is_followed_by_the_bridge(action_mode):
+    """pagat (Chkobba): "So if the first player took the drawn card as a hand card, the dealer will give
+    two more cards to the first player, three to each other player and deal four face up to the table."
+
+    The env's hands (random first-card decisions, and hands where the env threw the table in after
+    keeping or after tabling) are followed action by action: same player, legal ids, observations, returns.
+    """
+    seen = [follow_env("chkobba", action_mode, 2, seed) for seed in range(4)]
+    assert {keep for s in seen for _, keep in s["first"]} == {True, False}
+    assert follow_env("chkobba", action_mode, 4, 0)["first"]
+    rules = get_rules("chkobba")
+    judge = Game(2, rules, seed=0)
+    from scopa_env import scopa_v0
+
+    for keep in (True, False):
+        env = scopa_v0.raw_env(num_players=2, rules="chkobba", episode="hand")
+        for seed in itertools.count():
+            env.reset(seed=seed)
+            card, stock = cards_of(env.game.hands[0])[0], env.game.stock
+            k = 2 * rules.hand_size - keep
+            table = stock[k : k + rules.table_size - (not keep)] + ([] if keep else [card])
+            if judge.needs_redeal(sum(1 << c for c in table)):
+                break
+        assert follow_env("chkobba", action_mode, 2, seed, keep_first=keep)["redeals"] >= 1
+
+
+def test_chkobba_hidden_first_card_and_resampling():
+    """A kept first card is its holder's secret: swapping it with a card p1 cannot see leaves p1's
+    strings and tensors as they were (p0's change); resampling for p1 deals it again, for p0 keeps it."""
+    game = load(rules="chkobba")
+    rng = np.random.default_rng(2)
+    checked = 0
+    for _ in range(30):
+        state = game.new_initial_state()
+        while state.is_chance_node() or state.position.first is None:  # the first card kept (the last id)
+            state.apply_action(sample(state, rng) if state.is_chance_node() else state.legal_actions()[-1])
+        state = play_until(state, rng, int(rng.integers(0, 4)))
+        card, keep = state.position.first
+        if state.is_terminal() or not keep or not state.engine.hands[0] >> card & 1 or not state.engine.stock:
+            continue
+        other = swap_replay(state, card, state.engine.stock[-1])
+        if other is None:
+            continue
+        assert other.information_state_string(1) == state.information_state_string(1)
+        assert other.information_state_tensor(1) == state.information_state_tensor(1)
+        assert other.observation_string(1) == state.observation_string(1)
+        assert other.information_state_string(0) != state.information_state_string(0)
+        firsts = set()
+        for _ in range(6):
+            for p in (0, 1):
+                world = state.resample_from_infostate(p, rng.random)
+                assert world.information_state_string(p) == state.information_state_string(p)
+                assert world.information_state_tensor(p) == state.information_state_tensor(p)
+                if p == 0:
+                    assert world.position.first == (card, True)
+                else:
+                    firsts.add(world.position.first)
+        assert len(firsts) > 1, "p1 does not know which card was drawn"
+        checked += 1
+    assert checked >= 5
+
+
+def test_chkobba_state_from_view():
+    """A kit agent's view is rebuilt as a state with the same view (the first card's fate, which the
+    view does not hold, read as kept)."""
+    game = load(rules="chkobba", action_mode="select")
+    rng = np.random.default_rng(1)
+    rebuilt = 0
+    for _ in range(3):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if not state.is_chance_node() and state.position.pending is None:
+                p = state.current_player()
+                other = og.state_from_view(game, state.engine.view(p), rng)
+                assert other.engine.view(p) == state.engine.view(p)
+                assert other.observation_tensor(p) == state.observation_tensor(p)
+                assert other.legal_actions() == state.legal_actions()
+                rebuilt += 1
+            state.apply_action(sample(state, rng))
+    assert rebuilt > 30
