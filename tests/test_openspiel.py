@@ -247,6 +247,27 @@ def test_information_state_has_perfect_recall():
     assert seen[0].count("hand ") >= 2, "several hands were recalled"
 
 
+@pytest.mark.parametrize("action_mode", ["move", "select"])
+@pytest.mark.parametrize("rules", ["chkobba", "scopa_bazzica", "cirulla"])
+def test_information_state_has_perfect_recall_with_decisions(rules, action_mode):
+    """First cards, declarations, shown hands and redeals are remembered: each information state of a
+    player extends its previous one, over two hands (a "select" choice in progress, shown last, is
+    then recorded as the completed move)."""
+    game = load(rules=rules, episode="game", max_hands=2, action_mode=action_mode)
+    for seed in range(3):
+        state = game.new_initial_state()
+        rng = np.random.default_rng(seed)
+        seen: dict[int, str] = {}
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                for p in range(2):
+                    text = state.information_state_string(p)
+                    before = seen.get(p, "").split(" | choosing ")[0]
+                    assert text.startswith(before), f"p{p} forgot something:\n{before}\n{text}"
+                    seen[p] = text
+            state.apply_action(sample(state, rng))
+
+
 @pytest.mark.parametrize("params", [{}, {"action_mode": "select"}, {"players": 4}, F52, F52_MOVE])
 def test_resample_from_infostate_keeps_what_the_player_knows(params):
     game = load(**params)
