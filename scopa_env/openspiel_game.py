@@ -47,12 +47,35 @@ Chance: the deal
     weighted by the number of completions the rules keep, so the deal has the
     distribution of the engine's deal after redeals. The thrown-in cards are shuffled
     back, so leaving them out hides nothing that matters for the rest of the hand.
+    Where a redeal changes more than the cards (``redeal_next_dealer``: Cirulla's next
+    dealer deals again; ``first_card_choice``: Chkobba's first card is asked again), the
+    table is dealt unweighted and a thrown-in table is public: the hand is dealt again
+    with new chance nodes after it (by the next dealer under ``redeal_next_dealer``).
+
+Decisions of the deal (player actions, the AEC env's ids in both modes)
+    Chkobba (``first_card_choice``): the deal starts with one chance node, the first card,
+    drawn for the player after the dealer, who then keeps it (the self-mask move ``(card,
+    1 << card)``; "select": name it, then name it again) or tables it (``(card, 0)``;
+    "select": name it, then CONFIRM), in the engine's game of that moment
+    (:meth:`Game.from_deal` with ``deciding=True``); the table and the hands follow as
+    chance nodes, one card fewer for the holder (kept) or the table (tabled). A kept card
+    is seen by its holder only; a tabled one by everyone. Declarations (``bazzica_points``
+    / ``hand_bonus_points``): after each three-card deal the engine queues the seats that
+    may declare (:attr:`Game.declare_queue`, public, as in :class:`PlayerView`); each
+    declares (the self-mask move of the hand's highest card, or Cirulla's wildcard move
+    naming the rank) or passes (:func:`~scopa_env.scoring.declaring_pairs`). A declared
+    hand is shown: it is in every player's strings and in the ``revealed`` planes of the
+    tensors (:func:`~scopa_env.observation.write_observation`). Cirulla's table bonus is
+    the engine's (``Game._table_bonus``): no decision. Declaration points count in the
+    "points" returns as in the env.
 
 Strings and tensors (player ``p``)
     ``information_state_string``: perfect recall. The hand number, dealer and scores,
-    the initial table, ``p``'s cards of every deal made so far, every play in order and
-    a pending "select" choice; in game episodes the earlier hands the same way. Other
-    hands and the stock appear as card counts only.
+    thrown-in tables, the first card (``p``'s own) and its fate, the initial table,
+    ``p``'s cards of every deal made so far, the seats to declare and every declaration
+    (the shown hand) or pass, every play in order and ``p``'s own pending "select"
+    choice; in game episodes the earlier hands the same way. Other hands and the stock
+    appear as card counts only.
     ``observation_string``: ``p``'s :class:`~scopa_env.game.PlayerView` in short
     notation (hand, table, piles, played cards, scope, scores, stock size).
     ``observation_tensor``: the kit's observation vector, laid out by
@@ -72,7 +95,10 @@ Strings and tensors (player ``p``)
 
 ``resample_from_infostate(p, sampler)`` deals the cards ``p`` cannot see again with the
 kit's determinization (:meth:`~scopa_env.game.PlayerView.determinize`) and replays the
-history with them; the sampler is called once to seed it. :func:`state_from_view` builds
+history with them; the sampler is called once to seed it. Shown hands, thrown-in tables
+and decisions stay; a kept first card (not ``p``'s) is one of its holder's first cards;
+where a seat passed on a declaration its hand must be declarable again, so under those
+rules draws are repeated until ``p``'s information state is the same (rejection). :func:`state_from_view` builds
 a state at an agent's decision from a :class:`~scopa_env.game.PlayerView` (the hidden
 cards determinized): that is how an OpenSpiel bot plays as a kit agent
 (:mod:`agents.openspiel_bot`).
@@ -82,9 +108,7 @@ nodes) in Gambit's ``.efg`` format for ``pyspiel.load_efg_game``, so that OpenSp
 exploitability run on an exact copy at C++ speed. The transitions live in :class:`Position`
 (plain Python); :class:`ScopaState` is OpenSpiel's shell around one.
 
-Rules whose deal is not a plain shuffle are refused with a one-line ``ValueError``:
-Chkobba's first-card choice, declarations (``bazzica_points``, ``hand_bonus_points``),
-Cirulla's dealer table bonus and ``redeal_next_dealer``.
+Every preset plays, the rules whose deal is more than a shuffle included (above).
 """
 
 from __future__ import annotations
@@ -109,7 +133,7 @@ from scopa_env.actions import (
 from scopa_env.cards import NUM_CARDS, RANK_OF, SUIT_OF, cards_of, format_card
 from scopa_env.game import Game, PlayerView
 from scopa_env.observation import ObservationLayout, write_observation
-from scopa_env.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
+from scopa_env.rules import ALLOWED_PLAYER_COUNTS, WILDCARD, Rules, get_rules
 
 GAME_NAME = "python_scopa"
 ACTION_MODES = ("move", "select")
@@ -848,7 +872,7 @@ class Position:
         for (owner, _), cards in zip(self.slots, self.dealt):
             if owner == TABLE:
                 parts.append(f"table {self._ids(cards)}")
-            elif k < n:
+            elif owner != FIRST and k < n:
                 parts.append(f"p{owner} {self._ids(cards) if owner == player else len(cards)}")
                 k += 1
         return " | ".join(parts)
@@ -894,7 +918,7 @@ class Position:
         head = f"hand {self.start[2] + self.hand + 1}, dealer {self.dealer}, scores {self.scores}"
         if self.game is None:
             dealt = "; ".join(
-                f"{'table' if owner == TABLE else f'p{owner}'}: {self._ids(cards)}"
+                f"{ {TABLE: 'table', FIRST: 'first card'}.get(owner, f'p{owner}') }: {self._ids(cards)}"
                 for (owner, _), cards in zip(self.slots, self.dealt)
                 if cards
             )
@@ -1119,8 +1143,9 @@ def _replay_decisions(pos: Position, todo: list[tuple[int, int, int]] | None, pl
     """Apply the declaration decisions due after ``ply`` plays; ``False`` if they do not fit.
 
     ``todo``: the recorded ``(ply, seat, captured)`` (consumed); ``None``: guessed from ``world``
-    (a seat declares where its hand of the current deal is shown, at the wildcard rank shown, and
-    passes elsewhere; the queue stops where ``world``'s does).
+    (a seat declares where its hand of the current deal is shown, or where an earlier hand held the
+    Seven of cups of the wildcard rank in force, at that rank, and passes elsewhere; the queue stops
+    where ``world``'s does).
     """
     game = pos.game
     last = ply == len(world.history)
@@ -1132,6 +1157,10 @@ def _replay_decisions(pos: Position, todo: list[tuple[int, int, int]] | None, pl
         if todo is None:
             pairs = game.legal_pairs()
             shown = this_deal and (world.revealed[seat] or any(s == seat for s, _ in world.pending))
+            # A wildcard rank in force was declared with the Seven of cups (its cards may all be played).
+            shown = shown or (
+                world.wild_rank and game.wild_rank != world.wild_rank and game.hands[seat] >> WILDCARD & 1
+            )
             declare = [
                 (c, m)
                 for c, m in pairs
@@ -1181,24 +1210,25 @@ def state_from_view(game: ScopaGame, view: PlayerView, rng: np.random.Generator)
             f"the view is of {view.num_players} players under {view.rules.name!r}, the game is of "
             f"{setup.num_players} under {setup.rules.name!r}"
         )
-    for _ in range(RESAMPLE_TRIES):
+    checked = setup.rules.declarations or setup.rules.first_card_choice
+    for _ in range(RESAMPLE_TRIES if setup.rules.declarations else 1):
         try:
             world = view.determinize(rng)
-            break
         except ValueError:  # a seat waiting to declare got a hand with nothing to declare
             continue
-    else:
-        raise RuntimeError(f"state_from_view found no deal for p{view.seat} in {RESAMPLE_TRIES} draws")
-    start = (world.dealer, tuple(world.scores), world.hand_number)
-    pos = _world_position(Position.initial(setup, start), world, None, rng=rng)
-    if setup.rules.declarations and pos is not None and pos.game.scores != world.scores:
-        # The view's scores hold this deal's declarations already: start the hand without them.
-        scores = tuple(2 * w - r for w, r in zip(world.scores, pos.game.scores))
-        pos = _world_position(Position.initial(setup, (world.dealer, scores, world.hand_number)), world, None, rng=rng)
-    checked = setup.rules.declarations or setup.rules.first_card_choice
-    if pos is None or (checked and pos.game.view(view.seat) != world.view(view.seat)):
-        raise ValueError(f"the view of p{view.seat} cannot be rebuilt as a history of this hand (its declarations)")
-    return game.state_at(pos)
+        start = (world.dealer, tuple(world.scores), world.hand_number)
+        pos = _world_position(Position.initial(setup, start), world, None, rng=rng)
+        if setup.rules.declarations and pos is not None and pos.game.scores != world.scores:
+            # The view's scores hold this hand's declarations already: start the hand without them.
+            scores = tuple(2 * w - r for w, r in zip(world.scores, pos.game.scores))
+            start = (world.dealer, scores, world.hand_number)
+            pos = _world_position(Position.initial(setup, start), world, None, rng=rng)
+        # A seat not asked to declare must hold a hand with nothing to declare: else draw again.
+        if pos is not None and (not checked or pos.game.view(view.seat) == world.view(view.seat)):
+            return game.state_at(pos)
+    raise ValueError(
+        f"the view of p{view.seat} could not be rebuilt as a history of its hand in {RESAMPLE_TRIES} draws"
+    )
 
 
 # --- the whole tree, for tabular solvers ------------------------------------------------------
