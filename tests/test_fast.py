@@ -787,7 +787,7 @@ def test_compile_cache_is_reused_by_a_second_process():
         "from scopa_env.fast import BatchedScopa, core\n"
         "b = BatchedScopa(2, 2)\n"
         "b.reset(np.arange(2))\n"
-        "print(len(core.batch_kernel.stats.cache_misses), len(core.batch_kernel.stats.cache_hits))\n"
+        "print(len(core.batch_rows.stats.cache_misses), len(core.batch_rows.stats.cache_hits))\n"
     )
     BatchedScopa(2, 2).reset(np.arange(2))  # make sure this process has filled the cache
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()

@@ -19,7 +19,6 @@ from train.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E
         ("opponents=heuristic_typo", "not compiled"),
         ("selfplay=true", "selfplay"),
         ("curriculum=[random,greedy]", "curriculum"),
-        ("rules=cirulla,action_mode=move", "cirulla"),
     ],
 )
 def test_fast_configs_the_core_cannot_play_are_refused_before_training(tiny_fast_config, override, message):
@@ -27,12 +26,17 @@ def test_fast_configs_the_core_cannot_play_are_refused_before_training(tiny_fast
         tiny_fast_config(*override.split(","), "eval_opponents=[random,greedy]")
 
 
-@pytest.mark.parametrize("rules", ["chkobba", "chiamarsi_fuori", "piva", "cirulla"])
-def test_fast_configs_take_the_decision_presets(tiny_fast_config, rules):
-    """The compiled core plays the first card, the claim, the declarations and Cirulla (issue 18)."""
-    cfg = tiny_fast_config(f"rules={rules}", "action_mode=select", "eval_opponents=[random,greedy]")
+@pytest.mark.parametrize(
+    "rules, mode", [("chkobba", "select"), ("chiamarsi_fuori", "select"), ("piva", "select"), ("cirulla", "select"),
+                    ("cirulla", "move")]
+)  # fmt: skip
+def test_fast_configs_take_the_decision_presets(tiny_fast_config, rules, mode):
+    """The compiled core plays the first card, the claim, the declarations and Cirulla (issue 18),
+    Cirulla in "move" mode too (271,737 ids)."""
+    cfg = tiny_fast_config(f"rules={rules}", f"action_mode={mode}", "eval_opponents=[random,greedy]")
     venv = make_fast_vec_env(cfg, "greedy", seed=0)
     venv.reset()
+    assert venv.action_masks().shape[1] == (41 if mode == "select" else 271_737)
     assert venv.action_masks().any(axis=1).all(), f"{rules}: a game with no legal action"
     _, rewards, _, _ = venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
     assert rewards.shape == (venv.num_envs,)

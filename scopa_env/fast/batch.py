@@ -621,12 +621,15 @@ class BatchedScopa:
         return self.obs
 
     def _call(self, op: int, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple[int, int]:
-        if self.threads > 1 and self.num_games > 1 and op in (core.OP_RESET, core.OP_STEP):
-            return self._call_threads(op, arg, obs)
-        return core.batch_kernel(op, *self._kernel_args(arg, obs, H))
+        if op in (core.OP_RESET, core.OP_STEP):
+            if self.threads > 1 and self.num_games > 1:
+                return self._call_threads(op, arg, obs)
+            return core.batch_rows(op, 0, self.num_games, 1, *self._kernel_args(arg, obs))
+        return core.batch_kernel(op, *self._kernel_args(arg, obs, H))  # observe, choose
 
     def _kernel_args(self, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple:
-        """The arrays ``core.batch_kernel`` and ``core.batch_rows`` take after the op (and the row range)."""
+        """The arrays ``core.batch_kernel`` and ``core.batch_rows`` take after the op (and the row range
+        and the ``prepare`` flag)."""
         return (
             self._S,
             self._rng,
@@ -663,8 +666,8 @@ class BatchedScopa:
         bounds = [c * n // chunks for c in range(chunks + 1)]
         pool = _thread_pool(chunks - 1)
         # The calling thread plays the first run while the pool plays the others.
-        futures = [pool.submit(core.batch_rows, op, bounds[c], bounds[c + 1], *args) for c in range(1, chunks)]
-        results = [core.batch_rows(op, bounds[0], bounds[1], *args)] + [f.result() for f in futures]
+        futures = [pool.submit(core.batch_rows, op, bounds[c], bounds[c + 1], 0, *args) for c in range(1, chunks)]
+        results = [core.batch_rows(op, bounds[0], bounds[1], 0, *args)] + [f.result() for f in futures]
         for status, game in results:
             if status != core.STATUS_OK:
                 return status, game

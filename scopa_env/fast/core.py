@@ -1944,41 +1944,28 @@ OP_CHOOSE = 3  # arg: one compiled player kind per game; its move goes to info (
 
 @njit(cache=True)
 def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D):
-    """The batch entry point (one compiled function keeps the cold compile short); returns ``(status, game)``.
+    """The batch's observe and choose entry point; returns ``(status, game)``. Reset and step
+    go to :func:`batch_rows`, so a batch that only steps compiles neither of these.
 
-    ``OP_RESET``: new games in every row, seeded by ``arg``. ``OP_STEP``: one action per
-    game (auto-reset at episode ends); every action is first checked against the legal
-    actions written by the previous call, and on the first illegal one nothing changes
-    and ``(STATUS_BAD_ACTION, game)`` comes back. ``OP_OBSERVE``: observation of game
-    ``i`` from seat ``arg[i]`` into ``obs[i]`` (nothing else is written). ``OP_CHOOSE``:
-    the move a compiled player of kind ``arg[i]`` picks for the seat to move, into
-    ``info[i, INFO_CHOICE_CARD]`` and ``info[i, INFO_CHOICE_MASK]`` (draws from the
-    opponents' generator; the game does not move).
+    ``OP_OBSERVE``: observation of game ``i`` from seat ``arg[i]`` into ``obs[i]`` (nothing
+    else is written). ``OP_CHOOSE``: the move a compiled player of kind ``arg[i]`` picks for
+    the seat to move, into ``info[i, INFO_CHOICE_CARD]`` and ``info[i, INFO_CHOICE_MASK]``
+    (draws from the opponents' generator; the game does not move).
     """
     N = S.shape[0]
     if op == OP_OBSERVE:
         for i in range(N):
             write_observation(S, i, P, arg[i], obs[i])
         return STATUS_OK, -1
-    if op == OP_CHOOSE:
-        sub_mask = np.empty(P[P_SUB_CAP], np.int64)
-        sub_sum = np.empty(P[P_SUB_CAP], np.int64)
-        lc = np.empty(P[P_SCRATCH], np.int64)
-        lm = np.empty(P[P_SCRATCH], np.int64)
-        for i in range(N):
-            k = choose_move(S, i, rng, P, F, H, arg[i], sub_mask, sub_sum, lc, lm, D)
-            info[i, INFO_CHOICE_CARD] = lc[k]
-            info[i, INFO_CHOICE_MASK] = lm[k]
-        return STATUS_OK, -1
-    if op == OP_STEP:
-        status, bad = check_actions(P, arg, mask, legal_ids, info)
-        if status != STATUS_OK:
-            return status, bad
-    else:
-        seed_games(rng, arg)
-    return batch_rows(
-        op, 0, N, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D
-    )
+    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
+    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
+    lc = np.empty(P[P_SCRATCH], np.int64)
+    lm = np.empty(P[P_SCRATCH], np.int64)
+    for i in range(N):
+        k = choose_move(S, i, rng, P, F, H, arg[i], sub_mask, sub_sum, lc, lm, D)
+        info[i, INFO_CHOICE_CARD] = lc[k]
+        info[i, INFO_CHOICE_MASK] = lm[k]
+    return STATUS_OK, -1
 
 
 @njit(cache=True)
@@ -2004,17 +1991,27 @@ def check_actions(P, arg, mask, legal_ids, info):
 
 @njit(cache=True, nogil=True)
 def batch_rows(
-    op, lo, hi, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D
+    op, lo, hi, prepare, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D
 ):
-    """Reset (``OP_RESET``, games already seeded by :func:`seed_games`) or step (actions
-    already checked by :func:`check_actions`) rows ``lo..hi-1``, then write their outputs;
-    returns ``(status, first bad row)``.
+    """Reset (``OP_RESET``: new games seeded by ``arg``) or step (``OP_STEP``: one action per game,
+    auto-reset at episode ends) rows ``lo..hi-1``, then write their outputs; returns
+    ``(status, first bad row)``. With ``prepare`` (one call for the whole batch) the games are
+    first seeded by :func:`seed_games`, or every action checked by :func:`check_actions`
+    against the legal actions of the previous call: on the first illegal one nothing changes
+    and ``(STATUS_BAD_ACTION, game)`` comes back; without it the caller has done that.
 
     The several-thread path of ``BatchedScopa`` calls it from Python threads on disjoint row
     ranges: it releases the GIL (``nogil``), its scratch is its own, and a row reads and
     writes only its own state, generators and output rows, so the result does not depend on
     how the rows are split.
     """
+    if prepare:
+        if op == OP_STEP:
+            status, bad = check_actions(P, arg, mask, legal_ids, info)
+            if status != STATUS_OK:
+                return status, bad
+        else:
+            seed_games(rng, arg)
     sub_mask = np.empty(P[P_SUB_CAP], np.int64)
     sub_sum = np.empty(P[P_SUB_CAP], np.int64)
     lc = np.empty(P[P_SCRATCH], np.int64)
