@@ -354,8 +354,7 @@ class Game:
                     self.dealer = (self.dealer + 1) % self.num_players
                     self.current = (self.dealer + 1) % self.num_players
                 continue
-            self._table_bonus()
-            self._open_declarations()
+            self.open_hand()
             return
 
     def needs_redeal(self, table: int) -> bool:
@@ -399,6 +398,13 @@ class Game:
             self.hands = [0] * n
             self.table = 0
             self._deal_shuffled()
+
+    def open_hand(self) -> None:
+        """What follows a hand's deal (:meth:`_deal_shuffled`): Cirulla's table bonus, then the
+        queue of the seats whose hands can declare. For callers that deal a hand themselves
+        (the OpenSpiel bridge, through :meth:`from_deal`); a no-op under rules without them."""
+        self._table_bonus()
+        self._open_declarations()
 
     def _table_bonus(self) -> None:
         """Cirulla: an initial table of 15 (30) goes to the dealer with one (two) scope."""

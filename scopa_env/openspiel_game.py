@@ -700,11 +700,7 @@ class Position:
             auto_next_hand=False,
         )
         game.hand_number = self.start[2] + self.hand
-        rules = setup.rules
-        if rules.table_bonus:
-            game._table_bonus()  # the engine's own step after a deal (Game._deal_shuffled)
-        if rules.declarations:
-            game._open_declarations()
+        game.open_hand()  # the engine's own step after a deal: Cirulla's table bonus, the declarations
         self.game = game
         tail = f" | table {self._ids(table)}" if table else ""
         if any(game.table_bonus):
