@@ -566,6 +566,9 @@ class BatchedScopa:
         P[core.P_LEGAL_WIDTH] = legal_width
         P.flags.writeable = False
         self._P = P
+        # the opponents' code is compiled only into batches with an opponent (OPPS not None):
+        # numba prunes branches on None
+        self._O = None if mixture is None else self._F
         # the heuristic's kernels are compiled (and passed) only where a heuristic opponent may play
         self._H = HEURISTIC_H if mixture is not None and mixture[core.OPPONENT_HEURISTIC] > 0 else None
         self.legal_width = int(legal_width)
@@ -647,6 +650,7 @@ class BatchedScopa:
             self._hand_score,
             self._final_obs,
             self._D,
+            self._O,
         )
 
     def _call_threads(self, op: int, arg: np.ndarray, obs: np.ndarray) -> tuple[int, int]:

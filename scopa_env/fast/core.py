@@ -1904,8 +1904,9 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
 
 
 @njit(cache=True, inline="always")
-def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D):
-    """After a play: record and reset a finished episode, then let compiled opponents move."""
+def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D, OPPS):
+    """After a play: record and reset a finished episode, then let compiled opponents move
+    (``OPPS`` None: the batch has none, and numba prunes their code)."""
     while True:
         if over:
             seat = S[i, COL_LEARNER]
@@ -1916,6 +1917,8 @@ def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, i
             write_observation(S, i, P, seat, final_obs[i])
             new_game(S, i, rng, P, F, TBL, D)
             over = 0
+        if OPPS is None:  # a compile-time branch: no compiled opponent in this batch
+            return
         if P[P_OPPONENT] == OPPONENT_NONE or S[i, COL_CURRENT] == S[i, COL_LEARNER]:
             return
         k = choose_move(S, i, rng, P, F, H, S[i, COL_OPPONENT], sub_mask, sub_sum, lc, lm, D)
@@ -1943,7 +1946,9 @@ OP_CHOOSE = 3  # arg: one compiled player kind per game; its move goes to info (
 
 
 @njit(cache=True)
-def batch_kernel(op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D):
+def batch_kernel(
+    op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D, OPPS
+):
     """The batch's observe and choose entry point; returns ``(status, game)``. Reset and step
     go to :func:`batch_rows`, so a batch that only steps compiles neither of these.
 
@@ -1991,7 +1996,27 @@ def check_actions(P, arg, mask, legal_ids, info):
 
 @njit(cache=True, nogil=True)
 def batch_rows(
-    op, lo, hi, prepare, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D
+    op,
+    lo,
+    hi,
+    prepare,
+    S,
+    rng,
+    P,
+    F,
+    H,
+    TBL,
+    PAIRS,
+    arg,
+    obs,
+    mask,
+    legal_ids,
+    rewards,
+    info,
+    hand_score,
+    final_obs,
+    D,
+    OPPS,
 ):
     """Reset (``OP_RESET``: new games seeded by ``arg``) or step (``OP_STEP``: one action per game,
     auto-reset at episode ends) rows ``lo..hi-1``, then write their outputs; returns
@@ -2023,7 +2048,24 @@ def batch_rows(
         if op == OP_RESET:
             new_game(S, i, rng, P, F, TBL, D)
             _settle(
-                S, i, rng, P, F, H, TBL, np.int64(0), sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D
+                S,
+                i,
+                rng,
+                P,
+                F,
+                H,
+                TBL,
+                np.int64(0),
+                sub_mask,
+                sub_sum,
+                lc,
+                lm,
+                rewards,
+                info,
+                hand_score,
+                final_obs,
+                D,
+                OPPS,
             )
         else:
             _step_one(
@@ -2045,6 +2087,7 @@ def batch_rows(
                 hand_score,
                 final_obs,
                 D,
+                OPPS,
             )
         seat = S[i, COL_CURRENT]
         info[i, INFO_TO_PLAY] = seat
@@ -2056,7 +2099,9 @@ def batch_rows(
 
 
 @njit(cache=True, inline="always")
-def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D):
+def _step_one(
+    S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D, OPPS
+):
     """Apply action ``a`` (already checked) to game ``i``, then settle it (opponents, auto-reset)."""
     card = -1
     captured = np.int64(0)
@@ -2095,7 +2140,7 @@ def _step_one(S, i, rng, P, F, H, TBL, PAIRS, a, sub_mask, sub_sum, lc, lm, rewa
         S[i, COL_PENDING] = NO_SEAT
         S[i, COL_SELECTED] = 0
         over = play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D)
-        _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D)
+        _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D, OPPS)
 
 
 @njit(cache=True)
