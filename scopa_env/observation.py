@@ -64,6 +64,7 @@ vector has 21 planes and is 1,092 + 52 = 1,144 wide.
 from __future__ import annotations
 
 import functools
+import operator
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -285,12 +286,16 @@ def _observers_of_fields(fields: tuple) -> _Observers:
 def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, int | None, int], np.ndarray]:
     """:func:`write_observation` for one seat of one layout as straight-line code: the seat
     rotations are constants, every plane is shifted into one integer in one expression and
-    the scalar tail is packed as float32 with one ``struct`` call (no loops, no list)."""
-    n, s, w = layout.num_players, layout.num_sides, layout.cards
+    the scalar tail is packed as float32 with one ``struct`` call (no loops, no list).
+
+    The generated text holds only Python ints taken from the layout (``operator.index``: a
+    field of another type raises ``TypeError`` before any code is built) and fixed names."""
+    n, s, w, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, layout.cards, seat))
+    size = operator.index(layout.size)
     side = seat if s == n else seat % s  # Rules.sides: each for themselves, or two teams of alternate seats
     seats = [(seat + k) % n for k in range(n)]
     sides = [(side + k) % s for k in range(s)]
-    bits = layout.num_planes * w
+    bits = operator.index(layout.num_planes) * w
     planes = [f"h{seat}", "table", *(f"p{j}" for j in sides), *(f"played[{j}]" for j in seats)]
     planes += ["(rules.deck_mask & ~seen)", None, "select_captured"]  # None: the select_card plane
     if layout.declarations:
@@ -307,7 +312,7 @@ def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, i
         tail += [f"wild == {r}" for r in range(1, NUM_RANKS + 1)]
     if layout.declarations:
         tail += ["bool(game.declare_queue)"]
-    assert bits + len(tail) == layout.size, (bits, len(tail), layout.size)
+    assert bits + len(tail) == size, (bits, len(tail), size)
     seen = " | ".join([f"h{seat}", "table", *(f"p{j}" for j in range(s))])
     if layout.declarations:
         seen += " | " + " | ".join(f"revealed[{j}]" for j in range(n))
@@ -335,7 +340,7 @@ def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, i
         f"    packed = {packed}",
         "    if select_card is not None:",
         f"        packed |= 1 << ({select_shift} + select_card)",
-        f"    out = _empty({layout.size}, _F32)",
+        f"    out = _empty({size}, _F32)",
         f"    {unpack}",
         "    scope = game.scope",
         "    scores = game.scores",

@@ -228,3 +228,20 @@ def test_env_observation_hides_the_hidden_cards(preset, n):
             game.play_pair(card, captured)
             step += 1
     assert checked > 0
+
+
+def test_generated_observers_take_only_integers_from_the_layout():
+    """The observers are code generated from the layout's numbers: a field that is not an int
+    (a crafted pickle's, say) raises TypeError before any code is built or run."""
+    import dataclasses
+
+    from scopa_env.observation import _compile_observer
+
+    layout = ObservationLayout(2)
+    assert callable(_compile_observer(layout, 0))
+    crafted = dataclasses.replace(layout)
+    object.__setattr__(crafted, "cards", "40); import os  #")
+    with pytest.raises(TypeError):
+        _compile_observer(crafted, 0)
+    with pytest.raises(TypeError):
+        _compile_observer(layout, "0")
