@@ -179,6 +179,27 @@ def check_same(batch: BatchedScopa, e, i: int, where: str, full_mask: bool) -> N
             assert np.array_equal(ob["action_mask"], batch.dense_move_mask()[i]), f"{where}: move mask differs"
 
 
+def engine_game(st: dict, rules) -> Game:
+    """The engine's game at a core position (the first-card decision and declarations included)."""
+    return Game.from_deal(
+        hands=[cards_of(h) for h in st["hands"]],
+        table=cards_of(st["table"]),
+        stock=st["stock"],
+        dealer=st["dealer"],
+        scores=st["scores"],
+        rules=rules,
+        piles=None if st["deciding"] else [cards_of(p) for p in st["piles"]],
+        scope=None if st["deciding"] else st["scope"],
+        current=st["current"],
+        last_capturer=st["last_capturer"],
+        deciding=st["deciding"],
+        revealed=st["revealed"],
+        declare_queue=st["declare_queue"],
+        pending=st["pending"],
+        wild_rank=st["wild_rank"],
+    )
+
+
 def greedy_best(g: Game, view_agent) -> set[tuple[int, int]]:
     """The moves the Python greedy agent rates best (ties included)."""
 
@@ -583,19 +604,7 @@ def run_french_players(kind: str, games: int, seed: int) -> int:
             st = batch.state(i)
             if st["pending_card"] is not None:
                 continue  # mid-selection: the move is not whole yet
-            game = Game.from_deal(
-                hands=[cards_of(h) for h in st["hands"]],
-                table=cards_of(st["table"]),
-                stock=st["stock"],
-                dealer=st["dealer"],
-                scores=st["scores"],
-                rules=batch.rules,
-                piles=[cards_of(p) for p in st["piles"]],
-                scope=st["scope"],
-                current=st["current"],
-                last_capturer=st["last_capturer"],
-            )
-            view = game.view()
+            view = engine_game(st, batch.rules).view()
             pairs = view.legal_pairs()
             if kind == "greedy":
                 scores = [agent.score(view, c, m) for c, m in pairs]

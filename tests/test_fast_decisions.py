@@ -20,13 +20,12 @@ import itertools
 
 import numpy as np
 import pytest
-from test_fast import run_differential
+from test_fast import engine_game, run_differential
 
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
 from scopa_env.cards import cards_of
 from scopa_env.fast import BatchedScopa, check_supported, core, playout
-from scopa_env.game import Game
 from scopa_env.rules import PRESETS, WILDCARD, get_rules, legal_pairs
 from scopa_env.scoring import declaration, table_bonus_scope, wild_rank_choices
 
@@ -245,27 +244,6 @@ def test_compiled_table_bonus_and_wildcard_captures_match_the_engine():
     assert all(scopes[k, w] for k in (1, 2) for w in (False, True)), f"every table bonus occurred: {dict(scopes)}"
 
 
-def _view_game(st: dict, rules) -> Game:
-    """The engine's game at a core position (the first-card decision and declarations included)."""
-    return Game.from_deal(
-        hands=[cards_of(h) for h in st["hands"]],
-        table=cards_of(st["table"]),
-        stock=st["stock"],
-        dealer=st["dealer"],
-        scores=st["scores"],
-        rules=rules,
-        piles=None if st["deciding"] else [cards_of(p) for p in st["piles"]],
-        scope=None if st["deciding"] else st["scope"],
-        current=st["current"],
-        last_capturer=st["last_capturer"],
-        deciding=st["deciding"],
-        revealed=st["revealed"],
-        declare_queue=st["declare_queue"],
-        pending=st["pending"],
-        wild_rank=st["wild_rank"],
-    )
-
-
 @pytest.mark.parametrize(
     "rules_name,n",
     [
@@ -297,7 +275,7 @@ def test_compiled_players_decide_like_the_python_agents(rules_name, n):
         actions = np.empty(rows, np.int64)
         for i in range(rows):
             st = batch.state(i)
-            view = _view_game(st, rules).view()
+            view = engine_game(st, rules).view()
             pairs = view.legal_pairs()
             decisions += st["deciding"] or bool(st["declare_queue"])
             for kind, agent in agents.items():

@@ -87,7 +87,7 @@ OPPONENTS = {
 OPPONENT_KINDS = ("random", "greedy", "heuristic")
 """Compiled player kinds, indexed by their code (``opponent_kind``, ``final_opponent``)."""
 
-SUPPORTED_FIELDS = (
+_DECK_FIELDS = (
     "name",
     "description",
     "player_counts",
@@ -105,6 +105,10 @@ SUPPORTED_FIELDS = (
     "target",
     "cappotto",
     "deal_schedules",
+)
+"""Rules fields the compiled core implements with either deck (40 or 52 cards)."""
+
+SUPPORTED_FIELDS = _DECK_FIELDS + (
     "redeal_same_rank",
     "aces_redeal",
     "capture_equal",
@@ -141,26 +145,7 @@ SUPPORTED_FIELDS = (
 """Rules fields the compiled core implements for every value. Any other field must keep
 its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
 
-FRENCH_FIELDS = (
-    "name",
-    "description",
-    "player_counts",
-    "partnerships",
-    "ranks",
-    "ranks_per_suit",
-    "hand_size",
-    "table_size",
-    "kings_redeal",
-    "single_card_priority",
-    "capture_optional",
-    "last_play_scopa",
-    "primiera_values",
-    "scopa_points",
-    "target",
-    "cappotto",
-    "deal_schedules",
-    "bonus_suit",
-)
+FRENCH_FIELDS = _DECK_FIELDS + ("bonus_suit",)
 """Rules fields the compiled core implements with the 52-card deck (``ranks_per_suit=13``,
 preset ``french_52``); there every other field must keep its default, or
 :func:`check_supported` raises ``NotImplementedError``."""

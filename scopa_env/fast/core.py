@@ -1456,7 +1456,9 @@ def _plain_turn(phase, wild, claim):
     hot callers then call :func:`legal_pairs` themselves, as before the decision rules came:
     going through :func:`mover_pairs` on every turn cost the standard game about a seventh of
     its random-play speed (3.7M -> 3.1M moves per CPU-second). Scalars only here, so inlining
-    this adds no array references to count."""
+    this adds no array references to count. For the same reason its four callers spell out the
+    choice between ``D`` None, :func:`legal_pairs` and :func:`mover_pairs`: one inlined helper
+    taking the arrays measured 5 to 10% slower in random play and batch steps."""
     return phase == PHASE_PLAY and wild == 0 and not claim
 
 
