@@ -491,6 +491,31 @@ class Game:
         self._legal = legal
         return legal
 
+    @property
+    def card_turn(self) -> bool:
+        """True on a card-play turn: every card of the mover's hand then has a legal move
+        (:func:`~scopa_env.rules.legal_pairs` gives each card a capture or its play to the
+        table). A declaration or Chkobba's first-card decision offers one card only."""
+        return not (self.hand_over or self.winner is not None or self.declare_queue or self.deciding)
+
+    def card_outcomes(self, card: int) -> list[int]:
+        """The captured masks of ``card``'s legal actions, in :meth:`action_pairs` order
+        (the claim last): on a card-play turn computed for that card alone, which is
+        cheaper than the whole hand's :meth:`legal_pairs`."""
+        legal = self._legal
+        if legal is None and self.card_turn:
+            if not self.hands[self.current] >> card & 1:
+                return []
+            # One card's options depend on the table, the wildcard's rank and that card only.
+            out = [m for _, m in legal_pairs(1 << card, self.table, self.rules, self.wild_rank)]
+        else:
+            out = [m for c, m in self.legal_pairs() if c == card]
+        if self.rules.claim_out:
+            claim = self.claim_pair()
+            if claim is not None and claim[0] == card:
+                out.append(claim[1])
+        return out
+
     def legal_moves(self) -> list[Move]:
         """Legal :class:`~scopa_env.rules.Move` objects of the player to move."""
         return [move_of(c, m) for c, m in self.legal_pairs()]

@@ -219,8 +219,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._pending_card: int | None = None
         self._selected = 0
         self._legal_ids: list[int] | None = None
-        self._by_card: dict[int, list[int]] = {}
-        self._by_card_of: list[tuple[int, int]] | None = None
+        self._pending_outcomes: list[int] = []
         self._rewards_set = False
         self.agent_selection = self.possible_agents[self.game.current]
 
@@ -258,28 +257,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             # Game.action_pairs adds the claim only under claim_out rules: else the cached legal list.
             return self._moves.ids(game.action_pairs() if game.rules.claim_out else game.legal_pairs(), game.table)
         if self._pending_card is None:
-            return sorted(self._outcomes_by_card())
-        nxt, can_confirm, _ = select_options(self._outcomes(self._pending_card), self._selected)
+            if game.card_turn:  # every hand card is playable: no capture is worked out yet
+                return cards_of(game.hands[game.current])
+            return sorted({c for c, _ in game.action_pairs()})
+        nxt, can_confirm, _ = select_options(self._pending_outcomes, self._selected)
         return nxt + [self._confirm] if can_confirm else nxt
-
-    def _outcomes_by_card(self) -> dict[int, list[int]]:
-        """Each playable card's captured masks ("select" mode), in :meth:`Game.action_pairs`
-        order: one pass over the pairs per position, kept while the game's cached legal
-        list is the same object (a move, a new deal or another game replaces it)."""
-        game = self.game
-        legal = game.legal_pairs()
-        if self._by_card_of is not legal:
-            by_card: dict[int, list[int]] = {}
-            for c, m in game.action_pairs() if game.rules.claim_out else legal:
-                if c in by_card:
-                    by_card[c].append(m)
-                else:
-                    by_card[c] = [m]
-            self._by_card, self._by_card_of = by_card, legal
-        return self._by_card
-
-    def _outcomes(self, card: int) -> list[int]:
-        return self._outcomes_by_card().get(card, [])
 
     def action_mask(self) -> np.ndarray:
         """Mask of the agent to move (the same as in its observation)."""
@@ -325,12 +307,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             game.play_pair(card, game.table if mask == TAKE_ALL else mask)
             played = True
         elif self._pending_card is None:  # "select", naming the hand card: played at once if it has one outcome
-            outcomes = self._outcomes_by_card().get(action, [])
+            outcomes = game.card_outcomes(action)
             played = len(outcomes) == 1
             if played:
                 game.play_pair(action, outcomes[0])
             else:
-                self._pending_card, self._selected = action, 0
+                self._pending_card, self._selected, self._pending_outcomes = action, 0, outcomes
         else:
             move = self._resolve(action)
             played = move is not None
@@ -369,20 +351,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return "legal actions: " + ", ".join(f"{a} ({self._describe(a)})" for a in ids)
 
     def _resolve(self, action: int) -> tuple[int, int] | None:
-        """The (card, mask) to play now, or None while a "select" choice goes on."""
-        if self._moves is not None:
-            card, mask = self._moves.pairs[action]
-            return (card, self.game.table) if mask == TAKE_ALL else (card, mask)
-        if self._pending_card is None:
-            outcomes = self._outcomes(action)
-            if len(outcomes) == 1:
-                return action, outcomes[0]
-            self._pending_card, self._selected = action, 0
-            return None
+        """ "Select" mode with a card named: the (card, mask) to play now, or None while the
+        choice of captures goes on."""
         if action == self._confirm:
             return self._pending_card, self._selected
         self._selected |= 1 << action
-        _, _, candidates = select_options(self._outcomes(self._pending_card), self._selected)
+        _, _, candidates = select_options(self._pending_outcomes, self._selected)
         if len(candidates) == 1:
             return self._pending_card, candidates[0]
         return None

@@ -338,8 +338,13 @@ def test_select_mode_follows_the_game_it_is_given():
     env.game, env._legal_ids = other.game, None
     swapped = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
     assert swapped == sorted({c for c, _ in other.game.legal_pairs()}) and swapped != first, (first, swapped)
-    card = swapped[0]
-    assert env._outcomes(card) == [m for c, m in other.game.action_pairs() if c == card]
+    card = int(swapped[0])
+    expected = [m for c, m in other.game.action_pairs() if c == card]
+    env.step(card)  # named on the swapped-in game: its outcomes, not the old position's
+    if len(expected) == 1:
+        assert other.game.history[-1][1:] == (card, expected[0])
+    else:
+        assert env._pending_card == card and env._pending_outcomes == expected
 
 
 def test_rewards_reset_after_a_rewarded_step():

@@ -85,6 +85,8 @@ def test_observation_and_mask_are_the_aec_envs_from_the_learners_seat(mode, n):
         while not done:
             # Put the AEC env in the same position and ask it for the learner's observation.
             raw.game, raw._pending_card, raw._selected, raw._legal_ids = env.game, env._pending, env._selected, None
+            if env._pending is not None:  # the named card's outcomes, which the AEC env keeps while it is pending
+                raw._pending_outcomes = env.game.card_outcomes(env._pending)
             raw.agent_selection = raw.possible_agents[env.game.current]
             aec = raw.observe(f"player_{env.seat}")
             assert env.game.current == env.seat, "the learner is asked only on its own turn"
