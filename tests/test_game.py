@@ -298,3 +298,34 @@ def test_view_hides_other_hands_and_determinize_respects_it():
     assert [h.bit_count() for h in d.hands] == [h.bit_count() for h in g.hands]
     assert len(d.stock) == len(g.stock)
     check_invariants(d)
+
+
+@pytest.mark.parametrize("preset", sorted(__import__("scopa_env.rules", fromlist=["PRESETS"]).PRESETS))
+def test_card_outcomes_are_one_cards_action_pairs(preset):
+    """``Game.card_outcomes`` (the "select" mode's outcomes of a named card, worked out for
+    that card alone on a card-play turn) equals ``action_pairs`` filtered to the card, and on
+    every ``card_turn`` each hand card has a legal action, as the env's "select" mask assumes."""
+    from scopa_env.rules import get_rules
+
+    rules = get_rules(preset)
+    rng = random.Random(preset)
+    turns = 0
+    for num_players in rules.player_counts:
+        for seed in range(3):
+            game = Game(num_players, rules, seed=seed)
+            for _ in range(200):
+                if game.winner is not None:
+                    break
+                pairs = game.action_pairs()
+                hand = game.hands[game.current]
+                if game.card_turn:
+                    assert {c for c, _ in pairs} == set(cards_of(hand)), f"{preset}: a hand card without a move"
+                    turns += 1
+                probe = game.clone()  # card_outcomes before the legal list is cached, then after
+                for card in cards_of(hand):
+                    want = [m for c, m in pairs if c == card]
+                    assert probe.card_outcomes(card) == want, (preset, card)
+                    assert game.card_outcomes(card) == want, (preset, card)
+                card, mask = rng.choice(pairs)
+                game.play(Move(card, cards_of(mask)) if mask != 1 << card else Move(card, itself=True))
+    assert turns >= 20, turns  # chiamarsi fuori's random claims end games early
