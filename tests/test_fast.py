@@ -769,24 +769,39 @@ def test_seeds_make_games_reproducible():
 
 
 def test_presets_without_decisions_compile_no_decision_code(tmp_path):
-    """The kernels take ``D`` None where no decision rule plays, and numba prunes that code: a
-    standard batch on an empty cache compiles neither the claim, the declarations nor
-    ``mover_pairs`` (docs/fast.md, the cold start); chiamarsi fuori does."""
+    """The kernels take ``D`` None where no decision rule plays and ``V`` None with the standard
+    captures, and numba prunes that code: a standard batch on an empty cache compiles neither
+    the claim, the declarations, ``mover_pairs`` nor the variant captures (docs/fast.md, the
+    cold start); chiamarsi fuori compiles the decisions, escoba (sums to fifteen) the captures."""
     code = (
         "import sys\n"
         "import numpy as np\n"
         "from scopa_env.fast import BatchedScopa, core\n"
-        "b = BatchedScopa(2, 2, sys.argv[1])\n"
+        "b = BatchedScopa(2, 2, sys.argv[1], action_mode=sys.argv[2])\n"
         "b.reset(np.arange(2))\n"
+        "b.step([b.legal_actions(i)[0] for i in range(2)])\n"
         "print(sum(len(f.signatures) for f in (core._claim, core._declare, core._decide, core.mover_pairs)))\n"
+        "print(len(core._variant_pairs.signatures))\n"
     )
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
     counts = {}
-    for rules in ("standard", "chiamarsi_fuori"):
-        out = subprocess.run([sys.executable, "-c", code, rules], env=env, capture_output=True, text=True, check=True)
-        counts[rules] = int(out.stdout.split()[-1])
-    assert counts["standard"] == 0, "the decision code was compiled for the standard game"
-    assert counts["chiamarsi_fuori"] > 0, "the decision presets compile it"
+    for rules, mode in (
+        ("standard", "select"),
+        ("standard", "move"),
+        ("chiamarsi_fuori", "select"),
+        ("escoba", "move"),
+    ):
+        # An empty cache each: a function loaded from the cache does not compile its callees.
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / f"{rules}-{mode}"))
+        out = subprocess.run(
+            [sys.executable, "-c", code, rules, mode], env=env, capture_output=True, text=True, check=True
+        )
+        counts[rules, mode] = [int(v) for v in out.stdout.split()[-2:]]
+    for mode in ("select", "move"):
+        assert counts["standard", mode] == [0, 0], (
+            f"decision or variant-capture code compiled for the standard game ({mode})"
+        )
+    assert counts["chiamarsi_fuori", "select"][0] > 0, "the decision presets compile the decisions"
+    assert counts["escoba", "move"] == [0, 1], "escoba compiles the variant captures and no decision"
 
 
 def test_compile_cache_is_reused_by_a_second_process():

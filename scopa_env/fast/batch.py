@@ -263,6 +263,14 @@ def decision_tables(rules: Rules, TBL: np.ndarray) -> np.ndarray | None:
     return TBL if decisions else None
 
 
+def capture_tables(rules: Rules, TBL: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The batch row loop's ``(STD, VAR)``: ``(TBL, None)`` with the standard captures
+    (``P_PLAIN``), ``(None, TBL)`` with a variant's (sums, the Ace's take-all, the 52-card
+    deck ...): numba prunes the code behind the None, so each batch compiles one capture code."""
+    standard = rules.plain_captures and rules.ranks_per_suit != FRENCH_RANKS
+    return (TBL, None) if standard else (None, TBL)
+
+
 def score_keys(rules: Rules) -> tuple[str, ...]:
     """The keys of the engine's hand score dicts under ``rules``: the :data:`SCORE_FIELDS` it reports."""
     names = list(SCORE_FIELDS[: core.SCORE_SEVEN_MAJORITY])
@@ -509,6 +517,7 @@ class BatchedScopa:
         self.num_players = int(num_players)
         base_P, self._F, self._TBL, self._PAIRS = compiled_rules(self.rules, self.num_players)
         self._D = decision_tables(self.rules, self._TBL)
+        self._STD, self._VAR = capture_tables(self.rules, self._TBL)
         if learner_seat == "random":
             seat_code = core.LEARNER_RANDOM
         elif isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool):
@@ -636,6 +645,8 @@ class BatchedScopa:
             self._final_obs,
             self._D,
             self._O,
+            self._STD,
+            self._VAR,
         )
 
     def _call_threads(self, op: int, arg: np.ndarray, obs: np.ndarray) -> tuple[int, int]:
