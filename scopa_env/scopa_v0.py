@@ -351,7 +351,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return "legal actions: " + ", ".join(f"{a} ({self._describe(a)})" for a in ids)
 
     def _resolve(self, action: int) -> tuple[int, int] | None:
-        """ "Select" mode with a card named: the (card, mask) to play now, or None while the
+        """With a card named ("select" mode): the (card, mask) to play now, or None while the
         choice of captures goes on."""
         if action == self._confirm:
             return self._pending_card, self._selected

@@ -327,8 +327,8 @@ def test_render_ansi_shows_only_text():
 
 
 def test_select_mode_follows_the_game_it_is_given():
-    """The "select" mode's per-card outcomes are cached per position; a game swapped in
-    (as tests and tools do) must be read afresh, not through the old position's cache."""
+    """A game swapped in (as tests and tools do) is read afresh in "select" mode: its hand for
+    the mask, and the named card's outcomes from it, not from the old position."""
     env = scopa_v0.raw_env(action_mode="select")
     env.reset(seed=0)
     first = list(np.flatnonzero(env.observe("player_0")["action_mask"]))
