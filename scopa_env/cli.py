@@ -82,7 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
         "bench",
         help="speed benchmarks (numbers and ratios)",
         description="Measure the Python engine, the PettingZoo env against a do-nothing env, and the compiled "
-        "core (a cold start included). It says how long it will take, then shows each step; rows ending in "
+        "core (its cold starts included, with the ahead-of-time loops and on the JIT alone). It says how long it will take, then shows each step; rows ending in "
         "/cpu count this process's CPU time instead of the wall clock (the rate of one whole core).",
     )
     p.add_argument(
@@ -168,7 +168,7 @@ def _bench(args: argparse.Namespace) -> int:
     total = estimate_seconds(args.seconds) + (estimate_fast_seconds(args.seconds) if bench_rows else 0.0)
     print(
         f"scopa bench: about {_duration(total)} ({args.seconds:g} s per measurement"
-        + (", and the compiled core's cold start, 15 s to a minute" if bench_rows else "")
+        + (", and the compiled core's cold starts, 15 s to a minute" if bench_rows else "")
         + "); each row prints as it finishes.",
         file=sys.stderr,
         flush=True,

@@ -69,7 +69,7 @@ import numpy as np
 
 from scopa_env.actions import confirm_action, move_enumeration, num_select_actions
 from scopa_env.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
-from scopa_env.fast import core
+from scopa_env.fast import aot, core
 from scopa_env.fast.core import SCORE_FIELDS
 from scopa_env.observation import ObservationLayout
 from scopa_env.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules
@@ -518,6 +518,7 @@ class BatchedScopa:
         base_P, self._F, self._TBL, self._PAIRS = compiled_rules(self.rules, self.num_players)
         self._D = decision_tables(self.rules, self._TBL)
         self._STD, self._VAR = capture_tables(self.rules, self._TBL)
+        self._rows = None  # the row loop, chosen at the first reset (aot.rows_for, else the JIT's)
         if learner_seat == "random":
             seat_code = core.LEARNER_RANDOM
         elif isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool):
@@ -621,7 +622,10 @@ class BatchedScopa:
         if op in (core.OP_RESET, core.OP_STEP):
             if self.threads > 1 and self.num_games > 1:
                 return self._call_threads(op, arg, obs)
-            return core.batch_rows(op, 0, self.num_games, 1, *self._kernel_args(arg, obs))
+            args = self._kernel_args(arg, obs)
+            if self._rows is None:  # the ahead-of-time build where it takes these arguments (aot.py)
+                self._rows = aot.rows_for(args) or core.batch_rows
+            return self._rows(op, 0, self.num_games, 1, *args)
         return core.batch_kernel(op, *self._kernel_args(arg, obs, H))  # observe, choose
 
     def _kernel_args(self, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple:

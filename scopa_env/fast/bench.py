@@ -32,6 +32,7 @@ import time
 
 import numpy as np
 
+from scopa_env.fast import aot
 from scopa_env.fast.batch import BatchedScopa, max_threads, playout
 
 BATCH = 1024
@@ -94,11 +95,12 @@ def _batch_steps(action_mode: str, opponent: str | dict[str, float] | None, batc
     return run
 
 
-def cold_start() -> list[tuple[float, float]]:
+def cold_start(jit_only: bool = False) -> list[tuple[float, float]]:
     """``(wall, cpu)`` seconds to import, compile and step in a fresh process with an empty
-    numba cache, then in a second fresh process on that cache."""
+    numba cache, then in a second fresh process on that cache; with ``jit_only`` the
+    ahead-of-time loops are switched off (``SCOPA_AOT=0``, :mod:`scopa_env.fast.aot`)."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, **{aot.ENV_SWITCH: "0" if jit_only else "1"})
         times = []
         for _ in range(2):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -180,10 +182,15 @@ def bench_rows(seconds: float = 3.0, progress=None):
     for k, rate in rates.items():
         if k > 1:
             yield (f"fast: scaling, {k} threads / 1 thread, N={SCALING_BATCH}", rate / rates[1], "ratio")
-    say("compiled core, cold start in a fresh process with an empty cache, then a second process")
-    (cold, cold_cpu), (warm, warm_cpu) = cold_start()
-    yield ("fast: cold start (empty numba cache): import + compile + step", cold * 1000, "ms")
-    yield ("fast: cold start (empty numba cache) /cpu (whole process)", cold_cpu * 1000, "ms")
+    built = "built" if aot.load("plain") is not None else "not built"
+    say(f"compiled core, cold start in a fresh process with an empty cache (ahead-of-time loops {built})")
+    (cold, cold_cpu), _ = cold_start()
+    yield (f"fast: cold start (empty numba cache, ahead-of-time loops {built}): import + step", cold * 1000, "ms")
+    yield (f"fast: cold start (empty numba cache, ahead-of-time loops {built}) /cpu", cold_cpu * 1000, "ms")
+    say("compiled core, the same on the JIT alone (SCOPA_AOT=0), then a second process")
+    (cold, cold_cpu), (warm, warm_cpu) = cold_start(jit_only=True)
+    yield ("fast: cold start, JIT only (empty numba cache): import + compile + step", cold * 1000, "ms")
+    yield ("fast: cold start, JIT only (empty numba cache) /cpu (whole process)", cold_cpu * 1000, "ms")
     yield ("fast: second process (cache reused): import + load + step", warm * 1000, "ms")
     yield ("fast: second process (cache reused) /cpu (whole process)", warm_cpu * 1000, "ms")
 

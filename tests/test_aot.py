@@ -1,0 +1,127 @@
+"""The ahead-of-time row loops (scopa_env/fast/aot.py, built by setup.py at install): they play
+exactly as the JIT's, are used only where they take a batch's arguments and match the sources,
+and spare a fresh process the row loop's compile.
+
+Cold-start times themselves are measured by ``scopa bench``, never asserted here.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scopa_env.fast import BatchedScopa, aot, core
+
+ROOT = Path(__file__).resolve().parents[1]
+BUILT = all(aot.load(name) is not None for name in aot.SPECS)
+needs_build = pytest.mark.skipif(
+    not BUILT, reason="the ahead-of-time loops are not built (pip install -e . builds them)"
+)
+
+
+def test_setup_builds_every_spec():
+    """setup.py's list of extensions is aot.SPECS (setup.py cannot import the package to read it)."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    specs = next(
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SPECS" for t in node.targets)
+    )
+    assert tuple(specs) == tuple(aot.SPECS)
+
+
+def _play(batch: BatchedScopa, steps: int, seed: int) -> list[tuple]:
+    rng = np.random.default_rng(seed)
+    batch.reset(np.arange(batch.num_games) + seed)
+    out = []
+    for _ in range(steps):
+        if batch.action_mode == "select":
+            actions = (rng.random(batch.action_mask.shape) * batch.action_mask).argmax(1)
+        else:
+            counts = batch.legal_count
+            actions = batch.legal_ids[np.arange(batch.num_games), (rng.random(batch.num_games) * counts).astype(int)]
+        batch.step(actions)
+        out.append(
+            (batch.obs.copy(), batch.rewards.copy(), batch._S.copy(), batch._hand_score.copy(), batch._info.copy())
+        )
+    return out
+
+
+@needs_build
+@pytest.mark.parametrize(
+    ("opponent", "mode", "players", "rules"),
+    [
+        (None, "select", 2, "standard"),
+        (None, "move", 4, "standard"),
+        ("greedy", "select", 4, "scopone"),
+        ("random", "move", 3, "standard"),
+        ("heuristic", "select", 2, "standard"),
+        ({"greedy": 0.5, "heuristic": 0.5}, "move", 2, "napola"),
+    ],
+)
+def test_aot_loops_play_as_the_jit(opponent, mode, players, rules, monkeypatch):
+    """Every observation, reward, state row, hand score and info row equal, step by step, over
+    auto-reset episodes, for the opponents, modes, player counts and standard-capture presets."""
+    kwargs = dict(rules=rules, opponent=opponent, action_mode=mode, episode="hand")
+    fast = BatchedScopa(16, players, **kwargs)
+    jit = BatchedScopa(16, players, **kwargs)
+    jit._rows = core.batch_rows
+    a, b = _play(fast, 120, seed=7), _play(jit, 120, seed=7)
+    assert fast._rows is not core.batch_rows, "the batch did not take the ahead-of-time loop"
+    for k, (x, y) in enumerate(zip(a, b)):
+        for name, u, v in zip(("obs", "rewards", "state", "hand score", "info"), x, y):
+            np.testing.assert_array_equal(u, v, err_msg=f"{name} differs at step {k}")
+
+
+@needs_build
+def test_jit_where_the_arguments_differ():
+    """A decision preset (``D`` an array), a variant's captures (``VAR``) and several threads keep
+    the JIT's row loop."""
+    for batch in (
+        BatchedScopa(4, 2, rules="chiamarsi_fuori"),
+        BatchedScopa(4, 2, rules="escoba"),
+        BatchedScopa(4, 2, threads=2),
+    ):
+        batch.reset(np.arange(4))
+        assert batch._rows in (None, core.batch_rows), batch.rules.name
+
+
+def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
+    """A build from other sources (another source hash) or ``SCOPA_AOT=0``: the JIT plays."""
+    aot.load.cache_clear()
+    monkeypatch.setattr(aot, "source_hash", lambda: -1)
+    try:
+        assert all(aot.load(name) is None for name in aot.SPECS)
+        batch = BatchedScopa(4, 2)
+        batch.reset(np.arange(4))
+        assert batch._rows is core.batch_rows
+    finally:
+        aot.load.cache_clear()
+    monkeypatch.undo()
+    monkeypatch.setenv(aot.ENV_SWITCH, "0")
+    assert aot.rows_for(BatchedScopa(4, 2)._kernel_args(np.zeros(4, np.int64), np.zeros((4, 1), np.float32))) is None
+
+
+@needs_build
+def test_a_fresh_process_compiles_no_row_loop(tmp_path):
+    """On an empty numba cache a standard batch resets and steps without compiling the row loop."""
+    code = (
+        "import numpy as np\n"
+        "from scopa_env.fast import BatchedScopa, core\n"
+        "b = BatchedScopa(4, 2)\n"
+        "b.reset(np.arange(4))\n"
+        "b.step(b.action_mask.argmax(1))\n"
+        "print(len(core.batch_rows.signatures))\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "0", out.stdout
+    env[aot.ENV_SWITCH] = "0"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "1", "with SCOPA_AOT=0 the JIT compiles it"
