@@ -791,7 +791,8 @@ def test_presets_without_decisions_compile_no_decision_code(tmp_path):
         ("escoba", "move"),
     ):
         # An empty cache each: a function loaded from the cache does not compile its callees.
-        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / f"{rules}-{mode}"))
+        # SCOPA_AOT=0: the JIT's own pruning (the ahead-of-time loop would compile nothing at all).
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / f"{rules}-{mode}"), SCOPA_AOT="0")
         out = subprocess.run(
             [sys.executable, "-c", code, rules, mode], env=env, capture_output=True, text=True, check=True
         )
@@ -813,8 +814,12 @@ def test_compile_cache_is_reused_by_a_second_process():
         "b.reset(np.arange(2))\n"
         "print(len(core.batch_rows.stats.cache_misses), len(core.batch_rows.stats.cache_hits))\n"
     )
-    BatchedScopa(2, 2).reset(np.arange(2))  # make sure this process has filled the cache
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    warm = BatchedScopa(2, 2)
+    warm._rows = core.batch_rows  # the JIT's loop, which the subprocess takes under SCOPA_AOT=0
+    warm.reset(np.arange(2))  # make sure this process has filled the cache
+    env = dict(os.environ, SCOPA_AOT="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    out = out.stdout.split()
     misses, hits = int(out[0]), int(out[1])
     assert misses == 0 and hits >= 1, f"cache misses {misses}, hits {hits}"
 

@@ -95,13 +95,11 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
 
 @functools.cache
 def load(name: str):
-    """The built extension of :data:`SPECS` entry ``name``, or None where it is missing, stale or
-    switched off."""
-    if os.environ.get(ENV_SWITCH, "1") == "0":
-        return None
+    """The built extension of :data:`SPECS` entry ``name``, or None where it is missing (a
+    failed build leaves an empty file, which fails to import) or stale."""
     try:
         module = importlib.import_module(f"scopa_env.fast.{PREFIX}{name}")
-    except ImportError:
+    except (ImportError, OSError):
         return None
     if module.source_hash() != source_hash():
         return None
@@ -109,7 +107,8 @@ def load(name: str):
 
 
 def rows_for(args: tuple):
-    """The ahead-of-time row loop taking ``args`` (``BatchedScopa._kernel_args``), else None."""
+    """The ahead-of-time row loop taking ``args`` (``BatchedScopa._kernel_args``), else None
+    (none takes them, or it is missing, stale or switched off with ``SCOPA_AOT=0``)."""
     if os.environ.get(ENV_SWITCH, "1") == "0":
         return None
     from numba import typeof
