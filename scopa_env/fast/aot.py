@@ -46,10 +46,11 @@ one module), by the ``opponent`` of the standard 2-player batch whose argument t
 the rules (the standard captures, no decision rule) and the batch size are data."""
 
 
+@functools.cache
 def source_hash() -> int:
     """A 63-bit hash of the compiled core's source and the numba and numpy versions: an extension
     is used only while it equals the one it was built with (a build environment's numba or numpy
-    other than the installed ones counts as stale too)."""
+    other than the installed ones counts as stale too). Read once per process."""
     import numba
 
     stamp = Path(core.__file__).read_bytes() + f"|numba {numba.__version__}|numpy {np.__version__}".encode()
