@@ -1,4 +1,4 @@
-"""Install-time build of the compiled core's ahead-of-time row loops (scopa_env/fast/aot.py).
+"""Install-time build of the compiled core's ahead-of-time row loops and observers (scopa_env/fast/aot.py).
 
 Everything else is in pyproject.toml. A failed build (no C compiler, say) only warns: the
 package then compiles those loops on first use, as it does for everything else.
@@ -13,7 +13,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-SPECS = ("plain", "opponents", "heuristic")  # scopa_env.fast.aot.SPECS (tests/test_aot.py holds them equal)
+EXTENSIONS = ("plain", "opponents", "heuristic", "observe")  # aot.EXTENSIONS (tests/test_aot.py holds them equal)
 
 
 class AheadOfTime(build_ext):
@@ -45,6 +45,6 @@ class AheadOfTime(build_ext):
 
 
 setup(
-    ext_modules=[Extension(f"scopa_env.fast._aot_{name}", sources=[]) for name in SPECS],
+    ext_modules=[Extension(f"scopa_env.fast._aot_{name}", sources=[]) for name in EXTENSIONS],
     cmdclass={"build_ext": AheadOfTime},
 )

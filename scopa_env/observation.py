@@ -249,6 +249,7 @@ def write_observation(
 
 _U8 = np.dtype(np.uint8)
 _F32 = np.dtype(np.float32)
+_empty = np.empty
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
 """Row ``b``: the 8 bits of byte ``b``, lowest first, as float32 (unpacks planes with one ``take``)."""
 
@@ -283,7 +284,66 @@ def _observers_of_fields(fields: tuple) -> _Observers:
     return _Observers.of(ObservationLayout(*fields))
 
 
-def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, int | None, int], np.ndarray]:
+def _compile_observer(
+    layout: ObservationLayout, seat: int, ahead_of_time: bool = True
+) -> Callable[[Game, int | None, int], np.ndarray]:
+    """:func:`write_observation` for one seat of one layout, fast: the compiled core's
+    :func:`~scopa_env.fast.core.observe` built ahead of time (:mod:`scopa_env.fast.aot`) where
+    it is built for the layout's players and sides (and ``ahead_of_time``), else straight-line
+    Python (:func:`_python_observer`)."""
+    n, s, w, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, layout.cards, seat))
+    compiled = _aot_observer(n, s) if ahead_of_time else None
+    if compiled is None:
+        return _python_observer(layout, seat)
+    return _calling(compiled, seat, operator.index(layout.size), w, layout.declarations, layout.wildcard)
+
+
+def _aot_observer(players: int, sides: int):
+    """The ahead-of-time :func:`~scopa_env.fast.core.observe` for ``players`` and ``sides``, or
+    None (not built, stale, switched off; :func:`scopa_env.fast.aot.observer`). Loading it
+    imports no numba."""
+    from scopa_env.fast import aot
+
+    return aot.observer(players, sides)
+
+
+def _calling(compiled, seat: int, size: int, width: int, declarations: bool, wildcard: bool):
+    """An observer for ``seat`` that hands the game's parts to ``compiled`` in one call."""
+
+    def observe_compiled(game, select_card, select_captured):
+        out = _empty(size, _F32)
+        rules = game.rules
+        lc = game.last_capturer
+        compiled(
+            out,
+            seat,
+            tuple(game.hands),
+            tuple(game.piles),
+            tuple(game.played),
+            tuple(game.revealed),
+            tuple(game.scope),
+            tuple(game.scores),
+            game.table,
+            len(game.stock),
+            game.dealer,
+            game.current,
+            -1 if lc is None else lc,
+            -1 if select_card is None else select_card,
+            select_captured,
+            rules.deck_mask,
+            rules.target,
+            rules.hand_size,
+            width,
+            declarations,
+            game.wild_rank if wildcard else 0,
+            declarations and bool(game.declare_queue),
+        )
+        return out
+
+    return observe_compiled
+
+
+def _python_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, int | None, int], np.ndarray]:
     """:func:`write_observation` for one seat of one layout as straight-line code: the seat
     rotations are constants, every plane is shifted into one integer in one expression and
     the scalar tail is packed as float32 with one ``struct`` call (no loops, no list).
@@ -327,7 +387,7 @@ def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, i
             f"count={bits}, bitorder='little')"
         )
     lines = [
-        "def observe(game, select_card, select_captured):",
+        "def observe_python(game, select_card, select_captured):",
         "    hands = game.hands",
         "    piles = game.piles",
         "    played = game.played",
@@ -364,7 +424,7 @@ def _compile_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, i
         "_pack": struct.Struct(f"<{len(tail)}f").pack_into,
     }
     exec(compile("\n".join(lines), f"<observation of seat {seat}, {layout}>", "exec"), namespace)  # noqa: S102
-    return namespace["observe"]
+    return namespace["observe_python"]
 
 
 def observation_bounds(layout: ObservationLayout, rules: Rules | None = None) -> tuple[np.ndarray, np.ndarray]:

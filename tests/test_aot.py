@@ -1,6 +1,8 @@
-"""The ahead-of-time row loops (scopa_env/fast/aot.py, built by setup.py at install): they play
-exactly as the JIT's, are used only where they take a batch's arguments and match the sources,
-and spare a fresh process the row loop's compile.
+"""The ahead-of-time row loops and observers (scopa_env/fast/aot.py, built by setup.py at install):
+the loops play exactly as the JIT's, are used only where they take a batch's arguments and match
+the sources, and spare a fresh process the row loop's compile; the observers serve every preset's
+env without importing numba. (That they write what write_observation writes is
+tests/test_env_speed_paths.py's.)
 
 Cold-start times themselves are measured by ``scopa bench``, never asserted here.
 """
@@ -19,21 +21,21 @@ import pytest
 from scopa_env.fast import BatchedScopa, aot, core
 
 ROOT = Path(__file__).resolve().parents[1]
-BUILT = all(aot.load(name) is not None for name in aot.SPECS)
+BUILT = all(aot.load(name) is not None for name in aot.EXTENSIONS)
 needs_build = pytest.mark.skipif(
     not BUILT, reason="the ahead-of-time loops are not built (pip install -e . builds them)"
 )
 
 
-def test_setup_builds_every_spec():
-    """setup.py's list of extensions is aot.SPECS (setup.py cannot import the package to read it)."""
+def test_setup_builds_every_extension():
+    """setup.py's list of extensions is aot.EXTENSIONS (setup.py cannot import the package to read it)."""
     tree = ast.parse((ROOT / "setup.py").read_text())
     specs = next(
         ast.literal_eval(node.value)
         for node in tree.body
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SPECS" for t in node.targets)
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXTENSIONS" for t in node.targets)
     )
-    assert tuple(specs) == tuple(aot.SPECS)
+    assert tuple(specs) == aot.EXTENSIONS
 
 
 def _play(batch: BatchedScopa, steps: int, seed: int) -> list[tuple]:
@@ -93,11 +95,16 @@ def test_jit_where_the_arguments_differ():
 
 
 def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
-    """A build from other sources (another source hash) or ``SCOPA_AOT=0``: the JIT plays."""
+    """A build from other sources (another source hash) or ``SCOPA_AOT=0``: the JIT plays and
+    the env's observers are written in Python."""
+    from scopa_env.observation import ObservationLayout
+
     aot.load.cache_clear()
     monkeypatch.setattr(aot, "source_hash", lambda: -1)
     try:
-        assert all(aot.load(name) is None for name in aot.SPECS)
+        assert all(aot.load(name) is None for name in aot.EXTENSIONS)
+        assert aot.observer(2, 2) is None
+        assert ObservationLayout(2).observers[0].__name__ == "observe_python"
         batch = BatchedScopa(4, 2)
         batch.reset(np.arange(4))
         assert batch._rows is core.batch_rows
@@ -106,6 +113,32 @@ def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setenv(aot.ENV_SWITCH, "0")
     assert aot.rows_for(BatchedScopa(4, 2)._kernel_args(np.zeros(4, np.int64), np.zeros((4, 1), np.float32))) is None
+    assert aot.observer(2, 2) is None
+    assert ObservationLayout(3).observers[1].__name__ == "observe_python"
+
+
+def test_every_preset_has_an_observer():
+    """Every preset's players and sides (so its env's observers) are among the exported observers."""
+    from scopa_env.rules import PRESETS
+
+    for name, rules in PRESETS.items():
+        for n in rules.player_counts:
+            assert (n, rules.num_sides(n)) in aot.OBSERVERS, (name, n)
+
+
+@needs_build
+def test_env_observes_through_the_extension_without_numba():
+    """A fresh process's env observes through the compiled observer and never imports numba."""
+    code = (
+        "import sys\n"
+        "from scopa_env import scopa_v0\n"
+        "e = scopa_v0.env(num_players=4, action_mode='select')\n"
+        "e.reset(seed=1)\n"
+        "obs = e.last()[0]['observation']\n"
+        "print(e.unwrapped._observers[0].__name__, 'numba' in sys.modules, obs.shape[0] == e.unwrapped.layout.size)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["observe_compiled", "False", "True"], out.stdout
 
 
 @needs_build

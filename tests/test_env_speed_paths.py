@@ -146,14 +146,34 @@ def test_env_equals_the_straightforward_recomputation(preset, n, mode, episode, 
     assert steps > 0
 
 
+def _observers(layout: ObservationLayout, path: str) -> tuple:
+    """The layout's observers on ``path``: "compiled" (the ahead-of-time core.observe, skipped
+    where it is not built) or "python" (the generated straight-line code)."""
+    from scopa_env.observation import _compile_observer
+
+    observers = tuple(
+        _compile_observer(layout, seat, ahead_of_time=path == "compiled") for seat in range(layout.num_players)
+    )
+    if path == "compiled" and observers[0].__name__ != "observe_compiled":
+        pytest.skip("the ahead-of-time observers are not built (pip install -e . builds them)")
+    assert observers[0].__name__ == f"observe_{path}"
+    return observers
+
+
+PATHS = ("compiled", "python")
+
+
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize(("preset", "n"), [(p, n) for p, n, *_ in CASES])
-def test_observation_array_equals_write_observation(preset, n):
-    """The env's fast observation equals :func:`write_observation` for every seat, with and
-    without a pending "select" choice, over whole random hands, with game points of either sign."""
+def test_observation_array_equals_write_observation(preset, n, path):
+    """The env's fast observation, on either path, equals :func:`write_observation` for every
+    seat, with and without a pending "select" choice, over whole random hands, with game points
+    of either sign."""
     from scopa_env.game import Game
 
     env = scopa_v0.raw_env(num_players=n, rules=preset)
     layout = ObservationLayout.for_rules(n, env.rules)
+    observers = _observers(layout, path)
     rng = np.random.default_rng(n)
     for seed in range(3):
         game = Game(n, env.rules, seed=seed, auto_next_hand=False)
@@ -165,8 +185,10 @@ def test_observation_array_equals_write_observation(preset, n):
             for seat in range(n):
                 for select in ((None, 0), (card, 0), (card, captured & -captured)):
                     want = write_observation(game, seat, layout, np.empty(layout.size, np.float32), *select)
-                    got = observation_array(game, seat, layout, *select)
+                    got = observers[seat](game, *select)
                     assert got.tobytes() == want.tobytes(), f"{preset}, seed {seed}, seat {seat}, {select}"
+                    default = observation_array(game, seat, layout, *select)  # the layout's own: compiled where built
+                    assert default.tobytes() == want.tobytes(), f"{preset}, seed {seed}, seat {seat}, {select}"
             game.play_pair(card, captured)
 
 
@@ -190,16 +212,18 @@ def test_env_and_layout_pickle_and_copy_with_their_compiled_observers(mode):
     assert again == layout and len(again.observers) == 3
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize(("preset", "n"), [(p, n) for p, n, *_ in CASES])
-def test_env_observation_hides_the_hidden_cards(preset, n):
+def test_env_observation_hides_the_hidden_cards(preset, n, path):
     """Permute the cards the observer cannot see (other hands but revealed cards, the stock
-    order) at points of random hands: every seat's observation from the env's fast path
-    stays the same, with and without a pending "select" choice."""
+    order) at points of random hands: every seat's observation from either of the env's fast
+    paths stays the same, with and without a pending "select" choice."""
     from scopa_env.cards import cards_of, mask_of
     from scopa_env.game import Game
 
     env = scopa_v0.raw_env(num_players=n, rules=preset)
     rules = env.rules
+    observers = _observers(env.layout, path)
     rng = np.random.default_rng(n + 1)
     checked = 0
     for seed in range(3):
@@ -221,8 +245,8 @@ def test_env_observation_hides_the_hidden_cards(preset, n):
                         pos += k
                     world.stock = shuffled[pos:]
                     for select in ((None, 0), (card, captured & -captured)):
-                        a = observation_array(game, seat, env.layout, *select)
-                        b = observation_array(world, seat, env.layout, *select)
+                        a = observers[seat](game, *select)
+                        b = observers[seat](world, *select)
                         assert a.tobytes() == b.tobytes(), f"{preset}, seed {seed}, step {step}, seat {seat}"
                     checked += 1
             game.play_pair(card, captured)

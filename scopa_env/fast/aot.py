@@ -1,4 +1,5 @@
-"""Ahead-of-time compiled row loops: the compiled core's first step without the JIT's compile.
+"""Ahead-of-time compiled row loops and observers: the compiled core's first step without the
+JIT's compile, and the AEC env's observation in one compiled call.
 
 ``pip install`` builds the extensions ``scopa_env.fast._aot_plain``, ``_aot_opponents`` and
 ``_aot_heuristic`` (``setup.py``'s ``build_ext``, about 20 s) with ``numba.pycc``: the row loop
@@ -12,6 +13,12 @@ JIT's loop releases the GIL), observe and choose, the search kernels; so does ev
 extension is missing (no C compiler at install: the build only warns), stale (its
 :func:`source_hash`, of the compiled core's source and the numba and numpy versions, differs from
 the installed one's) or switched off with ``SCOPA_AOT=0``.
+
+The extension ``scopa_env.fast._aot_observe`` holds :func:`core.observe` for the Python engine's
+parts (tuples of ints; one export per number of players and sides, :data:`OBSERVERS`): the AEC
+env's observers (:mod:`scopa_env.observation`) call it where it is built and fresh, and write the
+observation in Python where it is not. Loading it imports no numba (this module imports numba only
+to build, and ``scopa_env.fast`` imports its batch on first use), so the env starts as fast as ever.
 
 Build by hand (into the package, where the loader looks): ``python -m scopa_env.fast.aot``
 (``SCOPA_AOT_CPU=generic`` for machines other than this one).
@@ -28,8 +35,6 @@ from pathlib import Path
 
 import numpy as np
 
-from scopa_env.fast import core
-
 PREFIX = "_aot_"
 """The extensions' names inside ``scopa_env.fast``: this prefix and a :data:`SPECS` key."""
 ENV_SWITCH = "SCOPA_AOT"
@@ -44,16 +49,29 @@ one module), by the ``opponent`` of the standard 2-player batch whose argument t
 ``None``, no compiled opponent; ``"greedy"``, opponents without the heuristic's weights (as
 ``random`` and ``greedy`` pass); ``"heuristic"``, with them. The number of players, the mode,
 the rules (the standard captures, no decision rule) and the batch size are data."""
+OBSERVER = "observe"
+"""The observers' extension (after :data:`PREFIX`)."""
+OBSERVERS = ((2, 2), (3, 3), (4, 2), (4, 4), (6, 2), (8, 8))
+"""``(players, sides)`` of the observers exported (``observe_<players>_<sides>``): every preset's
+(8 players: the 52-card deck); other rules write their observation in Python."""
+EXTENSIONS = (*SPECS, OBSERVER)
+"""Every extension ``setup.py`` builds (tests/test_aot.py holds its list equal to this)."""
+CORE = Path(__file__).with_name("core.py")
 
 
 @functools.cache
 def source_hash() -> int:
     """A 63-bit hash of the compiled core's source and the numba and numpy versions: an extension
     is used only while it equals the one it was built with (a build environment's numba or numpy
-    other than the installed ones counts as stale too). Read once per process."""
-    import numba
+    other than the installed ones counts as stale too). Read once per process, without importing
+    numba (its installed version is read from the package metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
 
-    stamp = Path(core.__file__).read_bytes() + f"|numba {numba.__version__}|numpy {np.__version__}".encode()
+    try:
+        numba = version("numba")
+    except PackageNotFoundError:  # no numba: nothing compiled can match
+        numba = "missing"
+    stamp = CORE.read_bytes() + f"|numba {numba}|numpy {np.__version__}".encode()
     return int.from_bytes(hashlib.sha256(stamp).digest()[:8], "little") >> 1
 
 
@@ -68,16 +86,30 @@ def _signature(opponent: str | None):
     return types.UniTuple(types.int64, 2)(*([types.int64] * 4 + [typeof(a) for a in args]))
 
 
+def _observer_signature(players: int, sides: int):
+    """The numba signature of :func:`core.observe` for the Python engine's parts."""
+    from numba import types
+
+    i8, f8 = types.int64, types.float64
+    seats, by_side = types.UniTuple(i8, players), types.UniTuple(i8, sides)
+    parts = [seats, by_side, seats, seats, by_side, by_side] + [i8] * 8 + [f8, f8, i8, types.boolean, i8, types.boolean]
+    return types.void(types.float32[::1], i8, *parts)
+
+
 def build(output_dir: str | Path, target_cpu: str = "host") -> list[Path]:
-    """Compile every :data:`SPECS` extension into ``output_dir``; returns their paths."""
-    return [build_one(name, output_dir, target_cpu) for name in SPECS]
+    """Compile every extension (:data:`EXTENSIONS`) into ``output_dir``; returns their paths."""
+    return [build_one(name, output_dir, target_cpu) for name in EXTENSIONS]
 
 
 def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Path:
-    """Compile the extension of :data:`SPECS` entry ``name`` into ``output_dir``; returns its path.
-    ``target_cpu="host"`` tunes it for this machine (a wheel for other machines wants
+    """Compile the extension ``name`` (of :data:`EXTENSIONS`) into ``output_dir``; returns its
+    path. ``target_cpu="host"`` tunes it for this machine (a wheel for other machines wants
     ``"generic"``, about a quarter slower)."""
+    import types as pytypes
+
     from numba.pycc import CC
+
+    from scopa_env.fast import core
 
     stamp = source_hash()
 
@@ -88,7 +120,14 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
     cc.output_dir = str(output_dir)
     cc.target_cpu = target_cpu
     cc.verbose = False
-    cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
+    if name == OBSERVER:
+        func = core.observe.py_func
+        for players, sides in OBSERVERS:
+            # A copy of the function per export: pycc types one function for one signature only.
+            copy = pytypes.FunctionType(func.__code__, func.__globals__, f"observe_{players}_{sides}")
+            cc.export(copy.__name__, _observer_signature(players, sides))(copy)
+    else:
+        cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
     cc.export("source_hash", "i8()")(built_hash)
     cc.compile()
     return Path(cc.output_dir) / cc.output_file
@@ -96,8 +135,8 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
 
 @functools.cache
 def load(name: str):
-    """The built extension of :data:`SPECS` entry ``name``, or None where it is missing (a
-    failed build leaves an empty file, which fails to import) or stale."""
+    """The built extension ``name`` (of :data:`EXTENSIONS`), or None where it is missing (a failed
+    build leaves an empty file, which fails to import) or stale."""
     try:
         module = importlib.import_module(f"scopa_env.fast.{PREFIX}{name}")
     except (ImportError, OSError):
@@ -120,6 +159,15 @@ def rows_for(args: tuple):
             module = load(name)
             return None if module is None else module.rows
     return None
+
+
+def observer(players: int, sides: int):
+    """The compiled :func:`core.observe` for ``players`` and ``sides``, else None (not in
+    :data:`OBSERVERS`, missing, stale, or switched off with ``SCOPA_AOT=0``)."""
+    if os.environ.get(ENV_SWITCH, "1") == "0" or (players, sides) not in OBSERVERS:
+        return None
+    module = load(OBSERVER)
+    return None if module is None else getattr(module, f"observe_{players}_{sides}")
 
 
 @functools.cache

@@ -1803,56 +1803,112 @@ def _plane(out, pos, mask, width):
 def write_observation(S, i, P, seat, out):
     """``seat``'s observation of game ``i`` into ``out`` (observation.write_observation)."""
     n = P[P_PLAYERS]
-    ns = P[P_SIDES]
-    side = _side(seat, ns)
-    seen = S[i, COL_HAND + seat] | S[i, COL_TABLE]
-    for s in range(ns):
-        seen |= S[i, COL_PILE + s]
-    if P[P_DECLARE]:
-        for s in range(n):
-            seen |= S[i, COL_REVEALED + s]
     mine = seat == S[i, COL_CURRENT]
     pending = S[i, COL_PENDING] if mine else NO_SEAT
-    w = P[P_CARD_IDS]
-    pos = _plane(out, 0, S[i, COL_HAND + seat], w)
-    pos = _plane(out, pos, S[i, COL_TABLE], w)
+    observe(
+        out,
+        seat,
+        S[i, COL_HAND : COL_HAND + n],
+        S[i, COL_PILE : COL_PILE + P[P_SIDES]],
+        S[i, COL_PLAYED : COL_PLAYED + n],
+        S[i, COL_REVEALED : COL_REVEALED + n],
+        S[i, COL_SCOPE : COL_SCOPE + P[P_SIDES]],
+        S[i, COL_SCORE : COL_SCORE + P[P_SIDES]],
+        S[i, COL_TABLE],
+        P[P_DECK_SIZE] - S[i, COL_STOCK_POS],
+        S[i, COL_DEALER],
+        S[i, COL_CURRENT],
+        S[i, COL_LASTCAP],
+        pending,
+        S[i, COL_SELECTED] if pending >= 0 else 0,
+        P[P_DECK_MASK],
+        float(P[P_TARGET]),
+        float(P[P_HAND_SIZE]),
+        P[P_CARD_IDS],
+        P[P_DECLARE] != 0,
+        S[i, COL_WILD] if P[P_WILD_OBS] else 0,
+        S[i, COL_QUEUE] != 0,
+    )
+
+
+@njit(cache=True, inline="always")
+def observe(
+    out,
+    seat,
+    hands,
+    piles,
+    played,
+    revealed,
+    scope,
+    scores,
+    table,
+    stock_left,
+    dealer,
+    current,
+    last_capturer,
+    pending,
+    selected,
+    deck_mask,
+    target,
+    hand_size,
+    width,
+    declare,
+    wild,
+    queue,
+):
+    """``seat``'s observation into ``out`` from the game's parts (observation.write_observation):
+    ``hands``, ``played`` and ``revealed`` by seat, ``piles``, ``scope`` and ``scores`` by side
+    (arrays, or tuples from the Python engine: :mod:`scopa_env.fast.aot`'s observers),
+    ``last_capturer`` and ``pending`` (the card chosen in "select" mode) ``NO_SEAT`` for none,
+    ``declare`` for the layout's declaration entries, ``wild`` the declared wildcard rank (0: none,
+    or no wildcard entry), ``queue`` whether a declaration is being decided."""
+    n = len(hands)
+    ns = len(piles)
+    side = _side(seat, ns)
+    seen = hands[seat] | table
+    for s in range(ns):
+        seen |= piles[s]
+    if declare:
+        for s in range(n):
+            seen |= revealed[s]
+    w = width
+    pos = _plane(out, 0, hands[seat], w)
+    pos = _plane(out, pos, table, w)
     for k in range(ns):
-        pos = _plane(out, pos, S[i, COL_PILE + (side + k) % ns], w)
+        pos = _plane(out, pos, piles[(side + k) % ns], w)
     for k in range(n):
-        pos = _plane(out, pos, S[i, COL_PLAYED + (seat + k) % n], w)
-    pos = _plane(out, pos, P[P_DECK_MASK] & ~seen, w)
+        pos = _plane(out, pos, played[(seat + k) % n], w)
+    pos = _plane(out, pos, deck_mask & ~seen, w)
     pos = _plane(out, pos, (np.int64(1) << pending) if pending >= 0 else 0, w)
-    pos = _plane(out, pos, S[i, COL_SELECTED] if pending >= 0 else 0, w)
-    if P[P_DECLARE]:  # the revealed planes of seat +1, +2 ...; the declaring flag is the last entry
+    pos = _plane(out, pos, selected, w)
+    if declare:  # the revealed planes of seat +1, +2 ...; the declaring flag is the last entry
         for k in range(1, n):
-            pos = _plane(out, pos, S[i, COL_REVEALED + (seat + k) % n], w)
-    for k in range(P[P_OBS_SIZE] - pos):
+            pos = _plane(out, pos, revealed[(seat + k) % n], w)
+    size = out.shape[0]
+    for k in range(size - pos):
         out[pos + k] = 0.0
-    target = float(P[P_TARGET])
     for j in range(ns):
         sj = (side + j) % ns
-        out[pos + j] = np.float32(S[i, COL_SCOPE + sj])
-        out[pos + ns + j] = np.float32(S[i, COL_SCORE + sj] / target)
+        out[pos + j] = np.float32(scope[sj])
+        out[pos + ns + j] = np.float32(scores[sj] / target)
     pos += 2 * ns
-    hs = float(P[P_HAND_SIZE])
     for j in range(n):
-        out[pos + j] = np.float32(popcount(S[i, COL_HAND + (seat + j) % n]) / hs)
+        out[pos + j] = np.float32(popcount(hands[(seat + j) % n]) / hand_size)
     pos += n
-    out[pos] = np.float32((P[P_DECK_SIZE] - S[i, COL_STOCK_POS]) / float(w))
+    out[pos] = np.float32(stock_left / float(w))
     pos += 1
-    out[pos + (seat - S[i, COL_DEALER]) % n] = 1.0
+    out[pos + (seat - dealer) % n] = 1.0
     pos += n
-    out[pos + (S[i, COL_CURRENT] - seat) % n] = 1.0
+    out[pos + (current - seat) % n] = 1.0
     pos += n
-    lc = S[i, COL_LASTCAP]
-    out[pos + (n if lc == NO_SEAT else (lc - seat) % n)] = 1.0
+    out[pos + (n if last_capturer == NO_SEAT else (last_capturer - seat) % n)] = 1.0
     pos += n + 1
     out[pos + (1 if pending >= 0 else 0)] = 1.0
     pos += 2
-    if P[P_WILD_OBS] and S[i, COL_WILD] != 0:  # Cirulla: one-hot of the wildcard's declared rank
-        out[pos + S[i, COL_WILD] - 1] = 1.0
-    if P[P_DECLARE] and S[i, COL_QUEUE] != 0:
-        out[P[P_OBS_SIZE] - 1] = 1.0
+    if wild != 0:  # Cirulla: one-hot of the wildcard's declared rank
+        out[pos + wild - 1] = 1.0
+    if declare and queue:
+        out[size - 1] = 1.0
 
 
 @njit(cache=True, inline="always")
