@@ -82,6 +82,36 @@ class HandResult(NamedTuple):
     :attr:`~scopa_env.rules.Rules.scopa_value` readings)."""
 
 
+_SEATINGS: dict[tuple[int, int], tuple] = {}
+_SEATINGS_LIMIT = 256
+
+
+def _seating(rules: Rules, num_players: int) -> tuple:
+    """What a game derives from its rules and player count (checked here), computed once per pair:
+    the deal schedule, the cards per player of the next deal keyed by the stock size before it
+    (read only), whether the deals are uniform, the Ace's take-all without a scopa, each seat's
+    side and the number of sides. Entries hold their rules, so a key's id stays theirs."""
+    key = (id(rules), num_players)
+    entry = _SEATINGS.get(key)
+    if entry is None:
+        rules.check_players(num_players)
+        schedule = rules.schedule(num_players)
+        side_of = rules.sides(num_players)
+        entry = (
+            schedule,
+            {num_players * sum(schedule[i:]): k for i, k in enumerate(schedule) if i},
+            num_players not in dict(rules.deal_schedules),
+            rules.ace_takes_all and not rules.ace_takes_all_scopa,
+            side_of,
+            max(side_of) + 1,
+            rules,
+        )
+        if len(_SEATINGS) >= _SEATINGS_LIMIT:
+            _SEATINGS.clear()
+        _SEATINGS[key] = entry
+    return entry[:6]
+
+
 class Game:
     """Full-information state of a game of Scopa.
 
@@ -133,18 +163,18 @@ class Game:
     # --- construction ----------------------------------------------------------
 
     def _setup(self, num_players, rules, seed, auto_next_hand) -> None:
-        self.rules = get_rules(rules)
+        rules = self.rules = get_rules(rules)
         if isinstance(num_players, bool) or not isinstance(num_players, int):
             raise ValueError(f"num_players must be an int, got {num_players!r}")
-        self.rules.check_players(num_players)
         self.num_players = num_players
-        self.schedule = self.rules.schedule(num_players)
-        # Cards per player of the next deal, keyed by the stock size before it.
-        self._next_deal = {num_players * sum(self.schedule[i:]): k for i, k in enumerate(self.schedule) if i}
-        self._uniform_deals = num_players not in dict(self.rules.deal_schedules)
-        self._take_all_no_scopa = self.rules.ace_takes_all and not self.rules.ace_takes_all_scopa
-        self.side_of = self.rules.sides(num_players)
-        self.num_sides = max(self.side_of) + 1
+        (
+            self.schedule,
+            self._next_deal,
+            self._uniform_deals,
+            self._take_all_no_scopa,
+            self.side_of,
+            self.num_sides,
+        ) = _seating(rules, num_players)
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self.auto_next_hand = auto_next_hand
         self.scores = [0] * self.num_sides

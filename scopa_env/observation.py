@@ -269,11 +269,15 @@ class _Observers(tuple):
     layout's fields and compiled again when loaded."""
 
     fields: tuple
+    ahead_of_time: bool
+    """Whether they call the ahead-of-time :func:`~scopa_env.fast.core.observe` (else they are
+    straight-line Python)."""
 
     @classmethod
     def of(cls, layout: ObservationLayout) -> _Observers:
         out = cls(_compile_observer(layout, seat) for seat in range(layout.num_players))
         out.fields = (layout.num_players, layout.declarations, layout.wildcard, layout.sides, layout.cards)
+        out.ahead_of_time = out[0].__name__ == "observe_compiled"
         return out
 
     def __reduce__(self):

@@ -103,6 +103,8 @@ ACTION_MODES = ("move", "select")
 RENDER_MODES = (None, "ansi", "human")
 FEW_IDS = 8
 """Up to this many legal ids the mask is written item by item, above it with one numpy index."""
+HAND_IDS_LIMIT = 4096
+"""Most hands whose card ids a "select" env keeps (the legal ids of a card-play turn; read only)."""
 _I8 = np.dtype(np.int8)
 
 
@@ -168,6 +170,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.state_space = spaces.Box(low=0, high=np.inf, shape=(state_size,), dtype=np.float32)
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
+        self._hand_ids: dict[int, list[int]] = {}
 
     # --- spaces & codes ------------------------------------------------------
 
@@ -258,7 +261,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             return self._moves.ids(game.action_pairs() if game.rules.claim_out else game.legal_pairs(), game.table)
         if self._pending_card is None:
             if game.card_turn:  # every hand card is playable: no capture is worked out yet
-                return cards_of(game.hands[game.current])
+                hand = game.hands[game.current]
+                ids = self._hand_ids.get(hand)
+                if ids is None:
+                    if len(self._hand_ids) >= HAND_IDS_LIMIT:
+                        self._hand_ids.clear()
+                    ids = self._hand_ids[hand] = cards_of(hand)
+                return ids
             return sorted({c for c, _ in game.action_pairs()})
         nxt, can_confirm, _ = select_options(self._pending_outcomes, self._selected)
         return nxt + [self._confirm] if can_confirm else nxt

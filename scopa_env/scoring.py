@@ -26,10 +26,23 @@ points (a Napoleone or Scala that wins the game, a Libyan reset) come from
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from scopa_env.cards import BATONS, COINS, CUPS, RANK_MASK, RANK_OF, SUIT_MASK, SUITS, card_id, mask_of
+from scopa_env.cards import (
+    ALL_CARDS_MASK,
+    BATONS,
+    COINS,
+    CUPS,
+    NUM_RANKS,
+    RANK_MASK,
+    RANK_OF,
+    SUIT_MASK,
+    SUITS,
+    card_id,
+    mask_of,
+)
 from scopa_env.rules import STANDARD, WILDCARD, Rules, get_rules
 
 CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope")
@@ -54,6 +67,12 @@ def primiera_value(pile: int, rules: Rules = STANDARD) -> float:
     "None | 0").
     """
     values = rules.primiera_values
+    if pile <= ALL_CARDS_MASK and len(values) == NUM_RANKS:  # the 40-card deck: one look-up per suit
+        best = _best_in_row(values)
+        rows = pile & _ROW, pile >> NUM_RANKS & _ROW, pile >> 2 * NUM_RANKS & _ROW, pile >> 3 * NUM_RANKS
+        if rules.primiera_all_suits and not all(rows):
+            return 0
+        return best[rows[0]] + best[rows[1]] + best[rows[2]] + best[rows[3]]
     total = 0
     for s in SUITS:
         in_suit = pile & SUIT_MASK[s]
@@ -70,6 +89,17 @@ def primiera_value(pile: int, rules: Rules = STANDARD) -> float:
             in_suit ^= low
         total += best
     return total
+
+
+_ROW = (1 << NUM_RANKS) - 1
+
+
+@functools.cache
+def _best_in_row(values: tuple[int, ...]) -> tuple[int, ...]:
+    """Per 10-bit suit row of a 40-card pile (bit r: the rank r + 1 card), its best primiera
+    value under ``values``, at least 0 (so 0 for an empty row), as the loop below counts it;
+    built once per scale."""
+    return tuple(max([0, *(values[r] for r in range(NUM_RANKS) if row >> r & 1)]) for row in range(1 << NUM_RANKS))
 
 
 EXTRA_KEYS = (

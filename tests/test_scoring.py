@@ -27,6 +27,35 @@ def test_wikipedia_primiera_example_is_76():
     assert primiera_value(sum(1 << c for c in parse_cards("7c 7d 6b As"))) == 76
 
 
+@pytest.mark.parametrize("all_suits", [True, False])
+@pytest.mark.parametrize(
+    "values",
+    [
+        STANDARD.primiera_values,
+        (5.5, 2, 3, 4, 5, 6, 7, 0.5, 0.5, 0.5),  # fractional, as tests/test_fast.py's custom scale
+        (0, 0, 1, 0, 2, 0, 3, 0, 0, 0),  # ranks worth nothing: a suit of them is held, yet adds 0
+    ],
+)
+def test_primiera_value_is_the_best_card_of_each_suit(values, all_suits):
+    """The 40-card look-up path equals the rule read card by card: pagat-scopa.txt, "A prime
+    consists of four cards, one of each suit"; with all_suits, "a player or team that does not have at
+    least one card in each suit cannot score for prime"."""
+    import dataclasses
+    import random
+
+    from scopa_env.cards import RANK_OF, SUIT_OF, cards_of
+
+    rules = dataclasses.replace(STANDARD, primiera_values=values, primiera_all_suits=all_suits)
+    rnd = random.Random(len(values) + all_suits)
+    for _ in range(3000):
+        pile = rnd.getrandbits(40) & rnd.getrandbits(40) & (rnd.getrandbits(40) if rnd.random() < 0.5 else -1)
+        best = {}
+        for c in cards_of(pile):
+            best[SUIT_OF[c]] = max(best.get(SUIT_OF[c], 0), values[RANK_OF[c] - 1])
+        want = 0 if all_suits and len(best) < 4 else sum(best.get(s, 0) for s in range(4))
+        assert primiera_value(pile, rules) == want, cards_of(pile)
+
+
 def test_booklet_primiera_example_is_47():
     # booklet: "your primiera is valued 14 + 13 + 10 + 10 = 47."
     assert primiera_value(sum(1 << c for c in parse_cards("4s 3c Kd Qb"))) == 47
