@@ -299,7 +299,7 @@ def _compile_observer(
     compiled = _aot_observer(n, s) if ahead_of_time else None
     if compiled is None:
         return _python_observer(layout, seat)
-    return _calling(compiled, seat, operator.index(layout.size), w, layout.declarations, layout.wildcard)
+    return _calling(compiled, layout, seat)
 
 
 def _aot_observer(players: int, sides: int):
@@ -311,37 +311,51 @@ def _aot_observer(players: int, sides: int):
     return aot.observer(players, sides)
 
 
-def _calling(compiled, seat: int, size: int, width: int, declarations: bool, wildcard: bool):
-    """An observer for ``seat`` that hands the game's parts to ``compiled`` in one call."""
+def _calling(compiled, layout: ObservationLayout, seat: int):
+    """An observer for ``seat`` that hands the game's parts to ``compiled`` in one call: each
+    seat's and side's int as an argument of its own (:func:`scopa_env.fast.aot._flat_observer`),
+    so a game that does not fit the layout (another number of players or sides) is a
+    ``ValueError`` naming both, never a crash."""
+    size, width = operator.index(layout.size), operator.index(layout.cards)
+    declarations, wildcard = bool(layout.declarations), bool(layout.wildcard)
+    players = operator.index(layout.num_players)
+    fits = f"the observation layout is for {players} players and {layout.num_sides} sides"
 
     def observe_compiled(game, select_card, select_captured):
+        if game.num_players != players:  # 3 players' ints in a 4-player (two-side) layout would fit the count
+            raise ValueError(f"{fits}; the game has {game.num_players} players")
         out = _empty(size, _F32)
         rules = game.rules
         lc = game.last_capturer
-        compiled(
-            out,
-            seat,
-            tuple(game.hands),
-            tuple(game.piles),
-            tuple(game.played),
-            tuple(game.revealed),
-            tuple(game.scope),
-            tuple(game.scores),
-            game.table,
-            len(game.stock),
-            game.dealer,
-            game.current,
-            -1 if lc is None else lc,
-            -1 if select_card is None else select_card,
-            select_captured,
-            rules.deck_mask,
-            rules.target,
-            rules.hand_size,
-            width,
-            declarations,
-            game.wild_rank if wildcard else 0,
-            declarations and bool(game.declare_queue),
-        )
+        try:
+            compiled(
+                out,
+                seat,
+                *game.hands,
+                *game.piles,
+                *game.played,
+                *game.revealed,
+                *game.scope,
+                *game.scores,
+                game.table,
+                len(game.stock),
+                game.dealer,
+                game.current,
+                -1 if lc is None else lc,
+                -1 if select_card is None else select_card,
+                select_captured,
+                rules.deck_mask,
+                rules.target,
+                rules.hand_size,
+                width,
+                declarations,
+                game.wild_rank if wildcard else 0,
+                declarations and bool(game.declare_queue),
+            )
+        except (TypeError, OverflowError) as exc:
+            raise ValueError(
+                f"{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})"
+            ) from None
         return out
 
     return observe_compiled

@@ -158,3 +158,42 @@ def test_a_fresh_process_compiles_no_row_loop(tmp_path):
     env[aot.ENV_SWITCH] = "0"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split()[-1] == "1", "with SCOPA_AOT=0 the JIT compiles it"
+
+
+@needs_build
+def test_compiled_observer_refuses_a_game_that_does_not_fit():
+    """A game of another player count, or with a seat's list grown or shrunk, is a ValueError
+    naming the layout, and an out-of-range wildcard rank writes nothing out of bounds: never a
+    crash (run in a subprocess, so a crash would show as its exit status)."""
+    code = (
+        "from scopa_env.game import Game\n"
+        "from scopa_env.observation import ObservationLayout, observation_array\n"
+        "cases = [(Game(3, seed=1), ObservationLayout(2)), (Game(3, seed=1), ObservationLayout(4))]\n"
+        "for attr, extra in (('hands', [0]), ('piles', [0]), ('scores', [0])):\n"
+        "    g = Game(2, seed=1)\n"
+        "    setattr(g, attr, getattr(g, attr) + extra)\n"
+        "    cases.append((g, ObservationLayout(2)))\n"
+        "g = Game(2, seed=1)\n"
+        "g.scope = g.scope[:1]\n"
+        "cases.append((g, ObservationLayout(2)))\n"
+        "for game, layout in cases:\n"
+        "    assert layout.observers.ahead_of_time\n"
+        "    try:\n"
+        "        observation_array(game, 0, layout)\n"
+        "        print('accepted')\n"
+        "    except ValueError as exc:\n"
+        "        print('ValueError', str(exc).split(';')[0])\n"
+        "g = Game(2, 'cirulla', seed=1)\n"
+        "g.wild_rank = 10**6\n"
+        "layout = ObservationLayout.for_rules(2, g.rules)\n"
+        "print('wild', observation_array(g, 0, layout)[layout['wild_rank']].sum())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    lines = out.stdout.splitlines()
+    assert lines[:2] == [
+        "ValueError the observation layout is for 2 players and 2 sides",
+        "ValueError the observation layout is for 4 players and 2 sides",
+    ]
+    assert lines[2:6] == ["ValueError the observation layout is for 2 players and 2 sides"] * 4, lines
+    assert lines[6] == "wild 0.0"

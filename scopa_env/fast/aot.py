@@ -15,7 +15,8 @@ extension is missing (no C compiler at install: the build only warns), stale (it
 the installed one's) or switched off with ``SCOPA_AOT=0``.
 
 The extension ``scopa_env.fast._aot_observe`` holds :func:`core.observe` for the Python engine's
-parts (tuples of ints; one export per number of players and sides, :data:`OBSERVERS`): the AEC
+parts (one int argument per seat's and side's value, one export per number of players and sides,
+:data:`OBSERVERS`; :func:`_flat_observer`): the AEC
 env's observers (:mod:`scopa_env.observation`) call it where it is built and fresh, and write the
 observation in Python where it is not. Loading it imports no numba (this module imports numba only
 to build, and ``scopa_env.fast`` imports its batch on first use), so the env starts as fast as ever.
@@ -86,14 +87,42 @@ def _signature(opponent: str | None):
     return types.UniTuple(types.int64, 2)(*([types.int64] * 4 + [typeof(a) for a in args]))
 
 
+_PER_SEAT_OR_SIDE = (("hand", 0), ("pile", 1), ("played", 0), ("revealed", 0), ("scope", 1), ("score", 1))
+""":func:`core.observe`'s tuple arguments in order, each per seat (0) or per side (1)."""
+_SCALARS = (
+    "table, stock_left, dealer, current, last_capturer, pending, selected, deck_mask, target, hand_size, width, "
+    "declare, wild, queue"
+)
+""":func:`core.observe`'s arguments after them."""
+
+
+def _flat_observer(players: int, sides: int):
+    """:func:`core.observe` for ``players`` and ``sides`` taking each seat's and side's int as an
+    argument of its own (``hand0, hand1, ..., pile0, ...``) instead of tuples: pycc's wrapper
+    crashes on a tuple of another length, and a wrong count of arguments is a ``TypeError``.
+    Generated from the two ints (``operator.index``) and fixed names."""
+    import operator
+
+    from scopa_env.fast import core
+
+    players, sides = operator.index(players), operator.index(sides)
+    groups = [[f"{name}{j}" for j in range(sides if by_side else players)] for name, by_side in _PER_SEAT_OR_SIDE]
+    name = f"observe_{players}_{sides}"
+    params = ", ".join(p for group in groups for p in group)
+    tuples = ", ".join(f"({', '.join(group)},)" for group in groups)
+    text = f"def {name}(out, seat, {params}, {_SCALARS}):\n    observe(out, seat, {tuples}, {_SCALARS})\n"
+    namespace = {"observe": core.observe}
+    exec(compile(text, f"<{name}>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
 def _observer_signature(players: int, sides: int):
-    """The numba signature of :func:`core.observe` for the Python engine's parts."""
+    """The numba signature of :func:`_flat_observer`'s function for ``players`` and ``sides``."""
     from numba import types
 
     i8, f8 = types.int64, types.float64
-    seats, by_side = types.UniTuple(i8, players), types.UniTuple(i8, sides)
-    parts = [seats, by_side, seats, seats, by_side, by_side] + [i8] * 8 + [f8, f8, i8, types.boolean, i8, types.boolean]
-    return types.void(types.float32[::1], i8, *parts)
+    per = sum(sides if by_side else players for _, by_side in _PER_SEAT_OR_SIDE)
+    return types.void(types.float32[::1], i8, *[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean)
 
 
 def build(output_dir: str | Path, target_cpu: str = "host") -> list[Path]:
@@ -105,8 +134,6 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
     """Compile the extension ``name`` (of :data:`EXTENSIONS`) into ``output_dir``; returns its
     path. ``target_cpu="host"`` tunes it for this machine (a wheel for other machines wants
     ``"generic"``, about a quarter slower)."""
-    import types as pytypes
-
     from numba.pycc import CC
 
     from scopa_env.fast import core
@@ -121,11 +148,9 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
     cc.target_cpu = target_cpu
     cc.verbose = False
     if name == OBSERVER:
-        func = core.observe.py_func
         for players, sides in OBSERVERS:
-            # A copy of the function per export: pycc types one function for one signature only.
-            copy = pytypes.FunctionType(func.__code__, func.__globals__, f"observe_{players}_{sides}")
-            cc.export(copy.__name__, _observer_signature(players, sides))(copy)
+            func = _flat_observer(players, sides)
+            cc.export(func.__name__, _observer_signature(players, sides))(func)
     else:
         cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
     cc.export("source_hash", "i8()")(built_hash)

@@ -1905,7 +1905,7 @@ def observe(
     pos += n + 1
     out[pos + (1 if pending >= 0 else 0)] = 1.0
     pos += 2
-    if wild != 0:  # Cirulla: one-hot of the wildcard's declared rank
+    if 0 < wild <= MAX_RANK:  # Cirulla: one-hot of the wildcard's declared rank (0: none)
         out[pos + wild - 1] = 1.0
     if declare and queue:
         out[size - 1] = 1.0
