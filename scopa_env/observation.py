@@ -295,7 +295,7 @@ def _compile_observer(
     :func:`~scopa_env.fast.core.observe` built ahead of time (:mod:`scopa_env.fast.aot`) where
     it is built for the layout's players and sides (and ``ahead_of_time``), else straight-line
     Python (:func:`_python_observer`)."""
-    n, s, w, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, layout.cards, seat))
+    n, s, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, seat))
     compiled = _aot_observer(n, s) if ahead_of_time else None
     if compiled is None:
         return _python_observer(layout, seat)

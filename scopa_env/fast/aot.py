@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 PREFIX = "_aot_"
-"""The extensions' names inside ``scopa_env.fast``: this prefix and a :data:`SPECS` key."""
+"""The extensions' names inside ``scopa_env.fast``: this prefix and a name of :data:`EXTENSIONS`."""
 ENV_SWITCH = "SCOPA_AOT"
 """``SCOPA_AOT=0`` keeps every batch on the JIT (to measure it, or to rule the extensions out)."""
 SPECS = {

@@ -1858,7 +1858,8 @@ def observe(
 ):
     """``seat``'s observation into ``out`` from the game's parts (observation.write_observation):
     ``hands``, ``played`` and ``revealed`` by seat, ``piles``, ``scope`` and ``scores`` by side
-    (arrays, or tuples from the Python engine: :mod:`scopa_env.fast.aot`'s observers),
+    (the state row's slices, or tuples of the Python engine's ints: :mod:`scopa_env.fast.aot`'s
+    observers),
     ``last_capturer`` and ``pending`` (the card chosen in "select" mode) ``NO_SEAT`` for none,
     ``declare`` for the layout's declaration entries, ``wild`` the declared wildcard rank (0: none,
     or no wildcard entry), ``queue`` whether a declaration is being decided."""
