@@ -282,8 +282,10 @@ def run_all(
         if "moves_per_s_cpu" in r:  # stand-ins (tests) may give the wall rate only
             emit((f"engine random play, {n} players /cpu", r["moves_per_s_cpu"], "moves/s"))
     observer = "compiled" if scopa_v0.raw_env().layout.observers.ahead_of_time else "Python"
+    capture = "compiled" if scopa_v0.raw_env(action_mode="select")._card_capture else "Python"
     for mode in ACTION_MODES:
-        step(f"AEC env and the do-nothing floor, {mode} mode (observations: {observer})")
+        paths = f"observations: {observer}" + (f"; a named card's capture: {capture}" if mode == "select" else "")
+        step(f"AEC env and the do-nothing floor, {mode} mode ({paths})")
         r = bench_env(seconds, action_mode=mode, rounds=ENV_ROUNDS)
         emit((f"AEC env + wrappers, {mode} mode", r["env_steps_per_s"], "steps/s"))
         emit((f"do-nothing AEC floor, {mode} mode", r["floor_steps_per_s"], "steps/s"))

@@ -171,6 +171,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
         self._hand_ids: dict[int, list[int]] = {}
+        self._card_ids = False
+        self._card_capture, self._capture_flags = _card_capture(self.rules) if action_mode == "select" else (None, ())
+
+    def __getstate__(self) -> dict:
+        # The compiled card capture is an extension's function, which does not pickle: looked up again on load.
+        return {**self.__dict__, "_card_capture": None, "_capture_flags": ()}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        if self.action_mode == "select":
+            self._card_capture, self._capture_flags = _card_capture(self.rules)
 
     # --- spaces & codes ------------------------------------------------------
 
@@ -260,7 +271,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             # Game.action_pairs adds the claim only under claim_out rules: else the cached legal list.
             return self._moves.ids(game.action_pairs() if game.rules.claim_out else game.legal_pairs(), game.table)
         if self._pending_card is None:
-            if game.card_turn:  # every hand card is playable: no capture is worked out yet
+            self._card_ids = card_turn = game.card_turn
+            if card_turn:  # every hand card is playable: no capture is worked out yet
                 hand = game.hands[game.current]
                 ids = self._hand_ids.get(hand)
                 if ids is None:
@@ -316,12 +328,19 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             game.play_pair(card, game.table if mask == TAKE_ALL else mask)
             played = True
         elif self._pending_card is None:  # "select", naming the hand card: played at once if it has one outcome
-            outcomes = game.card_outcomes(action)
-            played = len(outcomes) == 1
+            capture = self._card_capture
+            # On a card-play turn (the legal ids were the hand's) the compiled core says the one capture, if one.
+            mask = capture(action, game.table, *self._capture_flags) if capture and self._card_ids else -1
+            played = mask >= 0
             if played:
-                game.play_pair(action, outcomes[0])
+                game.play_pair(action, mask)
             else:
-                self._pending_card, self._selected, self._pending_outcomes = action, 0, outcomes
+                outcomes = game.card_outcomes(action)
+                played = len(outcomes) == 1
+                if played:
+                    game.play_pair(action, outcomes[0])
+                else:
+                    self._pending_card, self._selected, self._pending_outcomes = action, 0, outcomes
         else:
             move = self._resolve(action)
             played = move is not None
@@ -433,6 +452,22 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def close(self) -> None:
         pass
+
+
+def _card_capture(rules: Rules) -> tuple:
+    """``(capture, flags)`` for a "select" env's card-play turns: the compiled core's
+    :func:`~scopa_env.fast.core.card_capture`, ``capture(card, table, *flags)``, where the rules'
+    captures are its (the standard pattern in the 40-card deck, no claim and no wildcard, which
+    :meth:`Game.card_outcomes` would add) and the extension is built and fresh; else
+    ``(None, ())`` and :meth:`Game.card_outcomes` decides."""
+    if not rules.plain_captures or rules.num_card_ids != NUM_CARDS or rules.claim_out or rules.bonus_wildcard:
+        return None, ()
+    from scopa_env.fast import aot
+
+    capture = aot.card_capture()
+    if capture is None:
+        return None, ()
+    return capture, (int(rules.single_card_priority), int(rules.capture_optional))
 
 
 def _plane(mask: int, width: int = NUM_CARDS) -> np.ndarray:

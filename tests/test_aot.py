@@ -104,6 +104,7 @@ def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
     try:
         assert all(aot.load(name) is None for name in aot.EXTENSIONS)
         assert aot.observer(2, 2) is None
+        assert aot.card_capture() is None
         assert not ObservationLayout(2).observers.ahead_of_time
         batch = BatchedScopa(4, 2)
         batch.reset(np.arange(4))
@@ -114,6 +115,7 @@ def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
     monkeypatch.setenv(aot.ENV_SWITCH, "0")
     assert aot.rows_for(BatchedScopa(4, 2)._kernel_args(np.zeros(4, np.int64), np.zeros((4, 1), np.float32))) is None
     assert aot.observer(2, 2) is None
+    assert aot.card_capture() is None
     assert not ObservationLayout(3).observers.ahead_of_time
 
 
@@ -197,3 +199,61 @@ def test_compiled_observer_refuses_a_game_that_does_not_fit():
     ]
     assert lines[2:6] == ["ValueError the observation layout is for 2 players and 2 sides"] * 4, lines
     assert lines[6] == "wild 0.0"
+
+
+CAPTURE_RULES = [
+    ("standard", {}),
+    ("scopa_corse", {}),  # capture_optional: the trail is an outcome beside every capture
+    ("standard", {"single_card_priority": False}),  # singles compete with sets
+]
+
+
+@needs_build
+@pytest.mark.parametrize(("preset", "changes"), CAPTURE_RULES)
+def test_card_capture_is_the_rules_one_outcome(preset, changes):
+    """The exported ``core.card_capture`` gives, for every card of the mover's hand at every point
+    of random games, what ``Game.card_outcomes`` says: its one captured mask (0: to the table),
+    or -1 where it has several. Pagat: "If there are several matching cards the player must
+    choose just one of those cards to capture" and "If there is more than one such set, the
+    player chooses which set to capture": a choice "select" mode asks for, which this never makes."""
+    from scopa_env.game import Game
+    from scopa_env.rules import get_rules
+
+    rules = get_rules(preset).replace(**changes)
+    capture = aot.card_capture()
+    flags = (int(rules.single_card_priority), int(rules.capture_optional))
+    rng = np.random.default_rng(3)
+    counts = {"one": 0, "several": 0}
+    for n in (2, 4):
+        for seed in range(40):
+            game = Game(n, rules, seed=seed, auto_next_hand=False)
+            while not game.hand_over:
+                hand = game.hands[game.current]
+                for card in (c for c in range(40) if hand >> c & 1):
+                    outcomes = game.card_outcomes(card)
+                    want = outcomes[0] if len(outcomes) == 1 else -1
+                    assert capture(card, game.table, *flags) == want, (preset, changes, seed, card, game.table)
+                    counts["one" if want >= 0 else "several"] += 1
+                pairs = game.legal_pairs()
+                game.play_pair(*pairs[rng.integers(len(pairs))])
+    assert counts["one"] > 1000 and counts["several"] > 20, counts
+
+
+@needs_build
+def test_card_capture_refuses_what_is_not_a_40_card_deck_card_and_table():
+    """A card id or table outside the 40-card deck is -1 (the env then asks the rules), never a
+    shift past the word, while a real card still captures (the Two of the second suit, id 11,
+    takes the first suit's, id 1); an int beyond 64 bits is an OverflowError (run in a
+    subprocess, so a crash would show as its exit status)."""
+    code = (
+        "from scopa_env.fast import aot\n"
+        "f = aot.card_capture()\n"
+        "print([f(c, t, 1, 0) for c, t in ((40, 0), (-1, 0), (63, 1), (64, 1), (3, 1 << 45), (3, -2), (11, 1 << 1))])\n"
+        "try:\n"
+        "    f(1 << 70, 0, 1, 0)\n"
+        "except OverflowError:\n"
+        "    print('OverflowError')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    assert out.stdout.splitlines() == ["[-1, -1, -1, -1, -1, -1, 2]", "OverflowError"], out.stdout

@@ -269,3 +269,66 @@ def test_generated_observers_take_only_integers_from_the_layout():
         _compile_observer(crafted, 0)
     with pytest.raises(TypeError):
         _compile_observer(layout, "0")
+
+
+def _select_trace(env, episodes: int) -> list:
+    """Everything a "select" env shows over seeded random games: each ``last()`` (observation and
+    mask bytes, reward, done flags, info) and each ``observe`` of the others."""
+    rng = np.random.default_rng(11)
+    trace = []
+    for ep in range(episodes):
+        env.reset(seed=ep)
+        for agent in env.agent_iter(20_000):
+            obs, reward, term, trunc, info = env.last()
+            trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc))
+            trace.append(repr(info))
+            trace += [env.observe(a)["observation"].tobytes() for a in env.agents if a != agent]
+            if term or trunc:
+                env.step(None)
+                continue
+            ids = np.flatnonzero(obs["action_mask"])
+            env.step(int(ids[rng.integers(len(ids))]))
+    return trace
+
+
+@pytest.mark.parametrize(
+    ("preset", "n", "episode"),
+    [
+        ("standard", 2, "hand"),
+        ("scopone", 4, "hand"),
+        ("scopa_corse", 2, "hand"),
+        ("chkobba", 2, "hand"),
+        ("scopa_bazzica", 2, "hand"),
+        ("standard", 3, "game"),
+    ],
+)
+def test_select_env_plays_the_same_with_the_compiled_card_capture(preset, n, episode):
+    """A "select" env whose card-play turns ask the compiled core for the named card's one
+    capture (:func:`scopa_env.fast.core.card_capture`, where built) plays every seeded game
+    exactly as one asking ``Game.card_outcomes``: every observation, mask, reward and info.
+    Decisions (Chkobba's first card, declarations) and the optional capture's choice stay the
+    rules'. Skipped where the extension is not built."""
+    compiled = scopa_v0.env(num_players=n, rules=preset, action_mode="select", episode=episode)
+    if compiled.unwrapped._card_capture is None:
+        pytest.skip("the ahead-of-time extension is not built (pip install -e . builds it)")
+    python = scopa_v0.env(num_players=n, rules=preset, action_mode="select", episode=episode)
+    python.unwrapped._card_capture = None
+    episodes = 1 if episode == "game" else 6
+    a, b = _select_trace(compiled, episodes), _select_trace(python, episodes)
+    assert len(a) > 500 and a == b
+
+
+def test_compiled_card_capture_only_where_the_rules_are_its_own():
+    """The env asks the compiled core only under the standard capture pattern in the 40-card
+    deck without a claim or a wildcard; the Ace's take-all, sums to 15, the 52-card deck,
+    Chiamarsi fuori and Cirulla keep ``Game.card_outcomes`` (as does "move" mode)."""
+    from scopa_env.fast import aot
+
+    built = aot.card_capture() is not None
+    from scopa_env.rules import get_rules
+
+    for preset in ("asso_pigliatutto", "scopa_di_quindici_1", "french_52", "chiamarsi_fuori", "cirulla"):
+        n = get_rules(preset).player_counts[0]
+        assert scopa_v0.raw_env(n, rules=preset, action_mode="select")._card_capture is None, preset
+    assert scopa_v0.raw_env(action_mode="move")._card_capture is None
+    assert (scopa_v0.raw_env(action_mode="select")._card_capture is not None) == built

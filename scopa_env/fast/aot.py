@@ -151,6 +151,7 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
         for players, sides in OBSERVERS:
             func = _flat_observer(players, sides)
             cc.export(func.__name__, _observer_signature(players, sides))(func)
+        cc.export("card_capture", "i8(i8, i8, i8, i8)")(core.card_capture.py_func)
     else:
         cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
     cc.export("source_hash", "i8()")(built_hash)
@@ -193,6 +194,15 @@ def observer(players: int, sides: int):
         return None
     module = load(OBSERVER)
     return None if module is None else getattr(module, f"observe_{players}_{sides}")
+
+
+def card_capture():
+    """The compiled :func:`core.card_capture` (one card's capture under the standard captures),
+    else None (missing, stale, or switched off with ``SCOPA_AOT=0``). Loading it imports no numba."""
+    if os.environ.get(ENV_SWITCH, "1") == "0":
+        return None
+    module = load(OBSERVER)
+    return None if module is None else module.card_capture
 
 
 @functools.cache

@@ -86,6 +86,7 @@ KINGS_FOR_REDEAL = 3
 CAPPOTTO_LEAD = 7
 SETTEBELLO = 6  # rank index of the Seven within a suit
 MAX_RANK = 10
+PLAIN_SUBSETS = 4051  # subsets of the 40-card deck adding up to 10 or less, the empty one included
 NO_SEAT = -1
 TAKE_ALL_ID = -1  # captured mask of an Ace's compact take-all id (scopa_env.actions.TAKE_ALL)
 
@@ -527,6 +528,27 @@ def _standard_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
             out_mask[count] = 0
             count += 1
     return count
+
+
+@njit(cache=True)
+def card_capture(card, table, priority, optional):
+    """The captured mask of ``card``'s legal move on ``table`` under the standard captures
+    (``P_PLAIN``, priority and optional as ``P_PRIORITY`` and ``P_OPTIONAL``) when it has one
+    (0: it goes to the table), or -1 when it has several: :func:`_standard_pairs` for that card
+    alone, for the AEC env's "select" mode (:mod:`scopa_env.fast.aot` exports it). The scratch
+    holds every subset of the table, bounded by the deck's (:data:`PLAIN_SUBSETS`). A card or
+    table outside the 40-card deck is -1 too, never a shift past the word."""
+    if card < 0 or card >= NUM_CARDS or table < 0 or table >> NUM_CARDS != 0:
+        return -1
+    cap = min(PLAIN_SUBSETS, 1 << popcount(table)) + 1
+    P = np.zeros(NUM_PARAMS, np.int64)
+    P[P_PRIORITY] = priority
+    P[P_OPTIONAL] = optional
+    scratch = np.empty(4 * cap, np.int64)
+    count = _standard_pairs(
+        1 << card, table, P, scratch[:cap], scratch[cap : 2 * cap], scratch[2 * cap : 3 * cap], scratch[3 * cap :]
+    )
+    return scratch[3 * cap] if count == 1 else -1
 
 
 @njit(cache=True)
