@@ -105,6 +105,8 @@ FEW_IDS = 8
 """Up to this many legal ids the mask is written item by item, above it with one numpy index."""
 HAND_IDS_LIMIT = 4096
 """Most hands whose card ids a "select" env keeps (the legal ids of a card-play turn; read only)."""
+MOVE_IDS_BUFFER = 1024
+"""Legal ids the compiled "move" path writes at most (a hand with more goes through the rules' Python)."""
 _I8 = np.dtype(np.int8)
 
 
@@ -172,16 +174,41 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.game: Game | None = None
         self._hand_ids: dict[int, list[int]] = {}
         self._card_ids = False
-        self._card_capture, self._capture_flags = _card_capture(self.rules) if action_mode == "select" else (None, ())
+        self._link_compiled()
+
+    def _link_compiled(self) -> None:
+        """Look up the compiled core's helpers for this env's card-play turns, where the rules'
+        captures are theirs (the standard pattern in the 40-card deck, no claim and no wildcard,
+        which :meth:`Game.card_outcomes` and :meth:`Game.action_pairs` would add) and the extension
+        is built and fresh (:mod:`scopa_env.fast.aot`): in "select" mode the named card's one
+        capture (:func:`~scopa_env.fast.core.card_capture`), in "move" mode the hand's legal ids
+        (:func:`~scopa_env.fast.core.plain_move_ids`). Else (None) the rules' Python decides."""
+        self._card_capture = self._move_ids = None
+        self._capture_flags: tuple = ()
+        rules = self.rules
+        if not rules.plain_captures or rules.num_card_ids != NUM_CARDS or rules.claim_out or rules.bonus_wildcard:
+            return
+        from scopa_env.fast import aot
+
+        self._capture_flags = (int(rules.single_card_priority), int(rules.capture_optional))
+        if self._moves is None:
+            self._card_capture = aot.card_capture()
+            return
+        move_ids = aot.env_export("plain_move_ids")  # unchecked arrays: these are made here, and checked once
+        if move_ids is not None:
+            pairs = np.array(self._moves.pairs, np.int64).reshape(-1, 2)
+            starts = np.searchsorted(pairs[:, 0], np.arange(NUM_CARDS + 1), side="left").astype(np.int64)
+            out = np.empty(MOVE_IDS_BUFFER, np.int64)
+            aot.check_int64_arrays(pairs=(pairs, 2), starts=(starts, 1), out=(out, 1))
+            self._move_ids = (move_ids, (*self._capture_flags, pairs, starts, out), out)
 
     def __getstate__(self) -> dict:
-        # The compiled card capture is an extension's function, which does not pickle: looked up again on load.
-        return {**self.__dict__, "_card_capture": None, "_capture_flags": ()}
+        # The compiled helpers are an extension's functions, which do not pickle: looked up again on load.
+        return {**self.__dict__, "_card_capture": None, "_move_ids": None}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        if self.action_mode == "select":
-            self._card_capture, self._capture_flags = _card_capture(self.rules)
+        self._link_compiled()
 
     # --- spaces & codes ------------------------------------------------------
 
@@ -268,6 +295,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def _compute_legal_ids(self) -> list[int]:
         game = self.game
         if self._moves is not None:
+            fast = self._move_ids
+            if fast is not None and game.card_turn:
+                count = fast[0](game.hands[game.current], game.table, *fast[1])
+                if count >= 0:
+                    return fast[2][:count].tolist()
             # Game.action_pairs adds the claim only under claim_out rules: else the cached legal list.
             return self._moves.ids(game.action_pairs() if game.rules.claim_out else game.legal_pairs(), game.table)
         if self._pending_card is None:
@@ -452,22 +484,6 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def close(self) -> None:
         pass
-
-
-def _card_capture(rules: Rules) -> tuple:
-    """``(capture, flags)`` for a "select" env's card-play turns: the compiled core's
-    :func:`~scopa_env.fast.core.card_capture`, ``capture(card, table, *flags)``, where the rules'
-    captures are its (the standard pattern in the 40-card deck, no claim and no wildcard, which
-    :meth:`Game.card_outcomes` would add) and the extension is built and fresh; else
-    ``(None, ())`` and :meth:`Game.card_outcomes` decides."""
-    if not rules.plain_captures or rules.num_card_ids != NUM_CARDS or rules.claim_out or rules.bonus_wildcard:
-        return None, ()
-    from scopa_env.fast import aot
-
-    capture = aot.card_capture()
-    if capture is None:
-        return None, ()
-    return capture, (int(rules.single_card_priority), int(rules.capture_optional))
 
 
 def _plane(mask: int, width: int = NUM_CARDS) -> np.ndarray:

@@ -257,3 +257,81 @@ def test_card_capture_refuses_what_is_not_a_40_card_deck_card_and_table():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
     assert out.stdout.splitlines() == ["[-1, -1, -1, -1, -1, -1, 2]", "OverflowError"], out.stdout
+
+
+def _enumeration_arrays(rules):
+    """``(PAIRS, starts)`` as the env hands them to ``plain_move_ids``."""
+    from scopa_env.actions import move_enumeration
+
+    pairs = np.array(move_enumeration(rules).pairs, np.int64).reshape(-1, 2)
+    return pairs, np.searchsorted(pairs[:, 0], np.arange(41), side="left").astype(np.int64)
+
+
+@needs_build
+@pytest.mark.parametrize(("preset", "changes"), CAPTURE_RULES)
+def test_move_ids_are_the_enumerations_ids_of_the_legal_moves(preset, changes):
+    """The exported ``core.plain_move_ids`` gives, at every point of random games, the "move" ids
+    of ``Game.legal_pairs`` in their order (``MoveEnumeration.ids``)."""
+    from scopa_env.actions import move_enumeration
+    from scopa_env.game import Game
+    from scopa_env.rules import get_rules
+
+    rules = get_rules(preset).replace(**changes)
+    move_ids = aot.move_ids()
+    pairs, starts = _enumeration_arrays(rules)
+    enumeration = move_enumeration(rules)
+    out = np.empty(256, np.int64)
+    flags = (int(rules.single_card_priority), int(rules.capture_optional))
+    rng = np.random.default_rng(5)
+    checked = 0
+    for n in (2, 4):
+        for seed in range(30):
+            game = Game(n, rules, seed=seed, auto_next_hand=False)
+            while not game.hand_over:
+                legal = game.legal_pairs()
+                count = move_ids(game.hands[game.current], game.table, *flags, pairs, starts, out)
+                assert out[:count].tolist() == enumeration.ids(legal, game.table), (preset, seed, game.table)
+                checked += 1
+                game.play_pair(*legal[rng.integers(len(legal))])
+    assert checked > 1000
+
+
+@needs_build
+def test_move_ids_refuse_what_does_not_fit():
+    """-1 and nothing read or written out of bounds where the hand or table is outside the 40-card
+    deck, ``starts`` is short or points past ``PAIRS``, ``PAIRS`` is not two columns, a move is not
+    in it, or ``out`` is too short; an array of another type, shape or layout is a TypeError
+    naming it (run in a subprocess, so a crash would show as its exit status)."""
+    code = (
+        "import numpy as np\n"
+        "from scopa_env.fast import aot\n"
+        "from scopa_env.actions import move_enumeration\n"
+        "from scopa_env.rules import get_rules\n"
+        "f = aot.move_ids()\n"
+        "pairs = np.array(move_enumeration(get_rules('standard')).pairs, np.int64).reshape(-1, 2)\n"
+        "starts = np.searchsorted(pairs[:, 0], np.arange(41), side='left').astype(np.int64)\n"
+        "out = np.empty(64, np.int64)\n"
+        "hand, table = (1 << 3) | (1 << 15), (1 << 2) | (1 << 12)  # a Four trails, a Six takes both Threes\n"
+        "trails_only = pairs.copy()\n"
+        "trails_only[:, 1] = 0\n"
+        "print(f(hand, table, 1, 0, pairs, starts, out))\n"
+        "bad = [(1 << 45, table, pairs, starts, out), (hand, -1, pairs, starts, out),\n"
+        "       (hand, table, pairs, starts[:40].copy(), out), (hand, table, pairs, starts + 10**6, out),\n"
+        "       (hand, table, np.ascontiguousarray(pairs[:, :1]), starts, out),\n"
+        "       (hand, table, pairs[:100].copy(), starts, out), (hand, table, trails_only, starts, out),\n"
+        "       (hand, table, pairs, starts, out[:1].copy())]\n"
+        "print([f(h, t, 1, 0, p, s, o) for h, t, p, s, o in bad])\n"
+        "typed = [(pairs.astype(np.int32), starts, out), (pairs[:, ::-1], starts, out),\n"
+        "         (pairs.ravel(), starts, out), (pairs, starts.astype(float), out), (pairs, starts, [0] * 64)]\n"
+        "for p, s, o in typed:\n"
+        "    try:\n"
+        "        f(hand, table, 1, 0, p, s, o)\n"
+        "        print('accepted')\n"
+        "    except TypeError as exc:\n"
+        "        print('TypeError', str(exc).split()[0])\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    lines = out.stdout.splitlines()
+    assert lines[:2] == ["2", "[-1, -1, -1, -1, -1, -1, -1, -1]"], out.stdout
+    assert lines[2:] == ["TypeError pairs"] * 3 + ["TypeError starts", "TypeError out"], out.stdout

@@ -271,8 +271,8 @@ def test_generated_observers_take_only_integers_from_the_layout():
         _compile_observer(layout, "0")
 
 
-def _select_trace(env, episodes: int) -> list:
-    """Everything a "select" env shows over seeded random games: each ``last()`` (observation and
+def _trace(env, episodes: int) -> list:
+    """Everything an env shows over seeded random games: each ``last()`` (observation and
     mask bytes, reward, done flags, info) and each ``observe`` of the others."""
     rng = np.random.default_rng(11)
     trace = []
@@ -291,6 +291,7 @@ def _select_trace(env, episodes: int) -> list:
     return trace
 
 
+@pytest.mark.parametrize("mode", ["select", "move"])
 @pytest.mark.parametrize(
     ("preset", "n", "episode"),
     [
@@ -302,33 +303,42 @@ def _select_trace(env, episodes: int) -> list:
         ("standard", 3, "game"),
     ],
 )
-def test_select_env_plays_the_same_with_the_compiled_card_capture(preset, n, episode):
-    """A "select" env whose card-play turns ask the compiled core for the named card's one
-    capture (:func:`scopa_env.fast.core.card_capture`, where built) plays every seeded game
-    exactly as one asking ``Game.card_outcomes``: every observation, mask, reward and info.
-    Decisions (Chkobba's first card, declarations) and the optional capture's choice stay the
-    rules'. Skipped where the extension is not built."""
-    compiled = scopa_v0.env(num_players=n, rules=preset, action_mode="select", episode=episode)
-    if compiled.unwrapped._card_capture is None:
+def test_env_plays_the_same_with_the_compiled_captures(preset, n, episode, mode):
+    """An env whose card-play turns ask the compiled core (where built) for the named card's one
+    capture ("select": :func:`scopa_env.fast.core.card_capture`) or the hand's legal ids ("move":
+    :func:`~scopa_env.fast.core.plain_move_ids`) plays every seeded game exactly as one asking
+    the rules' Python (``Game.card_outcomes``, ``Game.legal_pairs``): every observation, mask,
+    reward and info. Decisions (Chkobba's first card, declarations) and the optional capture's
+    choice stay the rules'. Skipped where the extension is not built."""
+    compiled = scopa_v0.env(num_players=n, rules=preset, action_mode=mode, episode=episode)
+    if compiled.unwrapped._card_capture is None and compiled.unwrapped._move_ids is None:
         pytest.skip("the ahead-of-time extension is not built (pip install -e . builds it)")
-    python = scopa_v0.env(num_players=n, rules=preset, action_mode="select", episode=episode)
-    python.unwrapped._card_capture = None
+    python = scopa_v0.env(num_players=n, rules=preset, action_mode=mode, episode=episode)
+    python.unwrapped._card_capture = python.unwrapped._move_ids = None
     episodes = 1 if episode == "game" else 6
-    a, b = _select_trace(compiled, episodes), _select_trace(python, episodes)
+    a, b = _trace(compiled, episodes), _trace(python, episodes)
     assert len(a) > 500 and a == b
 
 
-def test_compiled_card_capture_only_where_the_rules_are_its_own():
+def test_compiled_captures_only_where_the_rules_are_theirs():
     """The env asks the compiled core only under the standard capture pattern in the 40-card
     deck without a claim or a wildcard; the Ace's take-all, sums to 15, the 52-card deck,
-    Chiamarsi fuori and Cirulla keep ``Game.card_outcomes`` (as does "move" mode)."""
-    from scopa_env.fast import aot
+    Chiamarsi fuori and Cirulla keep the rules' Python in both modes. A pickled env looks its
+    helpers up again."""
+    import pickle
 
-    built = aot.card_capture() is not None
+    from scopa_env.fast import aot
     from scopa_env.rules import get_rules
 
     for preset in ("asso_pigliatutto", "scopa_di_quindici_1", "french_52", "chiamarsi_fuori", "cirulla"):
         n = get_rules(preset).player_counts[0]
-        assert scopa_v0.raw_env(n, rules=preset, action_mode="select")._card_capture is None, preset
-    assert scopa_v0.raw_env(action_mode="move")._card_capture is None
-    assert (scopa_v0.raw_env(action_mode="select")._card_capture is not None) == built
+        for mode in ("select", "move"):
+            env = scopa_v0.raw_env(n, rules=preset, action_mode=mode if preset != "french_52" else "select")
+            assert env._card_capture is None and env._move_ids is None, (preset, mode)
+    select, move = scopa_v0.raw_env(action_mode="select"), scopa_v0.raw_env(action_mode="move")
+    assert (select._card_capture is not None) == (aot.card_capture() is not None) and select._move_ids is None
+    assert (move._move_ids is not None) == (aot.move_ids() is not None) and move._card_capture is None
+    for env in (select, move):
+        again = pickle.loads(pickle.dumps(env))
+        assert (again._card_capture is None) == (env._card_capture is None)
+        assert (again._move_ids is None) == (env._move_ids is None)

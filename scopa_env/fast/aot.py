@@ -1,5 +1,5 @@
-"""Ahead-of-time compiled row loops and observers: the compiled core's first step without the
-JIT's compile, and the AEC env's observation in one compiled call.
+"""Ahead-of-time compiled row loops and env helpers: the compiled core's first step without the
+JIT's compile, and the AEC env's observation and card-play captures in one compiled call each.
 
 ``pip install`` builds the extensions ``scopa_env.fast._aot_plain``, ``_aot_opponents`` and
 ``_aot_heuristic`` (``setup.py``'s ``build_ext``, about 20 s) with ``numba.pycc``: the row loop
@@ -18,8 +18,12 @@ The extension ``scopa_env.fast._aot_observe`` holds :func:`core.observe` for the
 parts (one int argument per seat's and side's value, one export per number of players and sides,
 :data:`OBSERVERS`; :func:`_flat_observer`): the AEC
 env's observers (:mod:`scopa_env.observation`) call it where it is built and fresh, and write the
-observation in Python where it is not. Loading it imports no numba (this module imports numba only
-to build, and ``scopa_env.fast`` imports its batch on first use), so the env starts as fast as ever.
+observation in Python where it is not. It also holds the env's card-play turns under the standard
+captures in the 40-card deck: :func:`core.card_capture` (a "select" env's named card's one
+capture, :func:`card_capture`) and :func:`core.plain_move_ids` (a "move" env's legal ids,
+:func:`move_ids`); the env asks the rules' Python where they are not built or the rules are not
+theirs. Loading it imports no numba (this module imports numba only to build, and
+``scopa_env.fast`` imports its batch on first use), so the env starts as fast as ever.
 
 Build by hand (into the package, where the loader looks): ``python -m scopa_env.fast.aot``
 (``SCOPA_AOT_CPU=generic`` for machines other than this one).
@@ -51,7 +55,8 @@ one module), by the ``opponent`` of the standard 2-player batch whose argument t
 ``random`` and ``greedy`` pass); ``"heuristic"``, with them. The number of players, the mode,
 the rules (the standard captures, no decision rule) and the batch size are data."""
 OBSERVER = "observe"
-"""The observers' extension (after :data:`PREFIX`)."""
+"""The env helpers' extension (after :data:`PREFIX`): the observers, :func:`core.card_capture` and
+:func:`core.plain_move_ids`."""
 OBSERVERS = ((2, 2), (3, 3), (4, 2), (4, 4), (6, 2), (8, 8))
 """``(players, sides)`` of the observers exported (``observe_<players>_<sides>``): every preset's
 (8 players: the 52-card deck); other rules write their observation in Python."""
@@ -125,6 +130,14 @@ def _observer_signature(players: int, sides: int):
     return types.void(types.float32[::1], i8, *[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean)
 
 
+def _move_ids_signature():
+    """The numba signature of :func:`core.plain_move_ids`."""
+    from numba import types
+
+    i8 = types.int64
+    return i8(i8, i8, i8, i8, i8[:, ::1], i8[::1], i8[::1])
+
+
 def build(output_dir: str | Path, target_cpu: str = "host") -> list[Path]:
     """Compile every extension (:data:`EXTENSIONS`) into ``output_dir``; returns their paths."""
     return [build_one(name, output_dir, target_cpu) for name in EXTENSIONS]
@@ -152,6 +165,7 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
             func = _flat_observer(players, sides)
             cc.export(func.__name__, _observer_signature(players, sides))(func)
         cc.export("card_capture", "i8(i8, i8, i8, i8)")(core.card_capture.py_func)
+        cc.export("plain_move_ids", _move_ids_signature())(core.plain_move_ids.py_func)
     else:
         cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
     cc.export("source_hash", "i8()")(built_hash)
@@ -190,19 +204,54 @@ def rows_for(args: tuple):
 def observer(players: int, sides: int):
     """The compiled :func:`core.observe` for ``players`` and ``sides``, else None (not in
     :data:`OBSERVERS`, missing, stale, or switched off with ``SCOPA_AOT=0``)."""
-    if os.environ.get(ENV_SWITCH, "1") == "0" or (players, sides) not in OBSERVERS:
-        return None
-    module = load(OBSERVER)
-    return None if module is None else getattr(module, f"observe_{players}_{sides}")
+    return env_export(f"observe_{players}_{sides}") if (players, sides) in OBSERVERS else None
 
 
 def card_capture():
     """The compiled :func:`core.card_capture` (one card's capture under the standard captures),
-    else None (missing, stale, or switched off with ``SCOPA_AOT=0``). Loading it imports no numba."""
+    else None (:func:`env_export`)."""
+    return env_export("card_capture")
+
+
+def move_ids():
+    """The compiled :func:`core.plain_move_ids` (a hand's "move" ids under the standard captures)
+    behind a check of its arrays, else None (:func:`env_export`). pycc's wrapper reads an array of
+    another type or layout as if it were the declared one, past its end: the check makes that a
+    ``TypeError``. (The AEC env calls the export itself, with arrays it made and checked once.)"""
+    raw = env_export("plain_move_ids")
+    if raw is None:
+        return None
+
+    def plain_move_ids(hand, table, priority, optional, pairs, starts, out):
+        check_int64_arrays(pairs=(pairs, 2), starts=(starts, 1), out=(out, 1))
+        return raw(hand, table, priority, optional, pairs, starts, out)
+
+    return plain_move_ids
+
+
+def check_int64_arrays(**arrays) -> None:
+    """``TypeError`` naming the first of ``arrays`` (``name=(array, ndim)``) that is not a
+    C-contiguous int64 numpy array of that many dimensions, what the exports' signatures declare."""
+    for name, (array, ndim) in arrays.items():
+        if not (
+            isinstance(array, np.ndarray)
+            and array.dtype == np.int64
+            and array.ndim == ndim
+            and array.flags.c_contiguous
+            and array.flags.writeable
+        ):
+            raise TypeError(
+                f"{name} must be a writable C-contiguous int64 array of {ndim} dimension(s), got {array!r:.80}"
+            )
+
+
+def env_export(name: str):
+    """The export ``name`` of the env's extension (``_aot_observe``), else None: missing, stale, or
+    switched off with ``SCOPA_AOT=0``. Loading it imports no numba."""
     if os.environ.get(ENV_SWITCH, "1") == "0":
         return None
     module = load(OBSERVER)
-    return None if module is None else module.card_capture
+    return None if module is None else getattr(module, name)
 
 
 @functools.cache

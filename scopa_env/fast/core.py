@@ -655,6 +655,13 @@ def _move_id(PAIRS, TBL, P, table, card, mask):
         if mask == table and mask != 0 and (table & ONE_OF_EACH_SUIT) == 0:
             return hi
         hi -= 1
+    return _block_search(PAIRS, lo, hi, mask)
+
+
+@njit(cache=True, inline="always")
+def _block_search(PAIRS, lo, hi, mask):
+    """The first index of ``lo..hi`` whose mask in ``PAIRS`` is not below ``mask`` (``hi`` if none):
+    a card's block of the "move" enumeration is sorted by mask."""
     while lo < hi:
         mid = (lo + hi) >> 1
         if PAIRS[mid, 1] < mask:
@@ -662,6 +669,42 @@ def _move_id(PAIRS, TBL, P, table, card, mask):
         else:
             hi = mid
     return lo
+
+
+@njit(cache=True)
+def plain_move_ids(hand, table, priority, optional, PAIRS, starts, out):
+    """The "move" ids of ``hand``'s legal moves on ``table`` under the standard captures (as
+    :func:`card_capture`) into ``out``, in :func:`legal_pairs` order; returns their number. For the
+    AEC env's "move" mode (:mod:`scopa_env.fast.aot` exports it): ``PAIRS`` is the enumeration
+    (``MoveEnumeration.pairs``, no take-all ids), ``starts[c]`` card ``c``'s first id (41 entries or
+    more). -1, and nothing read out of bounds, where a card or the table is outside the 40-card
+    deck, ``starts`` does not fit ``PAIRS``, a move is not in it, or ``out`` is too short."""
+    if hand < 0 or hand >> NUM_CARDS != 0 or table < 0 or table >> NUM_CARDS != 0:
+        return -1
+    if starts.shape[0] <= NUM_CARDS or PAIRS.shape[1] != 2:
+        return -1
+    cap = min(PLAIN_SUBSETS, 1 << popcount(table)) + 1
+    width = popcount(hand) * cap  # a card's moves: its trail and the table's subsets at most
+    P = np.zeros(NUM_PARAMS, np.int64)
+    P[P_PRIORITY] = priority
+    P[P_OPTIONAL] = optional
+    scratch = np.empty(2 * cap + 2 * width, np.int64)
+    cards = scratch[2 * cap : 2 * cap + width]
+    masks = scratch[2 * cap + width :]
+    count = _standard_pairs(hand, table, P, scratch[:cap], scratch[cap : 2 * cap], cards, masks)
+    if count > out.shape[0]:
+        return -1
+    for k in range(count):
+        card = cards[k]
+        lo = starts[card]
+        hi = starts[card + 1] - 1
+        if lo < 0 or lo > hi or hi >= PAIRS.shape[0]:
+            return -1
+        j = _block_search(PAIRS, lo, hi, masks[k])
+        if PAIRS[j, 0] != card or PAIRS[j, 1] != masks[k]:
+            return -1
+        out[k] = j
+    return count
 
 
 # === dealing and playing (scopa_env.game.Game) =================================================
