@@ -162,6 +162,14 @@ def test_a_fresh_process_compiles_no_row_loop(tmp_path):
     assert out.stdout.split()[-1] == "1", "with SCOPA_AOT=0 the JIT compiles it"
 
 
+def _lines_of_a_process(code: str) -> list[str]:
+    """The output lines of ``code`` run in a fresh Python process, which must exit cleanly (a
+    crash, say a segfault in an extension, shows as its exit status)."""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
+    return out.stdout.splitlines()
+
+
 @needs_build
 def test_compiled_observer_refuses_a_game_that_does_not_fit():
     """A game of another player count, or with a seat's list grown or shrunk, is a ValueError
@@ -190,9 +198,7 @@ def test_compiled_observer_refuses_a_game_that_does_not_fit():
         "layout = ObservationLayout.for_rules(2, g.rules)\n"
         "print('wild', observation_array(g, 0, layout)[layout['wild_rank']].sum())\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
-    lines = out.stdout.splitlines()
+    lines = _lines_of_a_process(code)
     assert lines[:2] == [
         "ValueError the observation layout is for 2 players and 2 sides",
         "ValueError the observation layout is for 4 players and 2 sides",
@@ -254,9 +260,7 @@ def test_card_capture_refuses_what_is_not_a_40_card_deck_card_and_table():
         "except OverflowError:\n"
         "    print('OverflowError')\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
-    assert out.stdout.splitlines() == ["[-1, -1, -1, -1, -1, -1, 2]", "OverflowError"], out.stdout
+    assert _lines_of_a_process(code) == ["[-1, -1, -1, -1, -1, -1, 2]", "OverflowError"]
 
 
 def _enumeration_arrays(rules):
@@ -330,8 +334,6 @@ def test_move_ids_refuse_what_does_not_fit():
         "    except TypeError as exc:\n"
         "        print('TypeError', str(exc).split()[0])\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert out.returncode == 0, (out.returncode, out.stderr[-2000:])
-    lines = out.stdout.splitlines()
-    assert lines[:2] == ["2", "[-1, -1, -1, -1, -1, -1, -1, -1]"], out.stdout
-    assert lines[2:] == ["TypeError pairs"] * 3 + ["TypeError starts", "TypeError out"], out.stdout
+    lines = _lines_of_a_process(code)
+    assert lines[:2] == ["2", "[-1, -1, -1, -1, -1, -1, -1, -1]"], lines
+    assert lines[2:] == ["TypeError pairs"] * 3 + ["TypeError starts", "TypeError out"], lines
