@@ -305,10 +305,10 @@ def _compile_observer(
 def _aot_observer(players: int, sides: int):
     """The ahead-of-time :func:`~scopa_env.fast.core.observe` for ``players`` and ``sides``, or
     None (not built, stale, switched off; :func:`scopa_env.fast.aot.observer`). Loading it
-    imports no numba."""
+    imports no numba. The export itself: :func:`_calling` makes its float32 array."""
     from scopa_env.fast import aot
 
-    return aot.observer(players, sides)
+    return aot.observer(players, sides, checked=False)
 
 
 def _calling(compiled, layout: ObservationLayout, seat: int):
@@ -328,7 +328,7 @@ def _calling(compiled, layout: ObservationLayout, seat: int):
         rules = game.rules
         lc = game.last_capturer
         try:
-            compiled(
+            status = compiled(
                 out,
                 seat,
                 *game.hands,
@@ -356,6 +356,8 @@ def _calling(compiled, layout: ObservationLayout, seat: int):
             raise ValueError(
                 f"{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})"
             ) from None
+        if status < 0:  # never for the layout's own size: the compiled observe wrote nothing
+            raise ValueError(f"{fits}; its {size} entries do not hold the observation of this game")
         return out
 
     return observe_compiled

@@ -194,12 +194,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if self._moves is None:
             self._card_capture = aot.card_capture()
             return
-        move_ids = aot.env_export("plain_move_ids")  # unchecked arrays: these are made here, and checked once
+        move_ids = aot.move_ids(checked=False)  # the arrays are made here, and checked once
         if move_ids is not None:
             pairs = np.array(self._moves.pairs, np.int64).reshape(-1, 2)
             starts = np.searchsorted(pairs[:, 0], np.arange(NUM_CARDS + 1), side="left").astype(np.int64)
             out = np.empty(MOVE_IDS_BUFFER, np.int64)
-            aot.check_int64_arrays(pairs=(pairs, 2), starts=(starts, 1), out=(out, 1))
+            aot.check_arrays(pairs=(pairs, np.int64, 2), starts=(starts, np.int64, 1), out=(out, np.int64, 1))
             self._move_ids = (move_ids, (*self._capture_flags, pairs, starts, out), out)
 
     def __getstate__(self) -> dict:

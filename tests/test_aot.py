@@ -170,6 +170,51 @@ def _lines_of_a_process(code: str) -> list[str]:
     return out.stdout.splitlines()
 
 
+def test_observation_need_is_every_layouts_size():
+    """``core.observation_need``, the bound the exported observers check ``out`` against, is each
+    preset's layout size (with the wildcard's one-hot at its last entry where there is one): a
+    layout that grows without it would be refused, never written past."""
+    from scopa_env.observation import ObservationLayout
+    from scopa_env.rules import PRESETS
+
+    for name, rules in PRESETS.items():
+        for n in rules.player_counts:
+            layout = ObservationLayout.for_rules(n, rules)
+            wild = core.MAX_RANK if layout.wildcard else 0
+            need = core.observation_need(n, layout.num_sides, layout.cards, bool(layout.declarations), wild)
+            assert need == layout.size, (name, n)
+            if wild:
+                assert core.observation_need(n, layout.num_sides, layout.cards, bool(layout.declarations), 1) < need
+
+
+@needs_build
+def test_exported_observer_refuses_what_it_cannot_write():
+    """The exported observer returns -1 and writes nothing for a seat out of range, a plane width
+    over the 52-card deck's or an ``out`` shorter than the observation; ``aot.observer`` checks
+    that ``out`` is a float32 array first (pycc's wrapper reads another as float32, past its end)
+    and names it in a TypeError (run in a subprocess, so a crash would show as its exit status)."""
+    code = (
+        "import numpy as np\n"
+        "from scopa_env.fast import aot\n"
+        "from scopa_env.game import Game\n"
+        "g = Game(2, seed=1)\n"
+        "def args(seat=0, width=40):\n"
+        "    return (seat, *g.hands, *g.piles, *g.played, *g.revealed, *g.scope, *g.scores, g.table, len(g.stock),\n"
+        "            g.dealer, g.current, -1, -1, 0, g.rules.deck_mask, 11, 3, width, False, 0, False)\n"
+        "raw, checked = aot.observer(2, 2, checked=False), aot.observer(2, 2)\n"
+        "out = np.full(376, 7.0, np.float32)\n"
+        "print(raw(out, *args(seat=2)), raw(out, *args(seat=-1)), raw(out, *args(width=53)), raw(out[:375].copy(), *args()))\n"
+        "print(bool((out == 7.0).all()), raw(out, *args()), bool((out == 7.0).any()))\n"
+        "for bad in (np.zeros(376), [0.0] * 376, np.zeros(752, np.float32)[::2]):\n"
+        "    try:\n"
+        "        checked(bad, *args())\n"
+        "        print('accepted')\n"
+        "    except TypeError as exc:\n"
+        "        print('TypeError', str(exc).split()[0])\n"
+    )
+    assert _lines_of_a_process(code) == ["-1 -1 -1 -1", "True 0 False"] + ["TypeError out"] * 3
+
+
 @needs_build
 def test_compiled_observer_refuses_a_game_that_does_not_fit():
     """A game of another player count, or with a seat's list grown or shrunk, is a ValueError

@@ -115,8 +115,15 @@ def _flat_observer(players: int, sides: int):
     name = f"observe_{players}_{sides}"
     params = ", ".join(p for group in groups for p in group)
     tuples = ", ".join(f"({', '.join(group)},)" for group in groups)
-    text = f"def {name}(out, seat, {params}, {_SCALARS}):\n    observe(out, seat, {tuples}, {_SCALARS})\n"
-    namespace = {"observe": core.observe}
+    text = (
+        f"def {name}(out, seat, {params}, {_SCALARS}):\n"
+        f"    if seat < 0 or seat >= {players} or width < 0 or width > {core.MAX_CARDS} or out.shape[0] < "
+        f"observation_need({players}, {sides}, width, declare, wild):\n"
+        "        return -1\n"
+        f"    observe(out, seat, {tuples}, {_SCALARS})\n"
+        "    return 0\n"
+    )
+    namespace = {"observe": core.observe, "observation_need": core.observation_need}
     exec(compile(text, f"<{name}>", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
@@ -127,7 +134,7 @@ def _observer_signature(players: int, sides: int):
 
     i8, f8 = types.int64, types.float64
     per = sum(sides if by_side else players for _, by_side in _PER_SEAT_OR_SIDE)
-    return types.void(types.float32[::1], i8, *[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean)
+    return i8(types.float32[::1], i8, *[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean)
 
 
 def _move_ids_signature():
@@ -201,10 +208,21 @@ def rows_for(args: tuple):
     return None
 
 
-def observer(players: int, sides: int):
+def observer(players: int, sides: int, checked: bool = True):
     """The compiled :func:`core.observe` for ``players`` and ``sides``, else None (not in
-    :data:`OBSERVERS`, missing, stale, or switched off with ``SCOPA_AOT=0``)."""
-    return env_export(f"observe_{players}_{sides}") if (players, sides) in OBSERVERS else None
+    :data:`OBSERVERS`, missing, stale, or switched off with ``SCOPA_AOT=0``). It returns 0, or -1
+    and writes nothing where ``seat`` or ``width`` is out of range or ``out`` is shorter than
+    :func:`core.observation_need`. ``checked``: behind a check that ``out`` is a float32 array
+    (:func:`check_arrays`); the env's observers, which make their own, take the export itself."""
+    raw = env_export(f"observe_{players}_{sides}") if (players, sides) in OBSERVERS else None
+    if raw is None or not checked:
+        return raw
+
+    def observe_checked(out, *args):
+        check_arrays(out=(out, np.float32, 1))
+        return raw(out, *args)
+
+    return observe_checked
 
 
 def card_capture():
@@ -213,35 +231,37 @@ def card_capture():
     return env_export("card_capture")
 
 
-def move_ids():
-    """The compiled :func:`core.plain_move_ids` (a hand's "move" ids under the standard captures)
-    behind a check of its arrays, else None (:func:`env_export`). pycc's wrapper reads an array of
-    another type or layout as if it were the declared one, past its end: the check makes that a
-    ``TypeError``. (The AEC env calls the export itself, with arrays it made and checked once.)"""
+def move_ids(checked: bool = True):
+    """The compiled :func:`core.plain_move_ids` (a hand's "move" ids under the standard captures),
+    else None (:func:`env_export`). ``checked``: behind a check of its arrays (:func:`check_arrays`);
+    the AEC env, which makes its own and checks them once, takes the export itself."""
     raw = env_export("plain_move_ids")
-    if raw is None:
-        return None
+    if raw is None or not checked:
+        return raw
 
     def plain_move_ids(hand, table, priority, optional, pairs, starts, out):
-        check_int64_arrays(pairs=(pairs, 2), starts=(starts, 1), out=(out, 1))
+        check_arrays(pairs=(pairs, np.int64, 2), starts=(starts, np.int64, 1), out=(out, np.int64, 1))
         return raw(hand, table, priority, optional, pairs, starts, out)
 
     return plain_move_ids
 
 
-def check_int64_arrays(**arrays) -> None:
-    """``TypeError`` naming the first of ``arrays`` (``name=(array, ndim)``) that is not a
-    C-contiguous int64 numpy array of that many dimensions, what the exports' signatures declare."""
-    for name, (array, ndim) in arrays.items():
+def check_arrays(**arrays) -> None:
+    """``TypeError`` naming the first of ``arrays`` (``name=(array, dtype, ndim)``) that is not a
+    writable C-contiguous numpy array of that dtype and number of dimensions: what the exports'
+    signatures declare. pycc's wrappers read an array of another type or layout as if it were the
+    declared one, past its end (a crash, or memory overwritten)."""
+    for name, (array, dtype, ndim) in arrays.items():
         if not (
             isinstance(array, np.ndarray)
-            and array.dtype == np.int64
+            and array.dtype == dtype
             and array.ndim == ndim
             and array.flags.c_contiguous
             and array.flags.writeable
         ):
             raise TypeError(
-                f"{name} must be a writable C-contiguous int64 array of {ndim} dimension(s), got {array!r:.80}"
+                f"{name} must be a writable C-contiguous {np.dtype(dtype).name} array of {ndim} dimension(s), "
+                f"got {array!r:.80}"
             )
 
 

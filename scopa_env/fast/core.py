@@ -1978,6 +1978,21 @@ def observe(
 
 
 @njit(cache=True, inline="always")
+def observation_need(players, sides, width, declare, wild):
+    """The entries :func:`observe` writes for ``players`` and ``sides`` with planes of ``width``:
+    the card planes (hand, table, each side's pile, each seat's played cards, unseen, the pending
+    card, the selection; with ``declare`` the other seats' shown cards), then the tail (scope and
+    scores per side; hand sizes, dealer, turn per seat; stock; last capturer, none included; the
+    pending flag's two), the wildcard's one-hot up to ``wild``'s entry, and with ``declare`` the
+    declaring flag (the last entry)."""
+    planes = 5 + sides + players + (players - 1 if declare else 0)
+    need = planes * width + 2 * sides + 4 * players + 4 + (1 if declare else 0)
+    if 0 < wild <= MAX_RANK:
+        need += wild
+    return need
+
+
+@njit(cache=True, inline="always")
 def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D, STD, VAR):
     """Outcomes of the pending card still reachable from the selection, packed at the front of ``lm``."""
     if D is None:  # a compile-time branch: every turn is a plain card play
