@@ -540,15 +540,24 @@ def card_capture(card, table, priority, optional):
     table outside the 40-card deck is -1 too, never a shift past the word."""
     if card < 0 or card >= NUM_CARDS or table < 0 or table >> NUM_CARDS != 0:
         return -1
+    count, _, masks = _plain_hand_pairs(1 << card, table, priority, optional)
+    return masks[0] if count == 1 else -1
+
+
+@njit(cache=True, inline="always")
+def _plain_hand_pairs(hand, table, priority, optional):
+    """:func:`_standard_pairs` of ``hand`` (a 40-card deck's cards) on ``table``, with a scratch sized
+    to them (a card's moves: its trail and the table's subsets at most): ``(count, cards, masks)``."""
     cap = min(PLAIN_SUBSETS, 1 << popcount(table)) + 1
+    width = popcount(hand) * cap
     P = np.zeros(NUM_PARAMS, np.int64)
     P[P_PRIORITY] = priority
     P[P_OPTIONAL] = optional
-    scratch = np.empty(4 * cap, np.int64)
-    count = _standard_pairs(
-        1 << card, table, P, scratch[:cap], scratch[cap : 2 * cap], scratch[2 * cap : 3 * cap], scratch[3 * cap :]
-    )
-    return scratch[3 * cap] if count == 1 else -1
+    scratch = np.empty(2 * cap + 2 * width, np.int64)
+    cards = scratch[2 * cap : 2 * cap + width]
+    masks = scratch[2 * cap + width :]
+    count = _standard_pairs(hand, table, P, scratch[:cap], scratch[cap : 2 * cap], cards, masks)
+    return count, cards, masks
 
 
 @njit(cache=True)
@@ -683,15 +692,7 @@ def plain_move_ids(hand, table, priority, optional, PAIRS, starts, out):
         return -1
     if starts.shape[0] <= NUM_CARDS or PAIRS.shape[1] != 2:
         return -1
-    cap = min(PLAIN_SUBSETS, 1 << popcount(table)) + 1
-    width = popcount(hand) * cap  # a card's moves: its trail and the table's subsets at most
-    P = np.zeros(NUM_PARAMS, np.int64)
-    P[P_PRIORITY] = priority
-    P[P_OPTIONAL] = optional
-    scratch = np.empty(2 * cap + 2 * width, np.int64)
-    cards = scratch[2 * cap : 2 * cap + width]
-    masks = scratch[2 * cap + width :]
-    count = _standard_pairs(hand, table, P, scratch[:cap], scratch[cap : 2 * cap], cards, masks)
+    count, cards, masks = _plain_hand_pairs(hand, table, priority, optional)
     if count > out.shape[0]:
         return -1
     for k in range(count):
