@@ -26,7 +26,7 @@ class AheadOfTime(build_ext):
         name = ext.name.rsplit("._aot_", 1)[1]
         cpu = os.environ.get("SCOPA_AOT_CPU", "host")  # "generic" for a wheel other machines use
         # In a subprocess: LLVM aborts the process on some errors, which no except could catch.
-        code = "import sys; from scopa_env.fast import aot; print(aot.build_one(*sys.argv[1:]))"
+        code = "import sys; from scopa_env.fast import aot_build; print(aot_build.build_one(*sys.argv[1:]))"
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
         done = subprocess.run(
             [sys.executable, "-c", code, name, str(target.parent), cpu], env=env, capture_output=True, text=True

@@ -12,14 +12,9 @@ Built-in agents (by name in :func:`~agents.registry.make_agent`):
 from agents.base import Agent
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
-
-# ``openspiel:BOT`` agents; OpenSpiel itself is imported only when one is built.
-from agents.openspiel_bot import register as _register_openspiel
 from agents.random_agent import RandomAgent
 from agents.registry import AGENT_NAMES, make_agent, register_agent_factory
 from agents.search import SearchAgent
-
-_register_openspiel()
 
 __all__ = [
     "AGENT_NAMES",

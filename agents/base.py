@@ -1,8 +1,8 @@
 """The agent interface shared by evaluation, training opponents and human play.
 
-An agent sees one seat's :class:`~scopa_env.game.PlayerView` (its information set:
+An agent sees one seat's :class:`~scopa_env.engine.game.PlayerView` (its information set:
 own hand, table, every capture so far, scores, stock size, what each player played)
-and returns a legal :class:`~scopa_env.rules.Move`. It never sees other hands or the
+and returns a legal :class:`~scopa_env.engine.rules.Move`. It never sees other hands or the
 stock order, so its decision cannot depend on them.
 """
 
@@ -12,8 +12,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from scopa_env.game import PlayerView
-from scopa_env.rules import Move
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.rules import Move
 
 
 class Agent(ABC):

@@ -36,9 +36,9 @@ import numpy as np
 
 from agents.base import Agent
 from agents.registry import make_agent
-from scopa_env.cards import format_cards
-from scopa_env.game import Game, HandResult, sides_for
-from scopa_env.rules import Move, Rules, get_rules
+from scopa_env.engine.cards import format_cards
+from scopa_env.engine.game import Game, HandResult, sides_for
+from scopa_env.engine.rules import Move, Rules, get_rules
 
 Z95 = 1.959963984540054
 """Normal quantile of a two-sided 95% interval."""

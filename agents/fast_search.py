@@ -17,7 +17,7 @@ of ``time_chunk`` until the time is spent or ``worlds`` are done, so the decisio
 the machine's speed (positions the kernel solves exactly, or gives fewer worlds under a ply
 budget, are one call as without it).
 
-The agent builds the kernel's state row from the :class:`~scopa_env.game.PlayerView` alone
+The agent builds the kernel's state row from the :class:`~scopa_env.engine.game.PlayerView` alone
 (its hand, the table, piles, scores, played cards, hand sizes), so it decides from the view
 only. Each decision draws one seed from the agent's generator: a seeded agent repeats its
 decisions. Rules the compiled core does not play (:func:`scopa_env.fast.batch.check_supported`)
@@ -30,8 +30,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.search import SearchAgent
-from scopa_env.game import PlayerView
-from scopa_env.rules import Move, move_of
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.rules import Move, move_of
 
 
 class FastSearchAgent(Agent):

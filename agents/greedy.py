@@ -23,9 +23,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agents.base import Agent
-from scopa_env.cards import COINS, RANK_OF, SETTEBELLO, SUIT_OF
-from scopa_env.game import PlayerView
-from scopa_env.rules import Move, Rules, move_of
+from scopa_env.engine.cards import COINS, RANK_OF, SETTEBELLO, SUIT_OF
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.rules import Move, Rules, move_of
 
 FACE_PRIMIERA = 10
 """Primiera value of a face card in the standard scale: the zero point of the primiera weight."""

@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 from agents.base import Agent
 from agents.greedy import DEFAULT_WEIGHTS, CaptureWeights, is_last_play, mask_value, pick_best
-from scopa_env.cards import COINS, RANK_MASK, RANK_OF, SETTEBELLO, SUIT_MASK, SUIT_OF, SUITS
-from scopa_env.game import PlayerView
-from scopa_env.rules import Move, capture_ranks, legal_pairs, move_of
+from scopa_env.engine.cards import COINS, RANK_MASK, RANK_OF, SETTEBELLO, SUIT_MASK, SUIT_OF, SUITS
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.rules import Move, capture_ranks, legal_pairs, move_of
 
 MISSING_SUIT_BASE = 8
 """Primiera baseline of a suit my pile lacks: any card of it then adds (value - 8) primiera points."""

@@ -16,15 +16,15 @@ option              meaning (default)
 ==================  ==========================================================================
 
 The bot searches the hand in progress as the OpenSpiel game ``python_scopa`` with
-``episode="hand"`` and ``reward="points"`` (:mod:`scopa_env.openspiel_game`): its values
+``episode="hand"`` and ``reward="points"`` (:mod:`scopa_env.openspiel.game`): its values
 are hand-point margins, like those of the ``search`` agent. Each decision starts from
-:func:`~scopa_env.openspiel_game.state_from_view` of the agent's
-:class:`~scopa_env.game.PlayerView`; ISMCTS then redraws the hidden cards per simulation
+:func:`~scopa_env.openspiel.game.state_from_view` of the agent's
+:class:`~scopa_env.engine.game.PlayerView`; ISMCTS then redraws the hidden cards per simulation
 with the kit's determinization (``resample_from_infostate``). The bot's random state, the
 rollouts' and the redraws' come from the agent's seed, so a seed gives the same moves.
 
 The agent plays "move" mode: the chosen action id is decoded to a
-:class:`~scopa_env.rules.Move`. ``seconds_per_move`` holds every decision's time (kept
+:class:`~scopa_env.engine.rules.Move`. ``seconds_per_move`` holds every decision's time (kept
 across resets, for reports): CPU time of this process (``time.process_time``), as the
 evaluation harness counts it, so other load on the machine does not inflate it.
 
@@ -39,9 +39,9 @@ import time
 import numpy as np
 
 from agents.base import Agent
-from agents.registry import parse_options, register_agent_factory
-from scopa_env.game import PlayerView
-from scopa_env.rules import Move, Rules, get_rules
+from agents.registry import parse_options
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.rules import Move, Rules, get_rules
 
 PREFIX = "openspiel"
 BOTS = ("ismcts",)
@@ -98,7 +98,7 @@ class ISMCTSAgent(Agent):
         if key not in self._games:
             import pyspiel
 
-            import scopa_env.openspiel_game  # noqa: F401 (registers python_scopa)
+            import scopa_env.openspiel.game  # noqa: F401 (registers python_scopa)
 
             if get_rules(rules.name) != rules:
                 raise ValueError(f"rules {rules.name!r} cannot be loaded by name; the OpenSpiel game needs a preset")
@@ -110,8 +110,8 @@ class ISMCTSAgent(Agent):
     def act(self, view: PlayerView) -> Move:
         from open_spiel.python.algorithms import ismcts, mcts
 
-        from scopa_env.actions import move_enumeration
-        from scopa_env.openspiel_game import state_from_view
+        from scopa_env.engine.actions import move_enumeration
+        from scopa_env.openspiel.game import state_from_view
 
         start = time.process_time()
         moves = view.legal_moves()
@@ -163,9 +163,4 @@ def make_openspiel_agent(argument: str, seed=None, **kwargs) -> Agent:
         raise ValueError(f"bad options for 'openspiel:{argument}': {exc}") from None
 
 
-def register() -> None:
-    """Register the ``openspiel:`` prefix in :mod:`agents.registry` (OpenSpiel is imported only when used)."""
-    register_agent_factory(PREFIX, make_openspiel_agent)
-
-
-__all__ = ["BOTS", "ISMCTSAgent", "make_openspiel_agent", "register"]
+__all__ = ["BOTS", "ISMCTSAgent", "make_openspiel_agent"]

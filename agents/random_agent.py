@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from agents.base import Agent
-from scopa_env.game import PlayerView
-from scopa_env.rules import Move
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.rules import Move
 
 
 class RandomAgent(Agent):

@@ -6,13 +6,19 @@ Spec grammar::
     NAME:key=value,key=value  a built-in agent with keyword arguments (ints, floats, true/false)
     PREFIX:ARGUMENT           an agent from a registered factory, e.g. a checkpoint ``ppo:runs/x.pt``
 
-Later work registers checkpoint loaders with :func:`register_agent_factory`; until then a
-known prefix such as ``ppo:`` names the extra and module that will provide it.
+Prefixes come from the ``scopa.agents`` entry points of the installed packages (this kit's
+``pyproject.toml`` declares ``ppo``, ``dqn``, ``dmc``, ``zoo``, ``netsearch``, ``rllib`` and
+``openspiel``): each names a factory ``factory(argument, seed=None) -> Agent``, imported the first
+time a spec uses its prefix, so nothing is imported or registered ahead of use and another
+package adds its own agents by declaring an entry point in the same group.
+:func:`register_agent_factory` adds one at run time (tests, notebooks).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
 
 from agents.base import Agent
 from agents.fast_search import FastSearchAgent
@@ -35,15 +41,42 @@ AGENT_NAMES: tuple[str, ...] = tuple(AGENT_CLASSES)
 
 _FACTORIES: dict[str, AgentFactory] = {}
 
-PLANNED_PREFIXES: dict[str, str] = {
-    "ppo": "trained PPO checkpoints (module train.ppo, install the 'train' extra: pip install -e '.[train]')",
-    "dqn": "trained DQN checkpoints (module train.dqn, install the 'train' extra: pip install -e '.[train]')",
-    "rllib": "RLlib checkpoints (module train.rllib, install the 'train' extra: pip install -e '.[train]')",
-    "dmc": "deep Monte-Carlo checkpoints (module train.dmc_agent; import train to register it)",
-    "zoo": "the trained agents shipped with the kit (module train.zoo; import train to register it)",
-    "netsearch": "the compiled search mixed with a DMC network (module train.net_search; import train to register it)",
+ENTRY_POINT_GROUP = "scopa.agents"
+"""The entry-point group of agent factories (``[project.entry-points."scopa.agents"]``)."""
+
+EXTRA_OF: dict[str, str] = {
+    "ppo": "train",
+    "dqn": "train",
+    "rllib": "rllib",
+    "openspiel": "openspiel",
 }
-"""Prefixes that later modules provide, with where they come from (for the error message)."""
+"""Prefixes whose factory needs an optional extra, named in the error when it is missing."""
+
+
+@functools.cache
+def _entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _factory(prefix: str) -> AgentFactory | None:
+    """The factory of ``prefix``: one registered at run time, else its entry point (loaded once)."""
+    if prefix in _FACTORIES:
+        return _FACTORIES[prefix]
+    ep = _entry_points().get(prefix)
+    if ep is None:
+        return None
+    try:
+        factory = ep.load()
+    except ImportError as exc:
+        extra = EXTRA_OF.get(prefix, "train")
+        raise ValueError(f"'{prefix}:' agents need the '{extra}' extra (pip install -e '.[{extra}]'): {exc}") from None
+    _FACTORIES[prefix] = factory
+    return factory
+
+
+def prefixes() -> list[str]:
+    """Every agent prefix: the installed entry points and those registered at run time."""
+    return sorted(set(_FACTORIES) | set(_entry_points()))
 
 
 def register_agent_factory(prefix: str, factory: AgentFactory) -> None:
@@ -60,7 +93,7 @@ def register_agent_factory(prefix: str, factory: AgentFactory) -> None:
 
 def known_specs() -> list[str]:
     """Built-in names and registered prefixes, for messages and ``--help``."""
-    return list(AGENT_NAMES) + [f"{p}:PATH" for p in sorted(_FACTORIES)]
+    return list(AGENT_NAMES) + [f"{p}:PATH" for p in prefixes()]
 
 
 def make_agent(spec: str, seed=None, **kwargs) -> Agent:
@@ -84,12 +117,11 @@ def make_agent(spec: str, seed=None, **kwargs) -> Agent:
             return AGENT_CLASSES[name](seed=seed, **options)
         except TypeError as exc:
             raise ValueError(f"bad options for agent {name!r} in {spec!r}: {exc}") from None
-    if name in _FACTORIES:
+    factory = _factory(name)
+    if factory is not None:
         if not rest:
             raise ValueError(f"agent spec {spec!r} needs an argument after '{name}:' (e.g. a checkpoint path)")
-        return _FACTORIES[name](rest, seed=seed, **kwargs)
-    if name in PLANNED_PREFIXES:
-        raise ValueError(f"no loader registered for '{name}:' agents; they come from {PLANNED_PREFIXES[name]}")
+        return factory(rest, seed=seed, **kwargs)
     raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(known_specs())}")
 
 

@@ -25,7 +25,7 @@ once exceeded; it makes results depend on the machine, so it is off by default.
 ``benchmarks/baselines.py`` measures the default at under 50 ms per move.
 
 The rollout function is a parameter (``rollout=``) so a compiled core can replace it: it
-takes a :class:`~scopa_env.game.Game` positioned after the candidate move (with
+takes a :class:`~scopa_env.engine.game.Game` positioned after the candidate move (with
 ``auto_next_hand=False``) and the agent's seat, plays to the end of the hand and returns
 the margin.
 """
@@ -37,9 +37,9 @@ from collections.abc import Callable
 
 from agents.base import Agent
 from agents.greedy import card_values, pick_best
-from scopa_env.cards import COINS, RANK_MASK, SETTEBELLO, SUIT_MASK
-from scopa_env.game import Game, PlayerView
-from scopa_env.rules import Move, move_of
+from scopa_env.engine.cards import COINS, RANK_MASK, SETTEBELLO, SUIT_MASK
+from scopa_env.engine.game import Game, PlayerView
+from scopa_env.engine.rules import Move, move_of
 
 RolloutFn = Callable[[Game, int], float]
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from agents.evaluate import Match, run_deals, summarize, write_json
 from agents.registry import make_agent
-from scopa_env.game import Game
+from scopa_env.engine.game import Game
 
 PAIRINGS = {
     "greedy-random": ("greedy", "random"),

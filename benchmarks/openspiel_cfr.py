@@ -1,7 +1,7 @@
 """CFR on the small preset: OpenSpiel's solvers, exploitability against iterations, one plot.
 
 The ``python_scopa`` game with ``rules="small"`` (one hand, hand-point margin) is written
-out once as a Gambit tree (:func:`scopa_env.openspiel_game.export_efg`) and loaded as a
+out once as a Gambit tree (:func:`scopa_env.openspiel.game.export_efg`) and loaded as a
 C++ game (``pyspiel.load_efg_game``); OpenSpiel's C++ CFR and CFR+ then run on it and
 ``pyspiel.exploitability`` (the mean of the two best responses' gains, in hand points)
 measures each average policy. The copy has the same chance probabilities, payoffs and
@@ -21,7 +21,7 @@ import time
 import numpy as np
 import pyspiel
 
-import scopa_env.openspiel_game as og
+import scopa_env.openspiel.game as og
 
 SOLVERS = {"cfr": pyspiel.CFRSolver, "cfr+": pyspiel.CFRPlusSolver}
 """OpenSpiel's tabular solvers compared here (C++)."""

@@ -23,8 +23,8 @@ import time
 from agents.base import Agent
 from agents.evaluate import Match, RunResult, play_game, render_report, summarize
 from agents.registry import make_agent
-from scopa_env.game import PlayerView, sides_for
-from scopa_env.rules import Move, get_rules
+from scopa_env.engine.game import PlayerView, sides_for
+from scopa_env.engine.rules import Move, get_rules
 
 DEFAULT_BOT = "openspiel:ismcts:simulations=100"
 

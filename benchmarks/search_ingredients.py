@@ -26,8 +26,8 @@ from pathlib import Path
 
 from agents.evaluate import Match, run_deals, summarize, write_json
 from agents.registry import make_agent
-from scopa_env.game import Game
-from scopa_env.rules import get_rules
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import get_rules
 
 VARIANTS = {
     "16 worlds, greedy rollouts": "fsearch:worlds=16,exact_cards=0",

@@ -47,7 +47,7 @@ def tiny_fast_config(tmp_path):
 
 def _run_scopa(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "scopa_env.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "scopa_app.cli", *args], cwd=cwd, capture_output=True, text=True, timeout=300
     )
 
 

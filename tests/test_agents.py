@@ -15,9 +15,9 @@ from agents.heuristic import HeuristicAgent, holds_some
 from agents.random_agent import RandomAgent
 from agents.registry import AGENT_NAMES, make_agent, parse_options, register_agent_factory
 from agents.search import SearchAgent, fast_clone, greedy_rollout
-from scopa_env.cards import RANK_OF, cards_of, parse_card, parse_cards
-from scopa_env.game import Game, PlayerView
-from scopa_env.rules import PRESETS, STANDARD, Move
+from scopa_env.engine.cards import RANK_OF, cards_of, parse_card, parse_cards
+from scopa_env.engine.game import Game, PlayerView
+from scopa_env.engine.rules import PRESETS, STANDARD, Move
 
 SMALL_SEARCH = {"ply_budget": 200, "min_worlds": 2, "max_worlds": 4}
 """A search budget small enough for tests."""

@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 
 from scopa_env.fast import BatchedScopa, aot, core
+from scopa_env.fast.batch import aot_arg_kinds
+from scopa_env.fast.observers import observers_for
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = all(aot.load(name) is not None for name in aot.EXTENSIONS)
@@ -97,7 +99,7 @@ def test_jit_where_the_arguments_differ():
 def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
     """A build from other sources (another source hash) or ``SCOPA_AOT=0``: the JIT plays and
     the env's observers are written in Python."""
-    from scopa_env.observation import ObservationLayout
+    from scopa_env.engine.observation import ObservationLayout
 
     aot.load.cache_clear()
     monkeypatch.setattr(aot, "source_hash", lambda: -1)
@@ -105,7 +107,7 @@ def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
         assert all(aot.load(name) is None for name in aot.EXTENSIONS)
         assert aot.observer(2, 2) is None
         assert aot.card_capture() is None
-        assert not ObservationLayout(2).observers.ahead_of_time
+        assert not observers_for(ObservationLayout(2)).ahead_of_time
         batch = BatchedScopa(4, 2)
         batch.reset(np.arange(4))
         assert batch._rows is core.batch_rows
@@ -113,15 +115,20 @@ def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
         aot.load.cache_clear()
     monkeypatch.undo()
     monkeypatch.setenv(aot.ENV_SWITCH, "0")
-    assert aot.rows_for(BatchedScopa(4, 2)._kernel_args(np.zeros(4, np.int64), np.zeros((4, 1), np.float32))) is None
+    assert (
+        aot.rows_for(
+            BatchedScopa(4, 2)._kernel_args(np.zeros(4, np.int64), np.zeros((4, 1), np.float32)), aot_arg_kinds
+        )
+        is None
+    )
     assert aot.observer(2, 2) is None
     assert aot.card_capture() is None
-    assert not ObservationLayout(3).observers.ahead_of_time
+    assert not observers_for(ObservationLayout(3)).ahead_of_time
 
 
 def test_every_preset_has_an_observer():
     """Every preset's players and sides (so its env's observers) are among the exported observers."""
-    from scopa_env.rules import PRESETS
+    from scopa_env.engine.rules import PRESETS
 
     for name, rules in PRESETS.items():
         for n in rules.player_counts:
@@ -134,10 +141,11 @@ def test_env_observes_through_the_extension_without_numba():
     code = (
         "import sys\n"
         "from scopa_env import scopa_v0\n"
+        "from scopa_env.fast.observers import observers_for\n"
         "e = scopa_v0.env(num_players=4, action_mode='select')\n"
         "e.reset(seed=1)\n"
         "obs = e.last()[0]['observation']\n"
-        "print(e.unwrapped.layout.observers.ahead_of_time, 'numba' in sys.modules, obs.shape[0] == e.unwrapped.layout.size)\n"
+        "print(observers_for(e.unwrapped.layout).ahead_of_time, 'numba' in sys.modules, obs.shape[0] == e.unwrapped.layout.size)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["True", "False", "True"], out.stdout
@@ -174,8 +182,8 @@ def test_observation_need_is_every_layouts_size():
     """``core.observation_need``, the bound the exported observers check ``out`` against, is each
     preset's layout size (with the wildcard's one-hot at its last entry where there is one): a
     layout that grows without it would be refused, never written past."""
-    from scopa_env.observation import ObservationLayout
-    from scopa_env.rules import PRESETS
+    from scopa_env.engine.observation import ObservationLayout
+    from scopa_env.engine.rules import PRESETS
 
     for name, rules in PRESETS.items():
         for n in rules.player_counts:
@@ -196,7 +204,7 @@ def test_exported_observer_refuses_what_it_cannot_write():
     code = (
         "import numpy as np\n"
         "from scopa_env.fast import aot\n"
-        "from scopa_env.game import Game\n"
+        "from scopa_env.engine.game import Game\n"
         "g = Game(2, seed=1)\n"
         "def args(seat=0, width=40):\n"
         "    return (seat, *g.hands, *g.piles, *g.played, *g.revealed, *g.scope, *g.scores, g.table, len(g.stock),\n"
@@ -221,8 +229,8 @@ def test_compiled_observer_refuses_a_game_that_does_not_fit():
     naming the layout, and an out-of-range wildcard rank writes nothing out of bounds: never a
     crash (run in a subprocess, so a crash would show as its exit status)."""
     code = (
-        "from scopa_env.game import Game\n"
-        "from scopa_env.observation import ObservationLayout, observation_array\n"
+        "from scopa_env.engine.game import Game\n"
+        "from scopa_env.engine.observation import ObservationLayout\nfrom scopa_env.fast.observers import observation_array, observers_for\n"
         "cases = [(Game(3, seed=1), ObservationLayout(2)), (Game(3, seed=1), ObservationLayout(4))]\n"
         "for attr, extra in (('hands', [0]), ('piles', [0]), ('scores', [0])):\n"
         "    g = Game(2, seed=1)\n"
@@ -232,7 +240,7 @@ def test_compiled_observer_refuses_a_game_that_does_not_fit():
         "g.scope = g.scope[:1]\n"
         "cases.append((g, ObservationLayout(2)))\n"
         "for game, layout in cases:\n"
-        "    assert layout.observers.ahead_of_time\n"
+        "    assert observers_for(layout).ahead_of_time\n"
         "    try:\n"
         "        observation_array(game, 0, layout)\n"
         "        print('accepted')\n"
@@ -267,8 +275,8 @@ def test_card_capture_is_the_rules_one_outcome(preset, changes):
     or -1 where it has several. Pagat: "If there are several matching cards the player must
     choose just one of those cards to capture" and "If there is more than one such set, the
     player chooses which set to capture": a choice "select" mode asks for, which this never makes."""
-    from scopa_env.game import Game
-    from scopa_env.rules import get_rules
+    from scopa_env.engine.game import Game
+    from scopa_env.engine.rules import get_rules
 
     rules = get_rules(preset).replace(**changes)
     capture = aot.card_capture()
@@ -310,7 +318,7 @@ def test_card_capture_refuses_what_is_not_a_40_card_deck_card_and_table():
 
 def _enumeration_arrays(rules):
     """``(PAIRS, starts)`` as the env hands them to ``plain_move_ids``."""
-    from scopa_env.actions import move_enumeration
+    from scopa_env.engine.actions import move_enumeration
 
     pairs = np.array(move_enumeration(rules).pairs, np.int64).reshape(-1, 2)
     return pairs, np.searchsorted(pairs[:, 0], np.arange(41), side="left").astype(np.int64)
@@ -321,9 +329,9 @@ def _enumeration_arrays(rules):
 def test_move_ids_are_the_enumerations_ids_of_the_legal_moves(preset, changes):
     """The exported ``core.plain_move_ids`` gives, at every point of random games, the "move" ids
     of ``Game.legal_pairs`` in their order (``MoveEnumeration.ids``)."""
-    from scopa_env.actions import move_enumeration
-    from scopa_env.game import Game
-    from scopa_env.rules import get_rules
+    from scopa_env.engine.actions import move_enumeration
+    from scopa_env.engine.game import Game
+    from scopa_env.engine.rules import get_rules
 
     rules = get_rules(preset).replace(**changes)
     move_ids = aot.move_ids()
@@ -354,8 +362,8 @@ def test_move_ids_refuse_what_does_not_fit():
     code = (
         "import numpy as np\n"
         "from scopa_env.fast import aot\n"
-        "from scopa_env.actions import move_enumeration\n"
-        "from scopa_env.rules import get_rules\n"
+        "from scopa_env.engine.actions import move_enumeration\n"
+        "from scopa_env.engine.rules import get_rules\n"
         "f = aot.move_ids()\n"
         "pairs = np.array(move_enumeration(get_rules('standard')).pairs, np.int64).reshape(-1, 2)\n"
         "starts = np.searchsorted(pairs[:, 0], np.arange(41), side='left').astype(np.int64)\n"

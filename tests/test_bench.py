@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-import scopa_env.bench as bench
+import scopa_env.bench.env as bench
 
 
 def fake_measurements(monkeypatch, refs):

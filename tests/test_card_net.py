@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from scopa_env.observation import ObservationLayout  # noqa: E402
-from scopa_env.rules import get_rules  # noqa: E402
+from scopa_env.engine.observation import ObservationLayout  # noqa: E402
+from scopa_env.engine.rules import get_rules  # noqa: E402
 from train.card_net import card_layout  # noqa: E402
 from train.config import ConfigError, TrainConfig  # noqa: E402
 

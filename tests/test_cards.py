@@ -2,7 +2,7 @@
 
 import pytest
 
-from scopa_env.cards import (
+from scopa_env.engine.cards import (
     ALL_CARDS_MASK,
     BATONS,
     COINS,

@@ -14,12 +14,12 @@ from test_agents import positions, reshuffle_hidden
 
 from agents.evaluate import Match, play_game
 from agents.registry import make_agent
-from scopa_env.actions import move_enumeration
-from scopa_env.cards import parse_cards
+from scopa_env.engine.actions import move_enumeration
+from scopa_env.engine.cards import parse_cards
+from scopa_env.engine.game import Game
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import get_rules
 from scopa_env.fast import BatchedScopa
-from scopa_env.game import Game
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import get_rules
 from train.config import ConfigError
 from train.dmc import DmcConfig, train
 from train.dmc_agent import BatchPolicy, DmcAgent, NumpyQNet, load_dmc, load_dmc_batch_policy, move_features
@@ -574,7 +574,7 @@ def test_compiled_heuristic_scores_are_the_python_agents():
 )
 def test_the_default_opponent_is_the_zoo_agent_for_the_game(rules, players, expected):
     """The terminal game and the web page default to the zoo's agent for the game, else the heuristic."""
-    from scopa_env.play import default_opponent, new_terminal_game
+    from scopa_app.play import default_opponent, new_terminal_game
 
     assert default_opponent(rules, players) == expected
     tg = new_terminal_game(rules=rules, players=players, seed=1, input_fn=lambda _: "q", output_fn=lambda _: None)

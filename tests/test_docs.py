@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from scopa_env.cli import build_parser
+from scopa_app.cli import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -86,7 +86,7 @@ def test_docs_have_commands():
 
 @pytest.mark.parametrize("path, command", SCOPA_COMMANDS, ids=[f"{p.name}:{c[:60]}" for p, c in SCOPA_COMMANDS])
 def test_scopa_commands_parse_validate_and_run(path, command, tmp_path, monkeypatch):
-    from scopa_env.cli import main
+    from scopa_app.cli import main
 
     argv = shlex.split(command, comments=True)[1:]
     parser = build_parser()

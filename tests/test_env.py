@@ -7,10 +7,10 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 from scopa_env import scopa_v0
-from scopa_env.actions import CONFIRM, move_enumeration, select_options
-from scopa_env.cards import cards_of, parse_card, parse_cards
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import STANDARD, Move, legal_moves
+from scopa_env.engine.actions import CONFIRM, move_enumeration, select_options
+from scopa_env.engine.cards import cards_of, parse_card, parse_cards
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import STANDARD, Move, legal_moves
 
 # 125 games x 4 player counts x 2 action modes = 1,000 full games in CI; raise it for longer soaks.
 RANDOM_GAMES = int(os.environ.get("SCOPA_RANDOM_GAMES", "125"))

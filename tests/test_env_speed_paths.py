@@ -1,8 +1,8 @@
-"""The AEC env's fast paths (scopa_env/scopa_v0.py, observation.observation_array) give what
+"""The AEC env's fast paths (scopa_env/aec/scopa_v0.py, observation.observation_array) give what
 a straightforward recomputation from the game gives: every observation, mask, reward and
 termination, over many seeded random games in both action modes.
 
-Speed itself is measured by ``scopa bench`` (``scopa_env/bench.py``), never asserted here.
+Speed itself is measured by ``scopa bench`` (``scopa_env/bench/env.py``), never asserted here.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from scopa_env import scopa_v0
-from scopa_env.actions import confirm_action, move_enumeration, select_options
-from scopa_env.observation import ObservationLayout, observation_array, write_observation
+from scopa_env.engine.actions import confirm_action, move_enumeration, select_options
+from scopa_env.engine.observation import ObservationLayout, write_observation
+from scopa_env.fast.observers import observation_array, observers_for
 
 # (preset, players, action modes, episode, reward, episodes)
 CASES = [
@@ -149,7 +150,7 @@ def test_env_equals_the_straightforward_recomputation(preset, n, mode, episode, 
 def _observers(layout: ObservationLayout, path: str) -> tuple:
     """The layout's observers on ``path``: "compiled" (the ahead-of-time core.observe, skipped
     where it is not built) or "python" (the generated straight-line code)."""
-    from scopa_env.observation import _compile_observer
+    from scopa_env.fast.observers import _compile_observer
 
     observers = tuple(
         _compile_observer(layout, seat, ahead_of_time=path == "compiled") for seat in range(layout.num_players)
@@ -169,7 +170,7 @@ def test_observation_array_equals_write_observation(preset, n, path):
     """The env's fast observation, on either path, equals :func:`write_observation` for every
     seat, with and without a pending "select" choice, over whole random hands, with game points
     of either sign."""
-    from scopa_env.game import Game
+    from scopa_env.engine.game import Game
 
     env = scopa_v0.raw_env(num_players=n, rules=preset)
     layout = ObservationLayout.for_rules(n, env.rules)
@@ -209,7 +210,7 @@ def test_env_and_layout_pickle_and_copy_with_their_compiled_observers(mode):
             assert np.array_equal(a["action_mask"], b["action_mask"]), agent
     layout = env.unwrapped.layout
     again = pickle.loads(pickle.dumps(layout))
-    assert again == layout and len(again.observers) == 3
+    assert again == layout and len(observers_for(again)) == 3
 
 
 @pytest.mark.parametrize("path", PATHS)
@@ -218,8 +219,8 @@ def test_env_observation_hides_the_hidden_cards(preset, n, path):
     """Permute the cards the observer cannot see (other hands but revealed cards, the stock
     order) at points of random hands: every seat's observation from either of the env's fast
     paths stays the same, with and without a pending "select" choice."""
-    from scopa_env.cards import cards_of, mask_of
-    from scopa_env.game import Game
+    from scopa_env.engine.cards import cards_of, mask_of
+    from scopa_env.engine.game import Game
 
     env = scopa_v0.raw_env(num_players=n, rules=preset)
     rules = env.rules
@@ -259,7 +260,7 @@ def test_generated_observers_take_only_integers_from_the_layout():
     (a crafted pickle's, say) raises TypeError before any code is built or run."""
     import dataclasses
 
-    from scopa_env.observation import _compile_observer
+    from scopa_env.fast.observers import _compile_observer
 
     layout = ObservationLayout(2)
     assert callable(_compile_observer(layout, 0))
@@ -327,8 +328,8 @@ def test_compiled_captures_only_where_the_rules_are_theirs():
     helpers up again."""
     import pickle
 
+    from scopa_env.engine.rules import get_rules
     from scopa_env.fast import aot
-    from scopa_env.rules import get_rules
 
     for preset in ("asso_pigliatutto", "scopa_di_quindici_1", "french_52", "chiamarsi_fuori", "cirulla"):
         n = get_rules(preset).player_counts[0]

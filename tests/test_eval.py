@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from agents.base import Agent
-from agents.cli_eval import add_eval_parser, add_tournament_parser
 from agents.evaluate import (
     Match,
     bradley_terry,
@@ -27,8 +26,9 @@ from agents.evaluate import (
 )
 from agents.random_agent import RandomAgent
 from agents.registry import register_agent_factory
-from scopa_env.game import Game
-from scopa_env.rules import Move
+from scopa_app.evaluate import add_eval_parser, add_tournament_parser
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import Move
 
 
 class RecordingAgent(RandomAgent):

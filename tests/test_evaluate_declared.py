@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from agents.evaluate import Match, RunResult, _seat_agents, hand_rows, play_game, summarize
-from scopa_env.cards import parse_cards
-from scopa_env.game import Game
-from scopa_env.rules import Move, get_rules
+from scopa_env.engine.cards import parse_cards
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import Move, get_rules
 
 DEALS = range(6)
 

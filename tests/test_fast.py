@@ -30,12 +30,12 @@ import numpy as np
 import pytest
 
 from scopa_env import scopa_v0
-from scopa_env.actions import move_enumeration
-from scopa_env.cards import cards_of
+from scopa_env.engine.actions import move_enumeration
+from scopa_env.engine.cards import cards_of
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import PRESETS, get_rules
+from scopa_env.engine.scoring import declaration
 from scopa_env.fast import SCORE_FIELDS, SUPPORTED_FIELDS, BatchedScopa, check_supported, core, playout
-from scopa_env.game import Game
-from scopa_env.rules import PRESETS, get_rules
-from scopa_env.scoring import declaration
 
 FULL_GAMES = os.environ.get("SCOPA_DIFF_GAMES")
 CI_STANDARD_GAMES = 250  # per player count: 1,000 standard games in CI
@@ -517,8 +517,8 @@ def test_scoring_extras_play_the_same_game(name):
 
 def test_score_fields_carry_every_scoring_extra():
     """Every point key of the engine's extras has a hand_score column, and each preset's dicts have the engine's keys."""
+    from scopa_env.engine.scoring import EXTRA_KEYS, score_masks
     from scopa_env.fast.batch import score_keys
-    from scopa_env.scoring import EXTRA_KEYS, score_masks
 
     assert set(EXTRA_KEYS) <= set(SCORE_FIELDS), f"missing columns: {set(EXTRA_KEYS) - set(SCORE_FIELDS)}"
     for name in supported_presets() + sorted(EXTRAS_RULES):

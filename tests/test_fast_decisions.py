@@ -24,10 +24,10 @@ from test_fast import engine_game, run_differential
 
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
-from scopa_env.cards import cards_of
+from scopa_env.engine.cards import cards_of
+from scopa_env.engine.rules import PRESETS, WILDCARD, get_rules, legal_pairs
+from scopa_env.engine.scoring import declaration, table_bonus_scope, wild_rank_choices
 from scopa_env.fast import BatchedScopa, check_supported, core, playout
-from scopa_env.rules import PRESETS, WILDCARD, get_rules, legal_pairs
-from scopa_env.scoring import declaration, table_bonus_scope, wild_rank_choices
 
 TOL = 1e-9  # agents.greedy.pick_best's tie tolerance
 

@@ -22,8 +22,10 @@ import numpy as np
 import pytest
 
 from agents.heuristic import HeuristicAgent, HeuristicWeights
-from scopa_env.actions import move_enumeration
-from scopa_env.cards import cards_of, format_card, format_cards
+from scopa_env.engine.actions import move_enumeration
+from scopa_env.engine.cards import cards_of, format_card, format_cards
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import get_rules
 from scopa_env.fast import BatchedScopa, core, playout
 from scopa_env.fast.batch import (
     GREEDY_CARD,
@@ -37,8 +39,6 @@ from scopa_env.fast.batch import (
     HEURISTIC_TRAIL,
     OPPONENT_KINDS,
 )
-from scopa_env.game import Game
-from scopa_env.rules import get_rules
 
 FULL_GAMES = os.environ.get("SCOPA_HEURISTIC_GAMES")
 TOL = 1e-9  # agents.greedy.pick_best's tie tolerance

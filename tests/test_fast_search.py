@@ -18,6 +18,8 @@ import pytest
 from agents.fast_search import FastSearchAgent
 from agents.registry import make_agent
 from agents.search import _alphabeta as reference_alphabeta
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import get_rules
 from scopa_env.fast import BatchedScopa, core
 from scopa_env.fast.batch import compiled_rules
 from scopa_env.fast.search import (
@@ -33,8 +35,6 @@ from scopa_env.fast.search import (
     search_params,
     search_rows,
 )
-from scopa_env.game import Game
-from scopa_env.rules import get_rules
 
 SMALL = "fsearch:worlds=6,min_worlds=2"
 FRENCH_2P = get_rules("french_52").replace(name="french_52_2p", player_counts=(2,))

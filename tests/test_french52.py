@@ -18,8 +18,8 @@ import pytest
 from agents.evaluate import Match, play_game
 from agents.registry import make_agent
 from scopa_env import scopa_v0
-from scopa_env.actions import MAX_MOVE_ACTIONS, confirm_action, move_enumeration, num_select_actions
-from scopa_env.cards import (
+from scopa_env.engine.actions import MAX_MOVE_ACTIONS, confirm_action, move_enumeration, num_select_actions
+from scopa_env.engine.cards import (
     COINS,
     MAX_CARDS,
     NUM_CARDS,
@@ -35,11 +35,11 @@ from scopa_env.cards import (
     parse_card,
     parse_cards,
 )
-from scopa_env.game import Game
-from scopa_env.observation import ObservationLayout, write_observation
-from scopa_env.render import render_game
-from scopa_env.rules import PRESETS, Move, Rules, get_rules, legal_moves, move_of
-from scopa_env.scoring import primiera_value, score_hand
+from scopa_env.engine.game import Game
+from scopa_env.engine.observation import ObservationLayout, write_observation
+from scopa_env.engine.render import render_game
+from scopa_env.engine.rules import PRESETS, Move, Rules, get_rules, legal_moves, move_of
+from scopa_env.engine.scoring import primiera_value, score_hand
 
 F52 = get_rules("french_52")
 DIAMONDS, HEARTS, SPADES, CLUBS = 0, 1, 2, 3
@@ -194,7 +194,7 @@ def test_notation_and_render():
 
 
 def test_terminal_game_uses_the_52_card_notation():
-    from scopa_env.play import explain_move, new_terminal_game
+    from scopa_app.play import explain_move, new_terminal_game
 
     game = Game(8, F52, seed=4)
     view = game.view()
@@ -295,7 +295,7 @@ def test_compiled_core_plays_it_in_both_modes():
 def test_openspiel_and_sb3_training_play_it():
     """The OpenSpiel bridge and the SB3 learners play it in both modes (tests/test_openspiel.py,
     tests/test_train_french52.py)."""
-    from scopa_env.openspiel_game import check_bridge_rules, parse_params
+    from scopa_env.openspiel.game import check_bridge_rules, parse_params
 
     check_bridge_rules(F52)
     assert parse_params({"rules": "french_52", "players": 8}).num_actions == 72_752, "move mode, the default"
@@ -307,7 +307,7 @@ def test_openspiel_and_sb3_training_play_it():
 
 def test_web_page_offers_it():
     """The web page plays the 52-card game (its API tests are in tests/test_web.py)."""
-    server = pytest.importorskip("scopa_env.web.server")
+    server = pytest.importorskip("scopa_app.web.server")
     from fastapi.testclient import TestClient
 
     app = server.create_app(default_opponent="random", new_sessions_per_minute=None)

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scopa_env.cards import RANK_MASK, RE, cards_of, parse_card, parse_cards
-from scopa_env.game import Game, sides_for
-from scopa_env.rules import Move
-from scopa_env.scoring import score_hand
+from scopa_env.engine.cards import RANK_MASK, RE, cards_of, parse_card, parse_cards
+from scopa_env.engine.game import Game, sides_for
+from scopa_env.engine.rules import Move
+from scopa_env.engine.scoring import score_hand
 
 
 def first_permutation(seed: int) -> list[int]:
@@ -56,7 +56,7 @@ def test_three_kings_on_the_table_are_dealt_again():
     assert g.dealer == 0, "the same dealer deals again"
     assert sum(h.bit_count() for h in g.hands) == 6 and len(g.stock) == 30
     no_redeal = Game(2, rules="standard", seed=seed, dealer=0).__class__  # same class, rules below
-    from scopa_env.rules import STANDARD
+    from scopa_env.engine.rules import STANDARD
 
     g2 = no_redeal(2, rules=STANDARD.replace(kings_redeal=False), seed=seed, dealer=0)
     assert g2.redeals == 0 and (g2.table & RANK_MASK[RE]).bit_count() >= 3
@@ -176,7 +176,7 @@ def test_a_tie_at_the_top_plays_another_hand():
 
 
 def test_cappotto_option():
-    from scopa_env.rules import STANDARD
+    from scopa_env.engine.rules import STANDARD
 
     g = play_out(hand_end_game((0, 0)))
     gain = g.hand_result.hand_score[0]["total"]
@@ -300,12 +300,12 @@ def test_view_hides_other_hands_and_determinize_respects_it():
     check_invariants(d)
 
 
-@pytest.mark.parametrize("preset", sorted(__import__("scopa_env.rules", fromlist=["PRESETS"]).PRESETS))
+@pytest.mark.parametrize("preset", sorted(__import__("scopa_env.engine.rules", fromlist=["PRESETS"]).PRESETS))
 def test_card_outcomes_are_one_cards_action_pairs(preset):
     """``Game.card_outcomes`` (the "select" mode's outcomes of a named card, worked out for
     that card alone on a card-play turn) equals ``action_pairs`` filtered to the card, and on
     every ``card_turn`` each hand card has a legal action, as the env's "select" mask assumes."""
-    from scopa_env.rules import get_rules
+    from scopa_env.engine.rules import get_rules
 
     rules = get_rules(preset)
     rng = random.Random(preset)

@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from scopa_app.cli import build_parser, main
 from scopa_env import scopa_v0
-from scopa_env.cards import parse_cards
-from scopa_env.cli import build_parser, main
-from scopa_env.game import Game
-from scopa_env.rules import PRESETS, STANDARD
+from scopa_env.engine.cards import parse_cards
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import PRESETS, STANDARD
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -150,7 +150,7 @@ def test_crafted_sb3_zip_runs_code_under_sb3_but_not_here(hostile_zip, scopa_cli
 
 def test_web_server_refuses_a_crafted_checkpoint_at_start(hostile_zip):
     pytest.importorskip("fastapi")
-    from scopa_env.web.server import create_app
+    from scopa_app.web.server import create_app
 
     folder, marker, _ = hostile_zip
     with pytest.raises(ValueError, match="refused"):
@@ -279,7 +279,7 @@ def web():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from fastapi.testclient import TestClient
-    from scopa_env.web.server import create_app
+    from scopa_app.web.server import create_app
 
     clients = []
 
@@ -342,7 +342,7 @@ class Failing:
 
     def act(self, view):
         if self.illegal:
-            from scopa_env.rules import move_of
+            from scopa_env.engine.rules import move_of
 
             return move_of(next(c for c in range(40) if not view.hand >> c & 1), 0)  # a card it does not hold
         raise RuntimeError("the network exploded")
@@ -381,7 +381,7 @@ def test_visits_make_no_session_and_eviction_is_by_last_use(web, monkeypatch):
     """Issue 17.4: cookie-less GET / floods evict nobody; sessions and games go least recently used first."""
     from fastapi.testclient import TestClient
 
-    import scopa_env.web.server as server
+    import scopa_app.web.server as server
 
     app, alice = web(new_sessions_per_minute=None)
     mine = alice.post("/api/games", json={}).json()["game_id"]
@@ -421,7 +421,7 @@ def test_one_address_cannot_start_sessions_without_end(web):
 
 
 def test_request_bodies_are_limited(web):
-    from scopa_env.web.server import MAX_BODY_BYTES
+    from scopa_app.web.server import MAX_BODY_BYTES
 
     _, client = web()
     state = client.post("/api/games", json={}).json()
@@ -441,7 +441,7 @@ def test_request_bodies_are_limited(web):
 
 
 def test_rule_descriptions_shown_to_players_name_no_source_files(web, monkeypatch):
-    from scopa_env.web.server import player_description
+    from scopa_app.web.server import player_description
 
     assert player_description("Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).") == "Standard Scopa."
     assert player_description("Scopone (pagat, scopone-rules.txt): 9 cards.") == "Scopone (pagat): 9 cards."
@@ -545,7 +545,7 @@ def test_presets_command_lists_every_preset(capsys):
 
 
 def test_bench_says_how_long_and_shows_progress(capsys, monkeypatch):
-    import scopa_env.fast.bench as fast_bench
+    import scopa_env.bench.fast as fast_bench
 
     monkeypatch.setattr(fast_bench, "bench_rows", lambda seconds, progress=None: progress("compiled core") or [])
     assert main(["bench", "--seconds", "0.02"]) == 0
@@ -565,7 +565,7 @@ def test_play_random_frames_show_the_hand_being_played(capsys):
 
 def test_terminal_hints_and_help():
     from agents.random_agent import RandomAgent
-    from scopa_env.play import TerminalGame
+    from scopa_app.play import TerminalGame
 
     hand0, hand1, table = parse_cards("7d 2d Kd"), parse_cards("Ac Ab 6b"), parse_cards("7c 7s 3s 4b")
     stock = [c for c in STANDARD.deck if c not in set(hand0 + hand1 + table)]
@@ -667,8 +667,8 @@ def reaches(start: str, target: str, within: tuple[str, ...]) -> bool:
 
 def test_dependency_arrows_go_one_way():
     """rules <- presets, and dqn -> run -> policy_agent without a way back (issue 17's two import circles)."""
-    assert reaches("scopa_env.presets", "scopa_env.rules", ("scopa_env",))
-    assert not reaches("scopa_env.rules", "scopa_env.presets", ("scopa_env",)), "rules imports presets"
+    assert reaches("scopa_env.engine.presets", "scopa_env.engine.rules", ("scopa_env",))
+    assert not reaches("scopa_env.engine.rules", "scopa_env.engine.presets", ("scopa_env",)), "rules imports presets"
     assert reaches("train.dqn", "train.policy_agent", ("train",))
     for module in ("train.run", "train.policy_agent", "train.checkpoint"):
         assert not reaches(module, "train.dqn", ("train",)), f"{module} leads back to train.dqn"

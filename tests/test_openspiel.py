@@ -1,4 +1,4 @@
-"""The OpenSpiel game ``python_scopa`` (scopa_env/openspiel_game.py) and the ``openspiel:`` agents.
+"""The OpenSpiel game ``python_scopa`` (scopa_env/openspiel/game.py) and the ``openspiel:`` agents.
 
 Skipped without the ``openspiel`` extra. The deal is chance; information states must not
 change when only cards a player cannot see change; OpenSpiel's own random-simulation test
@@ -21,11 +21,11 @@ from agents.evaluate import Match, run_deals, summarize  # noqa: E402
 from agents.openspiel_bot import ISMCTSAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from scopa_env import openspiel_game as og  # noqa: E402
-from scopa_env.actions import confirm_action, move_enumeration  # noqa: E402
-from scopa_env.cards import RANK_MASK, RANK_OF, RE, card_id, cards_of, format_card, format_cards  # noqa: E402
-from scopa_env.game import Game  # noqa: E402
-from scopa_env.observation import ObservationLayout, write_observation  # noqa: E402
-from scopa_env.rules import get_rules  # noqa: E402
+from scopa_env.engine.actions import confirm_action, move_enumeration  # noqa: E402
+from scopa_env.engine.cards import RANK_MASK, RANK_OF, RE, card_id, cards_of, format_card, format_cards  # noqa: E402
+from scopa_env.engine.game import Game  # noqa: E402
+from scopa_env.engine.observation import ObservationLayout, write_observation  # noqa: E402
+from scopa_env.engine.rules import get_rules  # noqa: E402
 
 F52 = {"rules": "french_52", "players": 8, "action_mode": "select"}
 F52_MOVE = {"rules": "french_52", "players": 8, "action_mode": "move"}

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from agents.random_agent import RandomAgent
-from scopa_env.cards import parse_card, parse_cards
-from scopa_env.cli import build_parser, main
-from scopa_env.game import Game, HandResult
-from scopa_env.play import TerminalGame, breakdown, explain_move, format_breakdown, new_terminal_game
-from scopa_env.rules import STANDARD, get_rules
-from scopa_env.scoring import score_hand
+from scopa_app.cli import build_parser, main
+from scopa_app.play import TerminalGame, breakdown, explain_move, format_breakdown, new_terminal_game
+from scopa_env.engine.cards import parse_card, parse_cards
+from scopa_env.engine.game import Game, HandResult
+from scopa_env.engine.rules import STANDARD, get_rules
+from scopa_env.engine.scoring import score_hand
 
 # A fixed position, player_0 to move: two Sevens on the table, so 7d and Kd each have
 # two ways to capture, and 2d cannot capture anything.

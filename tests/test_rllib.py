@@ -195,7 +195,7 @@ META = {
 
 def test_checkpoint_agent_plays_a_hand(tmp_path):
     """``rllib:RUN_DIR`` loads ``best/`` (torch only) and plays legal moves from its PlayerView."""
-    from scopa_env.game import Game
+    from scopa_env.engine.game import Game
 
     save_checkpoint(tmp_path / "best", _random_states(META), META)
     agents = [make_agent(f"rllib:{tmp_path}", seed=0), make_agent("random", seed=1)]

@@ -6,14 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scopa_env.cards import RANK_OF, parse_card, parse_cards
-from scopa_env.rules import STANDARD, Move, Rules, get_rules, legal_moves
+from scopa_env.engine.cards import RANK_OF, parse_card, parse_cards
+from scopa_env.engine.rules import STANDARD, Move, Rules, get_rules, legal_moves
 
 
 def captures(hand: str, table: str, rules=None) -> dict[str, set[frozenset[str]]]:
     """Legal moves as {played card: {captured sets in notation}} (empty set = trail)."""
     out: dict[str, set[frozenset[str]]] = {}
-    from scopa_env.cards import format_card
+    from scopa_env.engine.cards import format_card
 
     for m in legal_moves(parse_cards(hand), parse_cards(table), rules):
         out.setdefault(format_card(m.card), set()).add(frozenset(format_card(c) for c in m.captured))

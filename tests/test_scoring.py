@@ -2,9 +2,9 @@
 
 import pytest
 
-from scopa_env.cards import parse_cards
-from scopa_env.rules import STANDARD
-from scopa_env.scoring import primiera_value, score_hand, unique_max
+from scopa_env.engine.cards import parse_cards
+from scopa_env.engine.rules import STANDARD
+from scopa_env.engine.scoring import primiera_value, score_hand, unique_max
 
 
 def everything_but(cards: list[int]) -> list[int]:
@@ -43,7 +43,7 @@ def test_primiera_value_is_the_best_card_of_each_suit(values, all_suits):
     import dataclasses
     import random
 
-    from scopa_env.cards import RANK_OF, SUIT_OF, cards_of
+    from scopa_env.engine.cards import RANK_OF, SUIT_OF, cards_of
 
     rules = dataclasses.replace(STANDARD, primiera_values=values, primiera_all_suits=all_suits)
     rnd = random.Random(len(values) + all_suits)

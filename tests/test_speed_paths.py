@@ -1,6 +1,6 @@
 """Fast paths that must not change a result: each is held equal to the slower reference it replaced.
 
-Speed itself is measured by ``scopa bench`` (``scopa_env/bench.py``), never asserted here.
+Speed itself is measured by ``scopa bench`` (``scopa_env/bench/env.py``), never asserted here.
 """
 
 from __future__ import annotations
@@ -69,13 +69,13 @@ def test_masked_policy_rollout_step_equals_the_stock_distribution(num_actions, c
                     assert masks[np.arange(batch), a1.numpy()].all(), f"an illegal action was drawn ({where})"
 
 
-# --- the engine's deal (scopa_env/game.py) -------------------------------------------------
+# --- the engine's deal (scopa_env/engine/game.py) -------------------------------------------------
 
 
 def _reference_deal(rules, num_players: int, rng: np.random.Generator, dealer: int):
     """The first hand as dealt before the fast path: card ids read through the deck, the
     table through ``mask_of`` (no redeal, first-card choice or table bonus: callers skip those)."""
-    from scopa_env.cards import mask_of
+    from scopa_env.engine.cards import mask_of
 
     deck = list(rules.deck)
     order = [deck[i] for i in rng.permutation(len(deck)).tolist()]
@@ -91,8 +91,8 @@ def _reference_deal(rules, num_players: int, rng: np.random.Generator, dealer: i
 def test_deals_equal_the_reference_deal(preset):
     """A seed deals the same hands, table and stock as the reference deal (full decks take the
     permutation as card ids, short decks read it through the deck)."""
-    from scopa_env.game import Game
-    from scopa_env.rules import get_rules
+    from scopa_env.engine.game import Game
+    from scopa_env.engine.rules import get_rules
 
     rules = get_rules(preset)
     checked = 0
@@ -110,12 +110,12 @@ def test_deals_equal_the_reference_deal(preset):
     assert checked >= 40, f"only {checked} plain deals checked for {preset}"
 
 
-# --- the AEC env's mask (scopa_env/scopa_v0.py) --------------------------------------------
+# --- the AEC env's mask (scopa_env/aec/scopa_v0.py) --------------------------------------------
 
 
 def _many_captures_deal() -> dict:
     """A deal where player_0's Tens can take many sets (Ace..Nine of coins and an Ace on the table)."""
-    from scopa_env.cards import card_id
+    from scopa_env.engine.cards import card_id
 
     table = [card_id(suit, rank) for suit in (0, 1) for rank in range(1, 10)][:10]
     hands = [[card_id(2, 10), card_id(3, 10), card_id(2, 1)], [card_id(0, 10), card_id(1, 10), card_id(3, 1)]]

@@ -10,8 +10,8 @@ pytest.importorskip("stable_baselines3")
 
 from agents.random_agent import RandomAgent  # noqa: E402
 from scopa_env import scopa_v0  # noqa: E402
-from scopa_env.game import Game  # noqa: E402
-from scopa_env.observation import ObservationLayout, write_observation  # noqa: E402
+from scopa_env.engine.game import Game  # noqa: E402
+from scopa_env.engine.observation import ObservationLayout, write_observation  # noqa: E402
 from train.env import ScopaGymEnv, observe_view  # noqa: E402
 from train.opponents import Curriculum, OpponentSampler, normalize_weights  # noqa: E402
 

@@ -7,8 +7,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from scopa_env.observation import ObservationLayout  # noqa: E402
-from scopa_env.rules import get_rules  # noqa: E402
+from scopa_env.engine.observation import ObservationLayout  # noqa: E402
+from scopa_env.engine.rules import get_rules  # noqa: E402
 from train.config import ConfigError  # noqa: E402
 from train.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E402
 

@@ -19,10 +19,10 @@ pytest.importorskip("sb3_contrib")
 
 import torch  # noqa: E402
 
-from scopa_env.actions import move_enumeration  # noqa: E402
-from scopa_env.cards import COINS, SETTEBELLO, SUIT_OF, parse_card  # noqa: E402
-from scopa_env.observation import ObservationLayout  # noqa: E402
-from scopa_env.rules import get_rules, move_of  # noqa: E402
+from scopa_env.engine.actions import move_enumeration  # noqa: E402
+from scopa_env.engine.cards import COINS, SETTEBELLO, SUIT_OF, parse_card  # noqa: E402
+from scopa_env.engine.observation import ObservationLayout  # noqa: E402
+from scopa_env.engine.rules import get_rules, move_of  # noqa: E402
 from train.config import ConfigError, TrainConfig  # noqa: E402
 from train.env import ActionCoder, ScopaGymEnv  # noqa: E402
 

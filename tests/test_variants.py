@@ -14,14 +14,14 @@ import random
 import numpy as np
 import pytest
 
+from scopa_app.cli import main as cli_main
 from scopa_env import scopa_v0
-from scopa_env.actions import MAX_MOVE_ACTIONS, TAKE_ALL, move_enumeration
-from scopa_env.cards import RANK_MASK, RANK_OF, SUIT_MASK, card_id, cards_of, format_cards, mask_of, parse_cards
-from scopa_env.cli import main as cli_main
-from scopa_env.game import Game
-from scopa_env.observation import ObservationLayout, write_observation
-from scopa_env.rules import PRESETS, STANDARD, Move, Rules, get_rules, legal_moves, move_of
-from scopa_env.scoring import declaring_pairs, score_hand
+from scopa_env.engine.actions import MAX_MOVE_ACTIONS, TAKE_ALL, move_enumeration
+from scopa_env.engine.cards import RANK_MASK, RANK_OF, SUIT_MASK, card_id, cards_of, format_cards, mask_of, parse_cards
+from scopa_env.engine.game import Game
+from scopa_env.engine.observation import ObservationLayout, write_observation
+from scopa_env.engine.rules import PRESETS, STANDARD, Move, Rules, get_rules, legal_moves, move_of
+from scopa_env.engine.scoring import declaring_pairs, score_hand
 
 VARIANTS = sorted(name for name in PRESETS if name != "standard")
 
@@ -287,7 +287,7 @@ def test_ace_takes_itself_goes_to_the_pile():
 
 def test_render_shows_an_ace_taking_itself():
     """pagat: "if an Ace is played to the empty table it 'takes itself'": the text view says so."""
-    from scopa_env.render import render_game
+    from scopa_env.engine.render import render_game
 
     game = two_player_game("scopa_d_assi_options", "Ad 3d", "")
     game.play(Move(cards("Ad")[0], itself=True))
@@ -696,7 +696,7 @@ def test_move_mode_size(preset, n):
 
 def test_move_mode_refuses_an_enumeration_over_its_cap(monkeypatch):
     """Rules whose enumeration would pass MAX_MOVE_ACTIONS get a one-line error pointing to "select"."""
-    import scopa_env.actions as actions
+    import scopa_env.engine.actions as actions
 
     monkeypatch.setattr(actions, "MAX_MOVE_ACTIONS", 16_199)
     with pytest.raises(ValueError, match=r"'standard' allow 16,200 distinct moves, more than the 16,199 .*'select'"):

@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from scopa_env import scopa_v0
-from scopa_env.actions import move_enumeration
-from scopa_env.cards import RANK_MASK, SUIT_MASK, card_id, mask_of, parse_cards
-from scopa_env.game import Game
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import PRIMIERA_SCALES, Move, Rules, get_rules, legal_moves
-from scopa_env.scoring import (
+from scopa_env.engine.actions import move_enumeration
+from scopa_env.engine.cards import RANK_MASK, SUIT_MASK, card_id, mask_of, parse_cards
+from scopa_env.engine.game import Game
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import PRIMIERA_SCALES, Move, Rules, get_rules, legal_moves
+from scopa_env.engine.scoring import (
     best_declaration,
     declaration,
     declaring_pairs,
@@ -877,7 +877,7 @@ def test_wildcard_rank_in_the_env(mode):
 
 def test_wildcard_observation_hides_hidden_cards():
     """Permuting the hidden cards (determinize) leaves every seat's observation with the wildcard unchanged."""
-    from scopa_env.observation import write_observation
+    from scopa_env.engine.observation import write_observation
 
     game = wild_deal()
     game.play(Move(cards("Qs")[0], itself=True))
@@ -910,7 +910,7 @@ def secured(pile0: str, pile1: str, rules: str = FUORI, scope_points=(0, 0)) -> 
 
 def first(n: int, exclude: str = "") -> str:
     """``n`` cards of cups, swords and batons (no coins), as text, for padding piles."""
-    from scopa_env.cards import format_cards
+    from scopa_env.engine.cards import format_cards
 
     skip = set(cards(exclude))
     return format_cards([c for c in range(10, 40) if c not in skip][:n])
@@ -1228,7 +1228,7 @@ def test_seven_cups_card_is_16():
 
 def test_declaration_in_the_terminal():
     from agents.random_agent import RandomAgent
-    from scopa_env.play import TerminalGame
+    from scopa_app.play import TerminalGame
 
     game = bazzica_deal("Ad Ac 2s", "Kd 5c Ks")
     answers = iter(["1", "2", "q"])
@@ -1247,7 +1247,7 @@ def test_declaration_in_the_web_ui():
     pytest.importorskip("httpx", reason="the web extra is not installed")
     from fastapi.testclient import TestClient
 
-    from scopa_env.web.server import SESSION_COOKIE, create_app, run_agents
+    from scopa_app.web.server import SESSION_COOKIE, create_app, run_agents
 
     app = create_app(default_opponent="random", allow_client_seeds=True)
     with TestClient(app) as client:
@@ -1272,7 +1272,7 @@ def test_declaration_in_the_web_ui():
 
 
 def test_render_shows_extras_and_declarations():
-    from scopa_env.render import render_hand_result
+    from scopa_env.engine.render import render_hand_result
 
     game = bazzica_deal("Ad Ac 2s", "Kd 5c Ks", rules="sbarazzina")
     game.play(Move(cards("2s")[0], itself=True))
@@ -1299,7 +1299,7 @@ def test_baseline_agents_declare_and_never_claim(name):
 
 def test_claim_in_the_terminal():
     from agents.random_agent import RandomAgent
-    from scopa_env.play import TerminalGame
+    from scopa_app.play import TerminalGame
 
     game = claim_game([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d")
     answers = iter(["claim"])
@@ -1316,7 +1316,7 @@ def test_claim_in_the_web_ui():
     pytest.importorskip("httpx", reason="the web extra is not installed")
     from fastapi.testclient import TestClient
 
-    from scopa_env.web.server import SESSION_COOKIE, create_app
+    from scopa_app.web.server import SESSION_COOKIE, create_app
 
     app = create_app(default_opponent="random", allow_client_seeds=True)
     with TestClient(app) as client:
@@ -1334,7 +1334,7 @@ def test_claim_in_the_web_ui():
 
 
 def test_render_shows_the_declared_wildcard():
-    from scopa_env.render import render_game
+    from scopa_env.engine.render import render_game
 
     game = wild_deal()
     game.play(Move(cards("Qs")[0], itself=True))

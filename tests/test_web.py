@@ -16,11 +16,11 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
-from scopa_env.cards import RANK_OF, SUIT_OF, card_name, cards_of, format_card, mask_of, parse_card, parse_cards
-from scopa_env.cli import build_parser
-from scopa_env.game import Game
-from scopa_env.rules import STANDARD, get_rules
-from scopa_env.web.server import CARD_KEYS, SESSION_COOKIE, create_app, run_agents
+from scopa_app.cli import build_parser
+from scopa_app.web.server import CARD_KEYS, SESSION_COOKIE, create_app, run_agents
+from scopa_env.engine.cards import RANK_OF, SUIT_OF, card_name, cards_of, format_card, mask_of, parse_card, parse_cards
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import STANDARD, get_rules
 
 INT_LIST_KEYS = CARD_KEYS | {"scores", "points", "player_counts"}
 """Every key whose value may be a list of ints; a card list under any other key fails the test."""

@@ -38,8 +38,8 @@ pytestmark = [
 playwright_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 uvicorn = pytest.importorskip("uvicorn", reason="the web extra is not installed (pip install -e '.[web]')")
 
-from scopa_env.cards import cards_of  # noqa: E402
-from scopa_env.web.server import SESSION_COOKIE, create_app  # noqa: E402
+from scopa_app.web.server import SESSION_COOKIE, create_app  # noqa: E402
+from scopa_env.engine.cards import cards_of  # noqa: E402
 
 
 def free_port() -> int:

@@ -3,7 +3,7 @@
 The flat MLP sees the observation as 376 unrelated numbers and must learn the worth of
 each of the 40 cards separately (52 with the 52-card deck of ``french_52``: every width
 below is the deck's, read off the action space, 41 or 53 actions). This network reads the observation the way it is laid
-out (:mod:`scopa_env.observation`): every card-wide plane (hand, table, piles, played,
+out (:mod:`scopa_env.engine.observation`): every card-wide plane (hand, table, piles, played,
 unseen, the pending selection, revealed hands) gives each card a column of flags, and
 each card also carries its rank and suit (one-hot). One shared MLP embeds every card
 from its column (so what it learns about a Seven of coins in a pile carries over to the
@@ -29,8 +29,8 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from scopa_env.cards import FRENCH_RANKS, NUM_CARDS, NUM_SUITS, RANK_OF, SUIT_OF
-from scopa_env.observation import ObservationLayout
+from scopa_env.engine.cards import FRENCH_RANKS, NUM_CARDS, NUM_SUITS, RANK_OF, SUIT_OF
+from scopa_env.engine.observation import ObservationLayout
 from train.masked_policy import MaskedPolicy
 
 PLANE_FIELDS = ("hand", "table", "own_pile", "other_piles", "played", "unseen", "select_card", "select_captured")
@@ -192,7 +192,7 @@ class CardPolicy(MaskedPolicy):
 
 def card_policy_kwargs(num_players: int, rules, embed: int = 64, trunk: int = 256) -> dict[str, Any]:
     """``policy_kwargs`` of :class:`CardPolicy` for a player count and rules."""
-    from scopa_env.rules import get_rules
+    from scopa_env.engine.rules import get_rules
 
     lay = card_layout(ObservationLayout.for_rules(num_players, get_rules(rules)))
     return {"planes": lay["planes"], "globals_": lay["globals"], "embed": embed, "trunk": trunk}

@@ -33,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from scopa_env.actions import MAX_MOVE_ACTIONS, move_enumeration, num_select_actions
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
+from scopa_env.engine.actions import MAX_MOVE_ACTIONS, move_enumeration, num_select_actions
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
 
 META_FILE = "meta.json"
 MODEL_FILES = {"ppo": "policy.pt", "dqn": "model.pt"}

@@ -130,7 +130,7 @@ class RunConfig:
     """2, 3, 4 or 6 (4 and 6 in teams; the learner's partners are played by opponents); 8 for
     ``french_52``, each for themselves."""
     rules: str = "standard"
-    """Rules preset name (see ``scopa_env.rules.PRESETS``)."""
+    """Rules preset name (see ``scopa_env.engine.rules.PRESETS``)."""
     episode: str = "hand"
     """"hand": one hand per episode; "game": hands until a side reaches the target."""
     reward: str = "points"
@@ -245,7 +245,7 @@ class RunConfig:
                 raise _bad(source, key, f"{key} must be {allowed.describe()}, got {getattr(self, key)!r}")
         if not self.net_arch or not all(_type_ok(h, int) and h > 0 for h in self.net_arch):
             raise _bad(source, "net_arch", f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
-        from scopa_env.rules import get_rules
+        from scopa_env.engine.rules import get_rules
 
         try:
             rules = get_rules(self.rules)
@@ -275,7 +275,6 @@ class RunConfig:
 
     def check_agents(self) -> None:
         """Build every agent of :meth:`agent_specs` once: unknown names and missing checkpoints fail here."""
-        import train  # noqa: F401  (registers ppo:/dqn:/rllib:)
         from agents.registry import make_agent
 
         for spec in dict.fromkeys(self.agent_specs()):
@@ -436,10 +435,10 @@ class TrainConfig(RunConfig):
 
     def validate(self, source: str = "config") -> None:
         super().validate(source)
-        from scopa_env.rules import get_rules
+        from scopa_env.engine.rules import get_rules
 
         if self.action_mode == "move":  # rules with more moves than "move" mode's ids: refused here, not at the env
-            from scopa_env.actions import move_enumeration
+            from scopa_env.engine.actions import move_enumeration
 
             try:
                 move_enumeration(get_rules(self.rules))

@@ -264,8 +264,8 @@ class DmcConfig(RunConfig):
                 f"{source}: eval_opponents {wrong} are not compiled players; evaluate others after training with "
                 f"`scopa eval dmc:runs/{self.name}/best AGENT`"
             )
+        from scopa_env.engine.rules import get_rules
         from scopa_env.fast.batch import check_supported
-        from scopa_env.rules import get_rules
 
         try:
             check_supported(get_rules(self.rules))
@@ -818,8 +818,8 @@ def _evaluate(cfg: DmcConfig, net, features, run_dir: Path, writer, state: dict,
 
 
 def checkpoint_meta(cfg: DmcConfig, state: dict) -> dict:
-    from scopa_env.observation import ObservationLayout
-    from scopa_env.rules import get_rules
+    from scopa_env.engine.observation import ObservationLayout
+    from scopa_env.engine.rules import get_rules
 
     return {
         "algo": ALGO,

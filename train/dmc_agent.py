@@ -36,7 +36,7 @@ only the mover's information:
 The sweep features read the standard capture rule (a card takes a set of cards summing to its
 rank); under variants with other captures they are a hint the network weighs, not a rule.
 
-The state half is the env's observation vector (:mod:`scopa_env.observation`), which holds
+The state half is the env's observation vector (:mod:`scopa_env.engine.observation`), which holds
 only what the seat to move may see; the move half is computed from that observation's
 ``table`` plane and the move id, so the agent decides from its information set alone.
 
@@ -53,11 +53,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from scopa_env.actions import TAKE_ALL, move_enumeration
-from scopa_env.cards import RANK_OF
-from scopa_env.game import PlayerView
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import Move, Rules, get_rules, move_of
+from scopa_env.engine.actions import TAKE_ALL, move_enumeration
+from scopa_env.engine.cards import RANK_OF
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import Move, Rules, get_rules, move_of
 
 FEATURE_VERSION = 2
 """Bumped whenever :class:`MoveFeatures` changes; a checkpoint with another version is refused."""
@@ -350,10 +350,3 @@ def load_dmc_batch_policy(path: str | Path) -> tuple[BatchPolicy, dict]:
     net, meta = load_dmc(path)
     features = move_features(get_rules(meta["rules"]), int(meta["num_players"]), bool(meta.get("heuristic_features")))
     return BatchPolicy(net, features), meta
-
-
-def register() -> None:
-    """Register the ``dmc:`` prefix in the agent registry."""
-    from agents.registry import register_agent_factory
-
-    register_agent_factory("dmc", lambda path, seed=None: load_dmc_agent(path, seed))

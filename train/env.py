@@ -11,19 +11,19 @@
 Learner seat           drawn uniformly each episode (``learner_seat=None``), teams included
                        (with 4 or 6 players the partners are opponents' agents too)
 Observation            ``Box(float32)``: exactly the AEC env's ``observation`` from the
-                       learner's seat (:func:`scopa_env.observation.write_observation`)
+                       learner's seat (:func:`scopa_env.engine.observation.write_observation`)
 Action mask            :meth:`ScopaGymEnv.action_masks` (bool), as sb3-contrib's
                        ``MaskablePPO`` expects; it also works through ``SubprocVecEnv``
 Actions                "move": ``Discrete(16200)``; "select": ``Discrete(41)``, or
                        ``Discrete(53)`` with the 52-card deck of ``french_52`` (see
-                       :mod:`scopa_env.actions`; that preset has no "move" mode)
-Rewards                as :mod:`scopa_env.scopa_v0`: ``reward="points"`` gives the hand-point
+                       :mod:`scopa_env.engine.actions`; that preset has no "move" mode)
+Rewards                as :mod:`scopa_env.aec.scopa_v0`: ``reward="points"`` gives the hand-point
                        margin at every hand end; ``reward="game"`` +1/-1 (0 for a tied hand)
                        at the episode end
 Episode                ``episode="hand"`` or ``"game"``
 =====================  ===================================================================
 
-The env drives :class:`scopa_env.game.Game` directly: after the learner's move the
+The env drives :class:`scopa_env.engine.game.Game` directly: after the learner's move the
 opponents play until it is the learner's turn again or the episode is over, and every
 hand end on the way is credited to the learner in that same step. In particular a hand
 ended by an opponent's card still delivers the learner's (possibly negative) reward; the
@@ -46,11 +46,11 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from scopa_env.actions import confirm_action, move_enumeration, num_select_actions, select_options
-from scopa_env.game import Game, PlayerView
-from scopa_env.observation import ObservationLayout, observation_bounds, write_observation
-from scopa_env.rules import Rules, get_rules
-from scopa_env.scopa_v0 import ACTION_MODES, EPISODES, REWARDS
+from scopa_env.aec.scopa_v0 import ACTION_MODES, EPISODES, REWARDS
+from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions, select_options
+from scopa_env.engine.game import Game, PlayerView
+from scopa_env.engine.observation import ObservationLayout, observation_bounds, write_observation
+from scopa_env.engine.rules import Rules, get_rules
 from train.opponents import OpponentSampler
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
@@ -59,7 +59,7 @@ ILLEGAL_ACTION_MODES = ("raise", "lose")
 class ActionCoder:
     """Legal action ids and their meaning for one rules object and action mode.
 
-    The same logic as :class:`scopa_env.scopa_v0.raw_env`, over ``(card, captured_mask)``
+    The same logic as :class:`scopa_env.aec.scopa_v0.raw_env`, over ``(card, captured_mask)``
     pairs, so that the env and checkpoint agents (which see a :class:`PlayerView`) share it.
     In "select" mode a move can take several actions: ``pending`` is the hand card chosen
     and ``selected`` the table cards chosen so far.
@@ -138,7 +138,7 @@ class ScopaGymEnv(gym.Env):
 
     Args:
         num_players: 2, 3, 4 or 6 (8 for ``french_52``).
-        rules: preset name or :class:`~scopa_env.rules.Rules`.
+        rules: preset name or :class:`~scopa_env.engine.rules.Rules`.
         episode: "hand" or "game".
         reward: "points" (hand-point margin at each hand end) or "game" (+1/-1 at the end).
         action_mode: "move" or "select".

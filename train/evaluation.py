@@ -13,7 +13,7 @@ import math
 from agents.base import Agent
 from agents.evaluate import Match, RunResult, play_game, summarize
 from agents.registry import make_agent
-from scopa_env.game import sides_for
+from scopa_env.engine.game import sides_for
 
 LEARNER = "learner"
 

@@ -28,9 +28,9 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from scopa_env.cards import COINS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import get_rules
+from scopa_env.engine.cards import COINS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import get_rules
 
 COMPILED_OPPONENTS = ("random", "greedy", "heuristic")
 """Opponent specs the compiled core plays itself."""

@@ -29,8 +29,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.fast_search import FastSearchAgent
-from scopa_env.game import PlayerView
-from scopa_env.rules import Move, get_rules, move_of
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.rules import Move, get_rules, move_of
 from train.dmc_agent import BatchPolicy, DmcAgent, flatten_legal, load_dmc, move_features
 
 PREFIX = "netsearch"
@@ -155,12 +155,7 @@ def load_batch_policy(argument: str, seed: int = 0) -> tuple[NetSearchBatchPolic
     return policy, policy.meta
 
 
-def register() -> None:
-    """Register the ``netsearch:`` prefix in the agent registry."""
-    from agents.registry import register_agent_factory
-
-    def factory(argument: str, seed=None) -> NetSearchAgent:
-        checkpoint, weight, options = parse_spec(argument)
-        return NetSearchAgent(checkpoint, weight, seed=seed, **options)
-
-    register_agent_factory(PREFIX, factory)
+def make_net_search_agent(argument: str, seed=None) -> NetSearchAgent:
+    """Factory of ``netsearch:CHECKPOINT[:weight=..,...]`` agent specs (the ``scopa.agents`` entry point)."""
+    checkpoint, weight, options = parse_spec(argument)
+    return NetSearchAgent(checkpoint, weight, seed=seed, **options)

@@ -81,7 +81,6 @@ class OpponentSampler:
     def agent(self, spec: str) -> Agent:
         """The (cached) agent of a spec; checkpoints are loaded once per process."""
         if spec not in self._agents:
-            import train  # noqa: F401  (registers the ppo:/dqn: checkpoint loaders)
             from agents.registry import make_agent
 
             agent = make_agent(spec)

@@ -6,7 +6,7 @@ mode, the player count, the rules preset and the network; :mod:`train.checkpoint
 without running code from the files. ``PATH`` may also be a run folder (its ``best``
 checkpoint is used).
 
-The agent sees only its :class:`~scopa_env.game.PlayerView`; it rebuilds the AEC observation
+The agent sees only its :class:`~scopa_env.engine.game.PlayerView`; it rebuilds the AEC observation
 from it (:func:`train.env.observe_view`) and picks the masked greedy action of the policy.
 In "select" mode one move takes several policy calls (card, then captured cards).
 """
@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from scopa_env.game import PlayerView
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import Move, get_rules, move_of
+from scopa_env.engine.game import PlayerView
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import Move, get_rules, move_of
 from train.checkpoint import (  # noqa: F401  (META_FILE, MODEL_FILES, write_meta: re-exported for older imports)
     META_FILE,
     MODEL_FILES,
@@ -137,9 +137,11 @@ def load_checkpoint_agent(path: str, seed=None, algo: str | None = None) -> Poli
     )
 
 
-def register() -> None:
-    """Register the ``ppo:`` and ``dqn:`` prefixes in the agent registry."""
-    from agents.registry import register_agent_factory
+def load_ppo_agent(path: str, seed=None) -> PolicyAgent:
+    """Factory of ``ppo:PATH`` agent specs (the ``scopa.agents`` entry point ``ppo``)."""
+    return load_checkpoint_agent(path, seed, "ppo")
 
-    register_agent_factory("ppo", lambda path, seed=None: load_checkpoint_agent(path, seed, "ppo"))
-    register_agent_factory("dqn", lambda path, seed=None: load_checkpoint_agent(path, seed, "dqn"))
+
+def load_dqn_agent(path: str, seed=None) -> PolicyAgent:
+    """Factory of ``dqn:PATH`` agent specs (the ``scopa.agents`` entry point ``dqn``)."""
+    return load_checkpoint_agent(path, seed, "dqn")

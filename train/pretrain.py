@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 import torch
 
-from scopa_env.actions import CONFIRM
+from scopa_env.engine.actions import CONFIRM
 
 TEACHERS = ("greedy", "heuristic")
 

@@ -235,8 +235,8 @@ class Run:
 
     def meta(self) -> dict:
         cfg = self.cfg
-        from scopa_env.observation import ObservationLayout
-        from scopa_env.rules import get_rules
+        from scopa_env.engine.observation import ObservationLayout
+        from scopa_env.engine.rules import get_rules
         from train.checkpoint import num_actions
 
         rules = get_rules(cfg.rules)

@@ -1,6 +1,6 @@
 """A compiled, batched Scopa core (numba) for search rollouts, evaluations and vectorized training.
 
-The Python engine (:mod:`scopa_env.game`) stays the source of truth; this package plays
+The Python engine (:mod:`scopa_env.engine.game`) stays the source of truth; this package plays
 the same game, checked move by move in ``tests/test_fast.py``. See ``docs/fast.md``.
 
 * :class:`~scopa_env.fast.batch.BatchedScopa`: N games stepped together (reset, step,

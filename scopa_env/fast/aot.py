@@ -16,8 +16,8 @@ the installed one's) or switched off with ``SCOPA_AOT=0``.
 
 The extension ``scopa_env.fast._aot_observe`` holds :func:`core.observe` for the Python engine's
 parts (one int argument per seat's and side's value, one export per number of players and sides,
-:data:`OBSERVERS`; :func:`_flat_observer`): the AEC
-env's observers (:mod:`scopa_env.observation`) call it where it is built and fresh, and write the
+:data:`OBSERVERS`; :func:`~scopa_env.fast.aot_build._flat_observer`): the AEC
+env's observers (:mod:`scopa_env.engine.observation`) call it where it is built and fresh, and write the
 observation in Python where it is not. It also holds the env's card-play turns under the standard
 captures in the 40-card deck: :func:`core.card_capture` (a "select" env's named card's one
 capture, :func:`card_capture`) and :func:`core.plain_move_ids` (a "move" env's legal ids,
@@ -25,8 +25,9 @@ capture, :func:`card_capture`) and :func:`core.plain_move_ids` (a "move" env's l
 theirs. Loading it imports no numba (this module imports numba only to build, and
 ``scopa_env.fast`` imports its batch on first use), so the env starts as fast as ever.
 
-Build by hand (into the package, where the loader looks): ``python -m scopa_env.fast.aot``
-(``SCOPA_AOT_CPU=generic`` for machines other than this one).
+This module loads the extensions; :mod:`scopa_env.fast.aot_build` builds them. Build by hand
+(into the package, where the loader looks): ``python -m scopa_env.fast.aot_build`` (or
+``python -m scopa_env.fast.aot``; ``SCOPA_AOT_CPU=generic`` for machines other than this one).
 """
 
 from __future__ import annotations
@@ -35,7 +36,6 @@ import functools
 import hashlib
 import importlib
 import os
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -81,105 +81,6 @@ def source_hash() -> int:
     return int.from_bytes(hashlib.sha256(stamp).digest()[:8], "little") >> 1
 
 
-def _signature(opponent: str | None):
-    """The numba signature of :func:`core.batch_rows` for a standard batch with ``opponent``."""
-    from numba import typeof, types
-
-    from scopa_env.fast.batch import BatchedScopa
-
-    batch = BatchedScopa(1, 2, opponent=opponent)
-    args = batch._kernel_args(np.zeros(1, np.int64), batch._obs)
-    return types.UniTuple(types.int64, 2)(*([types.int64] * 4 + [typeof(a) for a in args]))
-
-
-_PER_SEAT_OR_SIDE = (("hand", 0), ("pile", 1), ("played", 0), ("revealed", 0), ("scope", 1), ("score", 1))
-""":func:`core.observe`'s tuple arguments in order, each per seat (0) or per side (1)."""
-_SCALARS = (
-    "table, stock_left, dealer, current, last_capturer, pending, selected, deck_mask, target, hand_size, width, "
-    "declare, wild, queue"
-)
-""":func:`core.observe`'s arguments after them."""
-
-
-def _flat_observer(players: int, sides: int):
-    """:func:`core.observe` for ``players`` and ``sides`` taking each seat's and side's int as an
-    argument of its own (``hand0, hand1, ..., pile0, ...``) instead of tuples: pycc's wrapper
-    crashes on a tuple of another length, and a wrong count of arguments is a ``TypeError``.
-    Generated from the two ints (``operator.index``) and fixed names."""
-    import operator
-
-    from scopa_env.fast import core
-
-    players, sides = operator.index(players), operator.index(sides)
-    groups = [[f"{name}{j}" for j in range(sides if by_side else players)] for name, by_side in _PER_SEAT_OR_SIDE]
-    name = f"observe_{players}_{sides}"
-    params = ", ".join(p for group in groups for p in group)
-    tuples = ", ".join(f"({', '.join(group)},)" for group in groups)
-    text = (
-        f"def {name}(out, seat, {params}, {_SCALARS}):\n"
-        f"    if seat < 0 or seat >= {players} or width < 0 or width > {core.MAX_CARDS} or out.shape[0] < "
-        f"observation_need({players}, {sides}, width, declare, wild):\n"
-        "        return -1\n"
-        f"    observe(out, seat, {tuples}, {_SCALARS})\n"
-        "    return 0\n"
-    )
-    namespace = {"observe": core.observe, "observation_need": core.observation_need}
-    exec(compile(text, f"<{name}>", "exec"), namespace)  # noqa: S102
-    return namespace[name]
-
-
-def _observer_signature(players: int, sides: int):
-    """The numba signature of :func:`_flat_observer`'s function for ``players`` and ``sides``."""
-    from numba import types
-
-    i8, f8 = types.int64, types.float64
-    per = sum(sides if by_side else players for _, by_side in _PER_SEAT_OR_SIDE)
-    return i8(types.float32[::1], i8, *[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean)
-
-
-def _move_ids_signature():
-    """The numba signature of :func:`core.plain_move_ids`."""
-    from numba import types
-
-    i8 = types.int64
-    return i8(i8, i8, i8, i8, i8[:, ::1], i8[::1], i8[::1])
-
-
-def build(output_dir: str | Path, target_cpu: str = "host") -> list[Path]:
-    """Compile every extension (:data:`EXTENSIONS`) into ``output_dir``; returns their paths."""
-    return [build_one(name, output_dir, target_cpu) for name in EXTENSIONS]
-
-
-def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Path:
-    """Compile the extension ``name`` (of :data:`EXTENSIONS`) into ``output_dir``; returns its
-    path. ``target_cpu="host"`` tunes it for this machine (a wheel for other machines wants
-    ``"generic"``, about a quarter slower)."""
-    from numba.pycc import CC
-
-    from scopa_env.fast import core
-
-    stamp = source_hash()
-
-    def built_hash():
-        return stamp
-
-    cc = CC(PREFIX + name)
-    cc.output_dir = str(output_dir)
-    cc.target_cpu = target_cpu
-    cc.verbose = False
-    if name == OBSERVER:
-        for players, sides in OBSERVERS:
-            func = _flat_observer(players, sides)
-            cc.export(func.__name__, _observer_signature(players, sides))(func)
-        cc.export("card_capture", "i8(i8, i8, i8, i8)")(core.card_capture.py_func)
-        cc.export("plain_move_ids", _move_ids_signature())(core.plain_move_ids.py_func)
-    else:
-        cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
-    cc.export("source_hash", "i8()")(built_hash)
-    cc.compile()
-    return Path(cc.output_dir) / cc.output_file
-
-
 @functools.cache
 def load(name: str):
     """The built extension ``name`` (of :data:`EXTENSIONS`), or None where it is missing (a failed
@@ -193,16 +94,18 @@ def load(name: str):
     return module
 
 
-def rows_for(args: tuple):
+def rows_for(args: tuple, kinds_of):
     """The ahead-of-time row loop taking ``args`` (``BatchedScopa._kernel_args``), else None
-    (none takes them, or it is missing, stale or switched off with ``SCOPA_AOT=0``)."""
+    (none takes them, or it is missing, stale or switched off with ``SCOPA_AOT=0``).
+    ``kinds_of(opponent)``: the numba types of the arguments of :data:`SPECS`' batch with that
+    opponent (:func:`scopa_env.fast.batch.aot_arg_kinds`)."""
     if os.environ.get(ENV_SWITCH, "1") == "0":
         return None
     from numba import typeof
 
     kinds = tuple(typeof(a) for a in args)
     for name, opponent in SPECS.items():
-        if _arg_types(opponent) == kinds:
+        if kinds_of(opponent) == kinds:
             module = load(name)
             return None if module is None else module.rows
     return None
@@ -274,16 +177,7 @@ def env_export(name: str):
     return None if module is None else getattr(module, name)
 
 
-@functools.cache
-def _arg_types(opponent: str | None) -> tuple:
-    return tuple(_signature(opponent).args[4:])
+if __name__ == "__main__":  # pragma: no cover  (the build lives in aot_build, which imports the batch)
+    import runpy
 
-
-def main() -> None:
-    target = Path(__file__).parent
-    for path in build(target, os.environ.get("SCOPA_AOT_CPU", "host")):
-        print(f"built {path.name} in {target}")
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    runpy.run_module("scopa_env.fast.aot_build", run_name="__main__")

@@ -10,8 +10,8 @@
         batch.step(actions)                           # auto-resets finished games
         batch.rewards, batch.terminated, batch.hand_score ...
 
-It plays exactly the game of :class:`scopa_env.game.Game` and speaks the API of
-:mod:`scopa_env.scopa_v0` (observation layout, action ids, masks, rewards, hand-end
+It plays exactly the game of :class:`scopa_env.engine.game.Game` and speaks the API of
+:mod:`scopa_env.aec.scopa_v0` (observation layout, action ids, masks, rewards, hand-end
 score breakdown): ``tests/test_fast.py`` drives both with the same deals and moves.
 
 ======================  ====================================================================
@@ -67,13 +67,13 @@ from typing import Any
 
 import numpy as np
 
-from scopa_env.actions import confirm_action, move_enumeration, num_select_actions
-from scopa_env.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
+from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions
+from scopa_env.engine.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
+from scopa_env.engine.observation import ObservationLayout
+from scopa_env.engine.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules
+from scopa_env.engine.scoring import prime_order
 from scopa_env.fast import aot, core
 from scopa_env.fast.core import SCORE_FIELDS
-from scopa_env.observation import ObservationLayout
-from scopa_env.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules
-from scopa_env.scoring import prime_order
 
 ACTION_MODES = ("move", "select")
 EPISODES = ("game", "hand")
@@ -205,20 +205,20 @@ def check_supported(rules: Rules, num_players: int | None = None) -> None:
             raise NotImplementedError(
                 f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} "
                 f"(the compiled core implements {', '.join(SUPPORTED_FIELDS[2:])}; other fields must keep "
-                f"their default); use the Python engine scopa_env.game.Game"
+                f"their default); use the Python engine scopa_env.engine.game.Game"
             )
         if french and f.name not in FRENCH_FIELDS and value != getattr(default, f.name):
             raise NotImplementedError(
                 f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} with "
                 f"the 52-card deck (ranks_per_suit={rules.ranks_per_suit}: the compiled core plays that deck with "
                 f"{', '.join(FRENCH_FIELDS[2:])} only; other fields must keep their default); use the Python "
-                f"engine scopa_env.game.Game"
+                f"engine scopa_env.engine.game.Game"
             )
     if num_players is not None and (num_players > core.MAX_PLAYERS or rules.num_sides(num_players) > core.MAX_SIDES):
         raise NotImplementedError(
             f"scopa_env.fast does not support rules preset {rules.name!r} with {num_players} players, "
             f"{rules.num_sides(num_players)} sides: the compiled core holds at most {core.MAX_PLAYERS} players "
-            f"and {core.MAX_SIDES} sides; use the Python engine scopa_env.game.Game"
+            f"and {core.MAX_SIDES} sides; use the Python engine scopa_env.engine.game.Game"
         )
 
 
@@ -295,7 +295,7 @@ def score_keys(rules: Rules) -> tuple[str, ...]:
 
 
 CLAIM_LACKS = ("num_sevens", "num_sixes", "double_game")
-"""Keys of :func:`score_keys` that :func:`scopa_env.scoring.secured_points` rows (a claim) do not have."""
+"""Keys of :func:`score_keys` that :func:`scopa_env.engine.scoring.secured_points` rows (a claim) do not have."""
 
 
 def _subset_count(rules: Rules, max_sum: int) -> int:
@@ -316,7 +316,7 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them).
 
     ``PAIRS`` is empty when the rules have more moves than
-    :data:`~scopa_env.actions.MAX_MOVE_ACTIONS` (no preset does; "select" only).
+    :data:`~scopa_env.engine.actions.MAX_MOVE_ACTIONS` (no preset does; "select" only).
     """
     check_supported(rules, num_players)
     rules.check_players(num_players)
@@ -467,12 +467,12 @@ class BatchedScopa:
     Args:
         num_games: N, the batch size.
         num_players: 2, 3, 4 or 6 (8: ``french_52``).
-        rules: a preset name or :class:`~scopa_env.rules.Rules` (unsupported ones raise
+        rules: a preset name or :class:`~scopa_env.engine.rules.Rules` (unsupported ones raise
             ``NotImplementedError`` naming the preset and field).
         action_mode: ``"select"`` (``Discrete(41)``, 53 for ``french_52``; dense masks) or ``"move"`` (the ids of
-            :func:`scopa_env.actions.move_enumeration`, as a padded list).
-        episode: ``"game"`` or ``"hand"``, as in :mod:`scopa_env.scopa_v0`.
-        reward: ``"game"`` or ``"points"``, as in :mod:`scopa_env.scopa_v0`.
+            :func:`scopa_env.engine.actions.move_enumeration`, as a padded list).
+        episode: ``"game"`` or ``"hand"``, as in :mod:`scopa_env.aec.scopa_v0`.
+        reward: ``"game"`` or ``"points"``, as in :mod:`scopa_env.aec.scopa_v0`.
         opponent: ``None`` (the caller plays every seat), ``"random"``, ``"greedy"``,
             ``"heuristic"``, or a mixture ``{"greedy": 0.5, "heuristic": 0.5}``: each game
             draws its opponents' kind at every reset from the row's seeded generator
@@ -624,7 +624,7 @@ class BatchedScopa:
                 return self._call_threads(op, arg, obs)
             args = self._kernel_args(arg, obs)
             if self._rows is None:  # the ahead-of-time build where it takes these arguments (aot.py)
-                self._rows = aot.rows_for(args) or core.batch_rows
+                self._rows = aot.rows_for(args, aot_arg_kinds) or core.batch_rows
             return self._rows(op, 0, self.num_games, 1, *args)
         return core.batch_kernel(op, *self._kernel_args(arg, obs, H))  # observe, choose
 
@@ -778,8 +778,8 @@ class BatchedScopa:
         return out
 
     def hand_score_dicts(self, game: int) -> list[dict[str, Any]]:
-        """The last hand score of one game as :func:`scopa_env.scoring.score_hand` dicts (the same keys);
-        after a claim in the last step, :func:`scopa_env.scoring.secured_points` rows (their keys)."""
+        """The last hand score of one game as :func:`scopa_env.engine.scoring.score_hand` dicts (the same keys);
+        after a claim in the last step, :func:`scopa_env.engine.scoring.secured_points` rows (their keys)."""
         names = self.score_keys
         if self._info[game, core.INFO_CLAIM] != core.CLAIM_NONE:
             names = tuple(k for k in names if k not in CLAIM_LACKS)
@@ -793,7 +793,7 @@ class BatchedScopa:
         return out
 
     def state(self, game: int) -> dict[str, Any]:
-        """The full state of one game, in :class:`scopa_env.game.Game`'s terms (for tests and debugging)."""
+        """The full state of one game, in :class:`scopa_env.engine.game.Game`'s terms (for tests and debugging)."""
         S = self._S[game]
         n, s = self.num_players, self.num_sides
         size = len(self.rules.deck)
@@ -897,3 +897,13 @@ __all__ = [
     "opponent_weights",
     "playout",
 ]
+
+
+@functools.cache
+def aot_arg_kinds(opponent: str | None) -> tuple:
+    """The numba types of :func:`core.batch_rows`' arguments for the standard 2-player batch with
+    ``opponent``: what the ahead-of-time row loop of that spec takes (:data:`~scopa_env.fast.aot.SPECS`)."""
+    from numba import typeof
+
+    batch = BatchedScopa(1, 2, opponent=opponent)
+    return tuple(typeof(a) for a in batch._kernel_args(np.zeros(1, np.int64), batch._obs))

@@ -1,12 +1,12 @@
 """Compiled Scopa kernels: N games in one ``int64`` state matrix, stepped by numba.
 
 This module is the machine room of :class:`scopa_env.fast.batch.BatchedScopa`; read
-that class first. Everything here mirrors :mod:`scopa_env.game`,
-:mod:`scopa_env.rules` (``legal_pairs``), :mod:`scopa_env.scoring`,
-:mod:`scopa_env.observation` and :mod:`scopa_env.scopa_v0` exactly, and
+that class first. Everything here mirrors :mod:`scopa_env.engine.game`,
+:mod:`scopa_env.engine.rules` (``legal_pairs``), :mod:`scopa_env.engine.scoring`,
+:mod:`scopa_env.engine.observation` and :mod:`scopa_env.aec.scopa_v0` exactly, and
 ``tests/test_fast.py`` checks that step by step against them.
 
-Card sets are ``int64`` bitmasks (bit ``i`` is card id ``i``, see :mod:`scopa_env.cards`).
+Card sets are ``int64`` bitmasks (bit ``i`` is card id ``i``, see :mod:`scopa_env.engine.cards`).
 
 State matrix ``S[N, NUM_COLS]`` (one row per game)::
 
@@ -45,7 +45,7 @@ Widths: MAX_PLAYERS (8) per seat, MAX_SIDES (8) per side, MAX_CARDS (52) for the
 
 The deck: card ids 0..39 are the 40-card deck's (``suit * 10 + rank - 1``, a suit a 10-bit
 block); under ``P_FRENCH`` (the 52-card deck, ``Rules.ranks_per_suit`` = 13) ids 40..51 are
-its Jacks, Queens and Kings, ``40 + suit * 3 + (rank - 11)`` (:mod:`scopa_env.cards`). Ranks,
+its Jacks, Queens and Kings, ``40 + suit * 3 + (rank - 11)`` (:mod:`scopa_env.engine.cards`). Ranks,
 rank masks and suit masks of the 52-card deck go through :func:`_rank`, :func:`_rank_mask`
 and :func:`_suit_mask` with the ``french`` flag; the 40-card paths keep ``card % RANK_SPAN``
 (``legal_pairs``'s fast path is the 40-card deck's only: ``P_PLAIN`` is 0 for the other).
@@ -57,7 +57,7 @@ captured mask). ``H`` holds the heuristic player's weights (``H_*``), or is ``No
 where no heuristic player moves: numba then prunes the heuristic's code at compile time.
 
 Per-step outputs: ``info[N, NUM_INFO]`` (``INFO_*``), ``rewards[N, players]``,
-``hand_score[N, MAX_SIDES, NUM_SCORE_FIELDS]`` (``SCORE_*``, as :func:`scopa_env.scoring.score_hand`).
+``hand_score[N, MAX_SIDES, NUM_SCORE_FIELDS]`` (``SCORE_*``, as :func:`scopa_env.engine.scoring.score_hand`).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ SETTEBELLO = 6  # rank index of the Seven within a suit
 MAX_RANK = 10
 PLAIN_SUBSETS = 4051  # subsets of the 40-card deck adding up to 10 or less, the empty one included
 NO_SEAT = -1
-TAKE_ALL_ID = -1  # captured mask of an Ace's compact take-all id (scopa_env.actions.TAKE_ALL)
+TAKE_ALL_ID = -1  # captured mask of an Ace's compact take-all id (scopa_env.engine.actions.TAKE_ALL)
 
 # --- state columns --------------------------------------------------------------
 COL_HAND = 0
@@ -157,7 +157,7 @@ P_FIRST_DEAL = 34  # cards per player in the first deal of a hand
 P_TAKE_ALL = 35  # ace_takes_all
 P_TAKE_ALL_SCOPA = 36  # ace_takes_all_scopa
 P_ACE_ITSELF = 37  # ace_takes_itself: an Ace played to the empty table goes to the pile, move (ace, 1 << ace)
-# scoring extras (scopa_env.scoring._extras, game_events)
+# scoring extras (scopa_env.engine.scoring._extras, game_events)
 P_RE_BELLO = 38
 P_SEVEN_OF_CUPS = 39
 P_PALLE_DEL_CANE = 40
@@ -275,7 +275,7 @@ NUM_INFO = INFO_CLAIM + 1
 
 CLAIM_NONE, CLAIM_SOUND, CLAIM_FALSE = range(3)  # Game.win_reason None (or other), "claim", "false_claim"
 
-# --- hand score fields (the keys of scopa_env.scoring.score_hand) ---------------------
+# --- hand score fields (the keys of scopa_env.engine.scoring.score_hand) ---------------------
 SCORE_FIELDS = (
     "cards",
     "coins",
@@ -304,7 +304,7 @@ SCORE_FIELDS = (
 """Columns of ``hand_score``; from ``seven_majority`` on they exist in the engine's dicts only under
 the rules that score them: ``prime_rule="sevens"`` (``seven_majority``, ``num_sevens``,
 ``num_sixes``; ``primiera_by_counts`` has the last two too), ``double_game_below``
-(``double_game``) and the scoring extras (``scopa_env.scoring.EXTRA_KEYS``, one or two keys
+(``double_game``) and the scoring extras (``scopa_env.engine.scoring.EXTRA_KEYS``, one or two keys
 per field); ``hand_score_dicts`` gives each game's dicts with exactly the engine's keys."""
 SCORE_CARDS, SCORE_COINS, SCORE_SETTEBELLO, SCORE_PRIMIERA, SCORE_SCOPE, SCORE_TOTAL = range(6)
 SCORE_NUM_CARDS, SCORE_NUM_COINS, SCORE_PRIMIERA_VALUE, SCORE_NUM_SCOPE = range(6, 10)
@@ -371,7 +371,7 @@ def _side(seat, ns):
     return seat & 1 if ns == 2 else seat
 
 
-# === legal moves (scopa_env.rules.legal_pairs) ================================================
+# === legal moves (scopa_env.engine.rules.legal_pairs) ================================================
 
 
 @njit(cache=True, inline="always")
@@ -419,7 +419,7 @@ def _rank_mask(rank, wild, french):
 
 @njit(cache=True, inline="always")
 def _wild_for(wild, cards):
-    """The wildcard rank :func:`scopa_env.rules.legal_pairs` applies: ``wild`` when it moves the
+    """The wildcard rank :func:`scopa_env.engine.rules.legal_pairs` applies: ``wild`` when it moves the
     Seven of cups to another rank and that card is among ``cards`` (hand | table), else 0."""
     if wild != 0 and wild != WILDCARD_RANK and (cards >> WILDCARD) & 1:
         return wild
@@ -456,7 +456,7 @@ def _subsets(table, max_sum, sub_mask, sub_sum, wild, french):
 def legal_pairs(hand, table, P, sub_mask, sub_sum, out_card, out_mask):
     """Legal ``(card, captured)`` pairs into ``out_card``/``out_mask``; returns their number.
 
-    Same moves in the same order as :func:`scopa_env.rules.legal_pairs`: by card, then
+    Same moves in the same order as :func:`scopa_env.engine.rules.legal_pairs`: by card, then
     captured mask ascending, the trail (mask 0) first where it is legal. The fast path below
     is the 40-card deck's standard capture pattern (``P_PLAIN``); the rest, the 52-card deck
     included, goes through :func:`_variant_pairs`.
@@ -708,7 +708,7 @@ def plain_move_ids(hand, table, priority, optional, PAIRS, starts, out):
     return count
 
 
-# === dealing and playing (scopa_env.game.Game) =================================================
+# === dealing and playing (scopa_env.engine.game.Game) =================================================
 
 
 @njit(cache=True)
@@ -1854,7 +1854,7 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     return scores
 
 
-# === observation and masks (scopa_env.observation, scopa_v0) ==================================
+# === observation and masks (scopa_env.engine.observation, scopa_v0) ==================================
 
 
 @njit(cache=True, inline="always")

@@ -22,7 +22,7 @@ from scopa_env.fast import core
 @functools.lru_cache(maxsize=16)
 def move_id_tables(rules) -> tuple[np.ndarray, np.ndarray]:
     """Card and captured mask of every "move" id of ``rules`` (mask -1: an Ace's take-all id)."""
-    from scopa_env.actions import move_enumeration
+    from scopa_env.engine.actions import move_enumeration
 
     pairs = move_enumeration(rules).pairs
     cards = np.array([c for c, _ in pairs], np.int64)

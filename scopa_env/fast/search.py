@@ -523,7 +523,7 @@ def search_params(P: np.ndarray) -> np.ndarray:
 
 
 def row_from_view(view, P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(row, counts)``: the state row of a :class:`~scopa_env.game.PlayerView` (only what the
+    """``(row, counts)``: the state row of a :class:`~scopa_env.engine.game.PlayerView` (only what the
     seat may see: the other hands and the stock are left empty) and every seat's hand size."""
     row = np.zeros(NUM_COLS, np.int64)
     counts = np.zeros(MAX_PLAYERS, np.int64)
@@ -650,7 +650,7 @@ search does not value: it searches card plays only, so it would mislabel those d
 def check_searchable(rules) -> None:
     """Raise ``NotImplementedError`` naming the preset and field if the batched search cannot value
     every legal move of ``rules`` (the ``fsearch`` agent hands those decisions to the Python search)."""
-    from scopa_env.rules import Rules, get_rules
+    from scopa_env.engine.rules import Rules, get_rules
 
     rules, default = get_rules(rules), Rules()
     for name in SEARCH_REFUSED_FIELDS:

@@ -13,7 +13,7 @@ Observation            :class:`ScopaVectorEnv`: ``Dict(observation=Box(float32, 
                        :class:`ScopaSB3VecEnv`: the ``Box`` alone, masks from ``action_masks()``
 Actions                ``Discrete(41)`` ("select"; 53 for ``french_52``) or ``Discrete(N_moves)`` ("move"); dense
                        "move" masks cost more than the game itself: prefer "select"
-Reward                 the learner's reward of :mod:`scopa_env.scopa_v0` (``reward="game"``:
+Reward                 the learner's reward of :mod:`scopa_env.aec.scopa_v0` (``reward="game"``:
                        +-1 at the end; ``"points"``: the hand-point margin at each hand end)
 Termination            the game (or hand, ``episode="hand"``) ended; never truncated
 Infos                  at an episode end: final observation (Gymnasium ``final_obs``, SB3
@@ -36,10 +36,10 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from scopa_env.engine.game import sides_for
+from scopa_env.engine.observation import observation_bounds
+from scopa_env.engine.rules import Rules
 from scopa_env.fast.batch import OPPONENT_KINDS, BatchedScopa
-from scopa_env.game import sides_for
-from scopa_env.observation import observation_bounds
-from scopa_env.rules import Rules
 
 
 def _seeds(seed: int | list[int] | np.ndarray | None, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -97,11 +97,11 @@ class ScopaVectorEnv(VectorEnv, _Learner):
     Args:
         num_envs: games stepped together.
         num_players: 2, 3, 4 or 6 (8: ``french_52``).
-        rules: preset name or :class:`~scopa_env.rules.Rules` (unsupported: ``NotImplementedError``).
+        rules: preset name or :class:`~scopa_env.engine.rules.Rules` (unsupported: ``NotImplementedError``).
         opponent: ``"random"``, ``"greedy"``, ``"heuristic"``, or a mixture
             ``{kind: weight}`` (each game draws its opponents' kind at every reset).
         learner_seat: the learner's seat, or ``"random"``.
-        action_mode, episode, reward: as in :mod:`scopa_env.scopa_v0`.
+        action_mode, episode, reward: as in :mod:`scopa_env.aec.scopa_v0`.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}

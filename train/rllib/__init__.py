@@ -22,13 +22,10 @@ import sys
 from pathlib import Path
 
 from train.config import ConfigError
-from train.rllib.agent import register as _register
 from train.rllib.config import BACKEND, RllibConfig, validate_config
 
 RAY_MISSING = 'ray is not installed: pip install -e ".[rllib]"'
 EXIT_BAD_INPUT = 2
-
-_register()
 
 
 def ray_available() -> bool:

@@ -8,7 +8,7 @@ module plays each seat) and ``model.pt`` (the torch state dict of each module's
 ``train`` extra. ``PATH`` may also be a run folder (its ``best`` checkpoint is used).
 
 The agent plays the masked argmax of the policy from its seat's
-:class:`~scopa_env.game.PlayerView` (through :class:`train.policy_agent.PolicyAgent`).
+:class:`~scopa_env.engine.game.PlayerView` (through :class:`train.policy_agent.PolicyAgent`).
 """
 
 from __future__ import annotations
@@ -92,10 +92,3 @@ def load_rllib_agent(path: str, seed=None) -> RllibPolicyAgent:
     except (RuntimeError, KeyError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"{str(path)!r} is not a loadable RLlib checkpoint: {first}") from None
-
-
-def register() -> None:
-    """Register the ``rllib:`` prefix in the agent registry."""
-    from agents.registry import register_agent_factory
-
-    register_agent_factory("rllib", lambda path, seed=None: load_rllib_agent(path, seed))

@@ -76,7 +76,7 @@ class OpponentSeats(BaseWrapper):
     """Plays the opponent seats of a Scopa ``raw_env`` inside ``step``. See the module docstring.
 
     Args:
-        env: a :class:`scopa_env.scopa_v0.raw_env`.
+        env: a :class:`scopa_env.aec.scopa_v0.raw_env`.
         opponents: agent spec, list or ``{spec: weight}`` mixture; ``"self"`` is the live learner.
         pool_fraction: probability that an opponent seat is a self-play snapshot (once there is one).
         pool_size: snapshots kept.

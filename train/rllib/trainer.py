@@ -195,8 +195,8 @@ class RllibRun:
         self.start = time.time()
 
     def meta(self) -> dict:
-        from scopa_env.observation import ObservationLayout
-        from scopa_env.rules import get_rules
+        from scopa_env.engine.observation import ObservationLayout
+        from scopa_env.engine.rules import get_rules
         from train.env import ActionCoder
 
         cfg = self.cfg

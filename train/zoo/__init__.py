@@ -76,10 +76,3 @@ def describe() -> str:
             f"({c['config']}, seed {c['seed']})\n    points per hand vs {results or '(not measured)'}"
         )
     return "\n".join(lines) if lines else "the zoo is empty"
-
-
-def register() -> None:
-    """Register the ``zoo:`` prefix in the agent registry."""
-    from agents.registry import register_agent_factory
-
-    register_agent_factory("zoo", lambda name, seed=None: load_zoo_agent(name, seed))

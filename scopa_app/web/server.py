@@ -14,10 +14,10 @@ Trust and hidden information:
 * A session is an unguessable token in an HttpOnly, SameSite=Strict cookie, made when the
   browser starts its first game (not for every visit). Game ids are bound to the session
   that created them; any other session (or none) gets 404.
-* Every state is built from the human seat's :class:`~scopa_env.game.PlayerView`:
+* Every state is built from the human seat's :class:`~scopa_env.engine.game.PlayerView`:
   cards appear only under the keys :data:`CARD_KEYS`, and never a card of another hand
   or of the stock (only their counts).
-* Card ids are the engine's (:mod:`scopa_env.cards`); each state's ``card_info`` gives the
+* Card ids are the engine's (:mod:`scopa_env.engine.cards`); each state's ``card_info`` gives the
   rank, suit, notation and name of each card it shows, so the page draws the 52-card French
   deck of ``french_52`` (J Q K = ids 40..51, worth 11 12 13) as well as the 40-card deck.
 * The deal's seed is the server's: a seed chosen by the client would let it recompute every
@@ -61,7 +61,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 
-from scopa_env.cards import (
+from scopa_app.play import DEFAULT_OPPONENT, HUMAN_SEAT, breakdown, explain_move, make_agent, side_label
+from scopa_env.engine.cards import (
     FRENCH_RANKS,
     FRENCH_SUIT_NAMES,
     MAX_CARDS,
@@ -73,9 +74,8 @@ from scopa_env.cards import (
     format_card,
     mask_of,
 )
-from scopa_env.game import Game
-from scopa_env.play import DEFAULT_OPPONENT, HUMAN_SEAT, breakdown, explain_move, make_agent, side_label
-from scopa_env.rules import PRESETS, get_rules
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import PRESETS, get_rules
 
 STATIC_DIR = Path(__file__).parent / "static"
 SESSION_COOKIE = "scopa_session"

@@ -3,9 +3,9 @@
 Everything is relative to the observer: "side +1" is the next side after the
 observer's in seat order, "seat +1" the next player. Cards are 40-wide planes
 (52-wide for the 52-card deck, see the end) in card-id order (see
-:mod:`scopa_env.cards`). For ``num_players = n`` and ``num_sides = s`` (``s = n``
+:mod:`scopa_env.engine.cards`). For ``num_players = n`` and ``num_sides = s`` (``s = n``
 each for themselves, 2 for 4 or 6 in partnerships,
-:meth:`~scopa_env.rules.Rules.num_sides`):
+:meth:`~scopa_env.engine.rules.Rules.num_sides`):
 
 ===================  =================  ==================================================
 name                 width              content
@@ -31,7 +31,7 @@ name                 width              content
 With 2 players the vector has 9 planes and is 360 + 16 = 376 wide.
 Nothing in it depends on another player's hand or on the stock order.
 
-Rules with declarations (:attr:`~scopa_env.rules.Rules.bazzica_points`) add, and only
+Rules with declarations (:attr:`~scopa_env.engine.rules.Rules.bazzica_points`) add, and only
 they (``ObservationLayout(n, declarations=True)``):
 
 ===================  =================  ==================================================
@@ -43,7 +43,7 @@ they (``ObservationLayout(n, declarations=True)``):
 
 and ``unseen`` then leaves out the revealed cards. With 2 players that is 376 + 41 = 417.
 
-Rules with Cirulla's wildcard (:attr:`~scopa_env.rules.Rules.bonus_wildcard`, so with
+Rules with Cirulla's wildcard (:attr:`~scopa_env.engine.rules.Rules.bonus_wildcard`, so with
 declarations) add one more entry (``ObservationLayout.for_rules(n, rules)``):
 
 ===================  =================  ==================================================
@@ -55,7 +55,7 @@ declarations) add one more entry (``ObservationLayout.for_rules(n, rules)``):
 
 The declared rank is public: it is announced with the shown hand.
 
-The 52-card deck (:attr:`~scopa_env.rules.Rules.ranks_per_suit` = 13, preset
+The 52-card deck (:attr:`~scopa_env.engine.rules.Rules.ranks_per_suit` = 13, preset
 ``french_52``) makes every card plane 52 wide (card ids 0..51) and the ``stock`` entry
 cards left / 52; the rest is as above. With its 8 players, each for themselves, the
 vector has 21 planes and is 1,092 + 52 = 1,144 wide.
@@ -71,9 +71,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_env.cards import NUM_CARDS, NUM_RANKS
-from scopa_env.game import Game
-from scopa_env.rules import Rules
+from scopa_env.engine.cards import NUM_CARDS, NUM_RANKS
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import Rules
 
 _PLANE_FIELDS = (
     "hand",
@@ -96,12 +96,12 @@ class ObservationLayout:
     declarations: bool = False
     """Add the ``revealed`` planes and the ``declaring`` flag (rules with declarations)."""
     wildcard: bool = False
-    """Add the ``wild_rank`` entry (Cirulla's :attr:`~scopa_env.rules.Rules.bonus_wildcard`);
+    """Add the ``wild_rank`` entry (Cirulla's :attr:`~scopa_env.engine.rules.Rules.bonus_wildcard`);
     needs ``declarations``."""
     sides: int = 0
     """Number of sides; 0: the standard game's (``n`` for 2-3 players, two teams for 4 and 6)."""
     cards: int = NUM_CARDS
-    """Width of each card plane: 40, or 52 for the 52-card deck (:attr:`~scopa_env.rules.Rules.num_card_ids`)."""
+    """Width of each card plane: 40, or 52 for the 52-card deck (:attr:`~scopa_env.engine.rules.Rules.num_card_ids`)."""
 
     def __post_init__(self) -> None:
         if self.wildcard and not self.declarations:
@@ -173,11 +173,6 @@ class ObservationLayout:
 
     def __getitem__(self, name: str) -> slice:
         return self.slices[name]
-
-    @functools.cached_property
-    def observers(self) -> tuple[Callable[[Game, int | None, int], np.ndarray], ...]:
-        """Per seat, the function :func:`observation_array` calls (compiled once per layout)."""
-        return _Observers.of(self)
 
 
 def write_observation(
@@ -252,115 +247,6 @@ _F32 = np.dtype(np.float32)
 _empty = np.empty
 _BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1, bitorder="little").astype(np.float32)
 """Row ``b``: the 8 bits of byte ``b``, lowest first, as float32 (unpacks planes with one ``take``)."""
-
-
-def observation_array(
-    game: Game, seat: int, layout: ObservationLayout, select_card: int | None = None, select_captured: int = 0
-) -> np.ndarray:
-    """A new float32 array holding ``seat``'s observation of ``game``: the values
-    :func:`write_observation` writes, when ``layout`` is ``ObservationLayout.for_rules(
-    game.num_players, game.rules)`` and ``seat`` is in ``0 .. num_players - 1`` (the env's
-    fast path, held equal to :func:`write_observation` by tests/test_env_speed_paths.py)."""
-    return layout.observers[seat](game, select_card, select_captured)
-
-
-class _Observers(tuple):
-    """A layout's compiled observers, one per seat; pickled (with a layout or an env) as the
-    layout's fields and compiled again when loaded."""
-
-    fields: tuple
-    ahead_of_time: bool
-    """Whether they call the ahead-of-time :func:`~scopa_env.fast.core.observe` (else they are
-    straight-line Python)."""
-
-    @classmethod
-    def of(cls, layout: ObservationLayout) -> _Observers:
-        out = cls(_compile_observer(layout, seat) for seat in range(layout.num_players))
-        out.fields = (layout.num_players, layout.declarations, layout.wildcard, layout.sides, layout.cards)
-        out.ahead_of_time = out[0].__name__ == "observe_compiled"
-        return out
-
-    def __reduce__(self):
-        return _observers_of_fields, (self.fields,)
-
-
-def _observers_of_fields(fields: tuple) -> _Observers:
-    return _Observers.of(ObservationLayout(*fields))
-
-
-def _compile_observer(
-    layout: ObservationLayout, seat: int, ahead_of_time: bool = True
-) -> Callable[[Game, int | None, int], np.ndarray]:
-    """:func:`write_observation` for one seat of one layout, fast: the compiled core's
-    :func:`~scopa_env.fast.core.observe` built ahead of time (:mod:`scopa_env.fast.aot`) where
-    it is built for the layout's players and sides (and ``ahead_of_time``), else straight-line
-    Python (:func:`_python_observer`)."""
-    n, s, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, seat))
-    compiled = _aot_observer(n, s) if ahead_of_time else None
-    if compiled is None:
-        return _python_observer(layout, seat)
-    return _calling(compiled, layout, seat)
-
-
-def _aot_observer(players: int, sides: int):
-    """The ahead-of-time :func:`~scopa_env.fast.core.observe` for ``players`` and ``sides``, or
-    None (not built, stale, switched off; :func:`scopa_env.fast.aot.observer`). Loading it
-    imports no numba. The export itself: :func:`_calling` makes its float32 array."""
-    from scopa_env.fast import aot
-
-    return aot.observer(players, sides, checked=False)
-
-
-def _calling(compiled, layout: ObservationLayout, seat: int):
-    """An observer for ``seat`` that hands the game's parts to ``compiled`` in one call: each
-    seat's and side's int as an argument of its own (:func:`scopa_env.fast.aot._flat_observer`),
-    so a game that does not fit the layout (another number of players or sides) is a
-    ``ValueError`` naming both, never a crash."""
-    size, width = operator.index(layout.size), operator.index(layout.cards)
-    declarations, wildcard = bool(layout.declarations), bool(layout.wildcard)
-    players = operator.index(layout.num_players)
-    fits = f"the observation layout is for {players} players and {layout.num_sides} sides"
-
-    def observe_compiled(game, select_card, select_captured):
-        if game.num_players != players:  # 3 players' ints in a 4-player (two-side) layout would fit the count
-            raise ValueError(f"{fits}; the game has {game.num_players} players")
-        out = _empty(size, _F32)
-        rules = game.rules
-        lc = game.last_capturer
-        try:
-            status = compiled(
-                out,
-                seat,
-                *game.hands,
-                *game.piles,
-                *game.played,
-                *game.revealed,
-                *game.scope,
-                *game.scores,
-                game.table,
-                len(game.stock),
-                game.dealer,
-                game.current,
-                -1 if lc is None else lc,
-                -1 if select_card is None else select_card,
-                select_captured,
-                rules.deck_mask,
-                rules.target,
-                rules.hand_size,
-                width,
-                declarations,
-                game.wild_rank if wildcard else 0,
-                declarations and bool(game.declare_queue),
-            )
-        except (TypeError, OverflowError) as exc:
-            raise ValueError(
-                f"{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})"
-            ) from None
-        if status < 0:  # never for the layout's own size: the compiled observe wrote nothing
-            raise ValueError(f"{fits}; its {size} entries do not hold the observation of this game")
-        return out
-
-    return observe_compiled
 
 
 def _python_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, int | None, int], np.ndarray]:
@@ -450,7 +336,7 @@ def _python_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, in
 def observation_bounds(layout: ObservationLayout, rules: Rules | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Low and high bounds of every entry (for the Box space).
 
-    Game scores can go below 0 only under :attr:`~scopa_env.rules.Rules.piva`.
+    Game scores can go below 0 only under :attr:`~scopa_env.engine.rules.Rules.piva`.
     """
     low = np.zeros(layout.size, dtype=np.float32)
     if rules is not None and rules.piva:

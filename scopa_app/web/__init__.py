@@ -1,7 +1,7 @@
 """``scopa web``: play against the agents in the browser.
 
-The server (:mod:`scopa_env.web.server`, FastAPI) is authoritative: the page only ever
-receives what the human's seat may see (built from :class:`~scopa_env.game.PlayerView`),
+The server (:mod:`scopa_app.web.server`, FastAPI) is authoritative: the page only ever
+receives what the human's seat may see (built from :class:`~scopa_env.engine.game.PlayerView`),
 and every action is checked against the legal moves. The page (``static/``) is plain
 HTML, CSS and JavaScript that draws the cards as SVG, so nothing is downloaded at run time.
 
@@ -37,7 +37,7 @@ def port_arg(text: str) -> int:
 
 def add_web_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``scopa web``."""
-    from scopa_env.play import agents_help, default_opponent
+    from scopa_app.play import agents_help, default_opponent
 
     p = subparsers.add_parser(
         "web",
@@ -95,11 +95,11 @@ def _web_command(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from scopa_env.web.server import create_app
+        from scopa_app.web.server import create_app
     except ModuleNotFoundError as exc:
         raise ValueError(f"{exc.name} is missing: install the web extra (pip install -e '.[web]')") from None
     try:
-        from scopa_env.play import default_opponent
+        from scopa_app.play import default_opponent
 
         args.opponent = args.opponent or default_opponent()
         app = create_app(default_opponent=args.opponent, allow_client_seeds=args.allow_seeds)

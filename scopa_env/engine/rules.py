@@ -15,9 +15,9 @@ wikipedia-scopa.txt:
 
 A variant is a few fields of :class:`Rules` and a test, never a subclass. The named
 variants (Scopone, Scopa d'Assi, Scopa di Quindici, Chkobba, Hurrikan ...) are in
-:mod:`scopa_env.presets` and documented in ``docs/rules.md``. That module imports this
+:mod:`scopa_env.engine.presets` and documented in ``docs/rules.md``. That module imports this
 one and registers them in :data:`PRESETS`; the package (``scopa_env/__init__.py``) imports
-it, so every importer of ``scopa_env.rules`` sees them, and this module imports no preset.
+it, so every importer of ``scopa_env.engine.rules`` sees them, and this module imports no preset.
 
 Two moves are encoded with a *self mask*, ``(card, 1 << card)``, the card "taking
 itself": in Chkobba's first-card decision it means "keep the drawn card" (``(card, 0)``
@@ -33,7 +33,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from scopa_env.cards import (
+from scopa_env.engine.cards import (
     ACE,
     COINS,
     CUPS,
@@ -108,7 +108,7 @@ class Rules:
     number cards, Jack, Queen, King are worth 11, 12, 13; wikipedia, "Playing with
     French-suited cards"). :attr:`ranks` are drawn from ``1..ranks_per_suit`` and
     :attr:`primiera_values` has one value per rank. Card ids 0..39 are the same cards
-    in both; the 52-card deck adds ids 40..51 (see :mod:`scopa_env.cards`)."""
+    in both; the 52-card deck adds ids 40..51 (see :mod:`scopa_env.engine.cards`)."""
 
     hand_size: int = 3
     """Cards dealt to each player per deal."""
@@ -282,7 +282,7 @@ class Rules:
     """Chiamarsi fuori (pagat): on their turn a player may end the game by claiming that
     their side has reached the target with the points already certain; a wrong claim
     loses the game. The claim is ``(card, 1 << card)`` of the hand's highest card, in
-    :meth:`~scopa_env.game.Game.claim_pair` (not in ``legal_pairs``). Two sides only."""
+    :meth:`~scopa_env.engine.game.Game.claim_pair` (not in ``legal_pairs``). Two sides only."""
 
     description: str = field(default="Standard Scopa (pagat.com, Wikipedia).", compare=False)
     """One line for listings."""
@@ -555,7 +555,7 @@ class Rules:
 
     @functools.cached_property
     def needs_events(self) -> bool:
-        """True when a hand can end with a :func:`~scopa_env.scoring.game_events` item."""
+        """True when a hand can end with a :func:`~scopa_env.engine.scoring.game_events` item."""
         return bool(
             self.napola == "pagat_9" or self.scalette or self.all_coins_wins or self.coins_reset or self.claim_out
         )
@@ -824,7 +824,7 @@ class Move:
 
     def text(self, ranks_per_suit: int = NUM_RANKS) -> str:
         """The move in short notation (``"7d takes 3c 4s"``); ``ranks_per_suit=13`` writes the
-        52-card deck's (see :func:`~scopa_env.cards.format_card`)."""
+        52-card deck's (see :func:`~scopa_env.engine.cards.format_card`)."""
         card = format_card(self.card, ranks_per_suit)
         if self.is_trail:
             return f"{card} trails"

@@ -20,12 +20,12 @@ Sides                  2-3 players each for themselves; 4 and 6 in two teams: ev
                        odd seats (partners opposite / alternating). Teammates get the
                        same reward.
 Action space           "move": ``Discrete(N)``, N = 16,200 for the standard rules (see
-                       :mod:`scopa_env.actions`; N per variant in docs/rules.md, which
+                       :mod:`scopa_env.engine.actions`; N per variant in docs/rules.md, which
                        also documents Chkobba's first-card decision and the Ace's
                        take-all id); "select": ``Discrete(41)`` (``Discrete(53)`` for
                        the 52-card deck, whose N is over "move" mode's limit)
 Observation space      ``Dict(observation=Box(float32, (size,)), action_mask=Box(int8, (N,)))``;
-                       the layout table is in :mod:`scopa_env.observation` (size 376 for 2
+                       the layout table is in :mod:`scopa_env.engine.observation` (size 376 for 2
                        players)
 Rewards                ``reward="game"``: +1 to the winning side, -1 to the others at the
                        end of the episode (``episode="hand"``: +1 to the side with strictly
@@ -35,9 +35,9 @@ Rewards                ``reward="game"``: +1 to the winning side, -1 to the othe
 Episode                ``episode="game"``: hands until a side reaches the target (default);
                        ``episode="hand"``: one hand.
 Infos                  At each hand end every agent's info holds ``hand_score`` (per-side
-                       dicts of :func:`scopa_env.scoring.score_hand`), ``piles`` and
+                       dicts of :func:`scopa_env.engine.scoring.score_hand`), ``piles`` and
                        ``scope`` (rules with game-winning or reset items also ``events``,
-                       see :attr:`scopa_env.game.HandResult.events`; rules with
+                       see :attr:`scopa_env.engine.game.HandResult.events`; rules with
                        declarations also ``declared``, per side the bazzica/bazzicotto
                        points of the hand, which the "points" reward includes; Cirulla
                        also ``table_bonus``, per side the scope of the dealer's bonus); at the game end also
@@ -53,7 +53,7 @@ shows the hand), its plain move passes; in "move" mode those are the ids of
 ``Move(card, itself=True)`` and ``Move(card)``, in "select" mode "name the card, then
 name it again (declare) or CONFIRM (pass)". The mask offers them only at that moment.
 The observation then has ``revealed`` planes and a ``declaring`` flag (see
-:mod:`scopa_env.observation`). Cirulla's hand bonuses are declared the same way.
+:mod:`scopa_env.engine.observation`). Cirulla's hand bonuses are declared the same way.
 
 Chiamarsi fuori (``claim_out`` rules): on every card-play turn the mask also offers the
 claim, the self-mask move of the hand's highest card (:meth:`Game.claim_pair`; "select"
@@ -62,12 +62,12 @@ if its certain points reach the target, else lost (``info["win_reason"]``: ``"cl
 or ``"false_claim"``).
 
 Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
-:class:`~scopa_env.rules.Rules`), ``episode`` ("game" | "hand"), ``reward`` ("game" |
+:class:`~scopa_env.engine.rules.Rules`), ``episode`` ("game" | "hand"), ``reward`` ("game" |
 "points"), ``action_mode`` ("move" | "select"), ``render_mode`` (None, "ansi", "human").
 
 ``reset(seed=...)`` makes the deals (and so the episode) reproducible. ``reset(options=
 {"deal": {...}})`` starts from an explicit deal: the keyword arguments of
-:meth:`scopa_env.game.Game.from_deal` (``hands``, ``table``, ``stock``, ``dealer`` ...).
+:meth:`scopa_env.engine.game.Game.from_deal` (``hands``, ``table``, ``stock``, ``dealer`` ...).
 ``reset(options={"dealer": k})`` picks the first dealer (default: the last seat, so
 ``player_0`` leads).
 
@@ -90,12 +90,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from scopa_env.actions import TAKE_ALL, confirm_action, move_enumeration, num_select_actions, select_options
-from scopa_env.cards import NUM_CARDS, cards_of, format_card
-from scopa_env.game import Game
-from scopa_env.observation import ObservationLayout, observation_bounds
-from scopa_env.render import render_game
-from scopa_env.rules import Move, Rules, get_rules
+from scopa_env.engine.actions import TAKE_ALL, confirm_action, move_enumeration, num_select_actions, select_options
+from scopa_env.engine.cards import NUM_CARDS, cards_of, format_card
+from scopa_env.engine.game import Game
+from scopa_env.engine.observation import ObservationLayout, observation_bounds
+from scopa_env.engine.render import render_game
+from scopa_env.engine.rules import Move, Rules, get_rules
+from scopa_env.fast.observers import observers_for
 
 EPISODES = ("game", "hand")
 REWARDS = ("game", "points")
@@ -155,7 +156,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.layout = ObservationLayout.for_rules(num_players, self.rules)
-        self._observers = self.layout.observers
+        self._observers = observers_for(self.layout)
         self._moves = move_enumeration(self.rules) if action_mode == "move" else None
         self.num_actions = len(self._moves) if self._moves is not None else num_select_actions(self.rules)
         self._confirm = confirm_action(self.rules)
@@ -219,7 +220,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return self.action_spaces[agent]
 
     def decode_action(self, action: int) -> Move:
-        """The :class:`~scopa_env.rules.Move` of a "move"-mode action id."""
+        """The :class:`~scopa_env.engine.rules.Move` of a "move"-mode action id."""
         return move_enumeration(self.rules).decode(int(action), self._table())
 
     def encode_action(self, move: Move) -> int:

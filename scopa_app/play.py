@@ -6,7 +6,7 @@ for your partners in 4- and 6-player games). Seat 0 leads the first hand.
 
 Input at the card prompt::
 
-    7d            play the Seven of coins (short notation, see scopa_env.cards)
+    7d            play the Seven of coins (short notation, see scopa_env.engine.cards)
     2             play the second card of your hand
     7d 3c 4s      play 7d and take 3c and 4s in one go
     ?             list the legal moves (then a move's number plays it: m3)
@@ -18,7 +18,7 @@ leaves the game cleanly (exit status 130).
 
 The loop takes ``input_fn`` and ``output_fn`` so tests (and other front ends) can drive
 it with scripted input. :func:`explain_move` and :func:`breakdown` are shared with the
-web server (:mod:`scopa_env.web`).
+web server (:mod:`scopa_app.web`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from scopa_env.cards import (
+from scopa_env.engine.cards import (
     COINS,
     ENGLISH_SUIT_NAMES,
     FRENCH_SUIT_NAMES,
@@ -39,10 +39,10 @@ from scopa_env.cards import (
     mask_of,
     parse_cards,
 )
-from scopa_env.game import Game, HandResult, PlayerView, sides_for
-from scopa_env.render import colorize
-from scopa_env.rules import Move, Rules, get_rules, move_of
-from scopa_env.scoring import CATEGORIES
+from scopa_env.engine.game import Game, HandResult, PlayerView, sides_for
+from scopa_env.engine.render import colorize
+from scopa_env.engine.rules import Move, Rules, get_rules, move_of
+from scopa_env.engine.scoring import CATEGORIES
 
 HUMAN_SEAT = 0
 """The human plays seat 0 (``player_0``) in the terminal and on the web page."""
@@ -98,14 +98,9 @@ def agent_names() -> list[str]:
 
 def agents_help() -> str:
     """The agents a spec may name, for ``--help``: the built-ins, then every checkpoint prefix."""
-    try:
-        import train  # noqa: F401  (registers the checkpoint prefixes: ppo:, dqn:, rllib: ...)
-    except ImportError:
-        pass
-    from agents.registry import AGENT_NAMES, PLANNED_PREFIXES, known_specs
+    from agents.registry import AGENT_NAMES, known_specs
 
     prefixes = [s for s in known_specs() if s not in AGENT_NAMES]
-    prefixes += [f"{p}:PATH" for p in PLANNED_PREFIXES if f"{p}:PATH" not in prefixes]
     return (
         f"{', '.join(AGENT_NAMES)} (with options: search:ply_budget=4000), or a trained checkpoint: "
         f"{', '.join(prefixes)} (PATH: a run folder or its best/)"
@@ -664,7 +659,7 @@ def new_terminal_game(
 
 def add_play_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``scopa play``."""
-    from scopa_env.cli import RULES_HELP, rules_arg
+    from scopa_app.args import RULES_HELP, rules_arg
 
     p = subparsers.add_parser(
         "play",

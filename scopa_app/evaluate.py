@@ -1,4 +1,4 @@
-"""``scopa eval`` and ``scopa tournament``: the subcommands :mod:`scopa_env.cli` adds.
+"""``scopa eval`` and ``scopa tournament``: the subcommands :mod:`scopa_app.cli` adds.
 
 ::
 
@@ -31,14 +31,14 @@ from agents.evaluate import (
     write_json,
 )
 from agents.registry import make_agent
-from scopa_env.rules import get_rules
+from scopa_env.engine.rules import get_rules
 
 EXIT_BAD_INPUT = 2
 RULES_HELP = "rules preset (default standard; `scopa presets` lists them)"
 
 
 def agents_help() -> str:
-    from scopa_env.play import agents_help as help_text
+    from scopa_app.play import agents_help as help_text
 
     return help_text()
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from scopa_env.cards import FRENCH_RANKS, RANK_SYMBOLS, format_card, format_cards
-from scopa_env.game import Game, HandResult
-from scopa_env.rules import WILDCARD
+from scopa_env.engine.cards import FRENCH_RANKS, RANK_SYMBOLS, format_card, format_cards
+from scopa_env.engine.game import Game, HandResult
+from scopa_env.engine.rules import WILDCARD
 
 _COLORS = {"d": "\x1b[33m", "c": "\x1b[31m", "s": "\x1b[36m", "b": "\x1b[32m"}
 _FRENCH_COLORS = {"d": "\x1b[33m", "h": "\x1b[31m", "s": "\x1b[36m", "c": "\x1b[32m"}

@@ -1,8 +1,8 @@
-"""Speed of the compiled core (rows of ``scopa bench``; also ``python -m scopa_env.fast.bench``).
+"""Speed of the compiled core (rows of ``scopa bench``; also ``python -m scopa_env.bench.fast``).
 
 * compiled random play: whole standard games of uniformly random legal moves, full
   scoring, one thread (:func:`scopa_env.fast.batch.playout`);
-* the Python engine's random play in the same run (:func:`scopa_env.bench.bench_engine`)
+* the Python engine's random play in the same run (:func:`scopa_env.bench.env.bench_engine`)
   and the ratio;
 * the batched step API called from Python, batch 1,024, "select" mode, observations and
   masks written every step; the actions are random legal ones picked with numpy, and
@@ -159,7 +159,7 @@ STEPS = 4 + len(BATCH_CASES)
 def estimate_fast_seconds(seconds: float) -> float:
     """Wall time of :func:`bench_rows`: random play, the engine, each batch case, the
     scaling rounds, the cold starts, and the reference measurements around each step."""
-    from scopa_env.bench import reference_seconds
+    from scopa_env.bench.env import reference_seconds
 
     return seconds * (3 + len(BATCH_CASES)) + COLD_START_SECONDS + 2 * reference_seconds(seconds) * STEPS
 
@@ -167,7 +167,7 @@ def estimate_fast_seconds(seconds: float) -> float:
 def bench_rows(seconds: float = 3.0, progress=None):
     """The compiled core's benchmark rows ``(name, value, unit)`` for ``scopa bench``, yielded
     as each is measured (``progress(label)`` is called before each step)."""
-    from scopa_env.bench import bench_engine
+    from scopa_env.bench.env import bench_engine
 
     say = progress or (lambda label: None)
     say("compiled core, random play (compiles first when the cache is empty)")

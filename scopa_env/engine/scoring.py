@@ -30,7 +30,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from scopa_env.cards import (
+from scopa_env.engine.cards import (
     ALL_CARDS_MASK,
     BATONS,
     COINS,
@@ -43,7 +43,7 @@ from scopa_env.cards import (
     card_id,
     mask_of,
 )
-from scopa_env.rules import STANDARD, WILDCARD, Rules, get_rules
+from scopa_env.engine.rules import STANDARD, WILDCARD, Rules, get_rules
 
 CATEGORIES = ("cards", "coins", "settebello", "primiera", "scope")
 """Scoring categories of the standard game, in the order they are reported."""
@@ -461,9 +461,9 @@ def score_hand(
     Args:
         piles: per side, the captured card ids (or a bitmask).
         scope: per side, the number of scope (sweeps) made.
-        rules: a :class:`~scopa_env.rules.Rules` object or preset name.
+        rules: a :class:`~scopa_env.engine.rules.Rules` object or preset name.
         scope_points: per side, what its scope are worth under the Libyan
-            :attr:`~scopa_env.rules.Rules.scopa_value` readings (default: count * scopa_points).
+            :attr:`~scopa_env.engine.rules.Rules.scopa_value` readings (default: count * scopa_points).
 
     Returns:
         One dict per side. Points: ``cards``, ``coins``, ``settebello``, ``primiera``,

@@ -4,21 +4,21 @@ Importing this module registers the game (it needs the ``openspiel`` extra:
 ``pip install -e '.[openspiel]'``)::
 
     import pyspiel
-    import scopa_env.openspiel_game  # registers "python_scopa"
+    import scopa_env.openspiel.game  # registers "python_scopa"
 
     game = pyspiel.load_game("python_scopa", {"rules": "small", "players": 2})
 
-The rules are the engine's (:class:`~scopa_env.game.Game`); this module only turns the
+The rules are the engine's (:class:`~scopa_env.engine.game.Game`); this module only turns the
 deal into chance nodes and the engine's state into OpenSpiel's strings and tensors.
 
 ====================  ==========================================================================
 parameter             meaning (default)
 ====================  ==========================================================================
-``rules``             preset name or option string of :func:`~scopa_env.rules.get_rules`
+``rules``             preset name or option string of :func:`~scopa_env.engine.rules.get_rules`
                       (``"standard"``)
 ``players``           seats, 2, 3, 4 or 6 (8 for ``french_52``); sides as the rules say: 4 and 6
                       play in two teams in the standard game (``2``)
-``action_mode``       ``"move"``: one id per (card, captured set) of :mod:`scopa_env.actions`;
+``action_mode``       ``"move"``: one id per (card, captured set) of :mod:`scopa_env.engine.actions`;
                       ``"select"``: name the card, then the captured cards one at a time (``"move"``)
 ``episode``           ``"hand"``: one hand; ``"game"``: hands until a side wins (``"hand"``)
 ``reward``            ``"points"``: the side's hand points minus the mean of the other sides',
@@ -63,9 +63,9 @@ Decisions of the deal (player actions, the AEC env's ids in both modes)
     / ``hand_bonus_points``): after each three-card deal the engine queues the seats that
     may declare (:attr:`Game.declare_queue`, public, as in :class:`PlayerView`); each
     declares (the self-mask move of the hand's highest card, or Cirulla's wildcard move
-    naming the rank) or passes (:func:`~scopa_env.scoring.declaring_pairs`). A declared
+    naming the rank) or passes (:func:`~scopa_env.engine.scoring.declaring_pairs`). A declared
     hand is shown: it is in every player's strings and in the ``revealed`` planes of the
-    tensors (:func:`~scopa_env.observation.write_observation`). Cirulla's table bonus is
+    tensors (:func:`~scopa_env.engine.observation.write_observation`). Cirulla's table bonus is
     the engine's (``Game._table_bonus``): no decision. Declaration points count in the
     "points" returns as in the env.
 
@@ -76,10 +76,10 @@ Strings and tensors (player ``p``)
     (the shown hand) or pass, every play in order and ``p``'s own pending "select"
     choice; in game episodes the earlier hands the same way. Other hands and the stock
     appear as card counts only.
-    ``observation_string``: ``p``'s :class:`~scopa_env.game.PlayerView` in short
+    ``observation_string``: ``p``'s :class:`~scopa_env.engine.game.PlayerView` in short
     notation (hand, table, piles, played cards, scope, scores, stock size).
     ``observation_tensor``: the kit's observation vector, laid out by
-    :class:`~scopa_env.observation.ObservationLayout` (``"observation"``, 376 floats
+    :class:`~scopa_env.engine.observation.ObservationLayout` (``"observation"``, 376 floats
     for 2 players; 1,144 for ``french_52`` with 8 players, its card planes 52 wide).
     ``information_state_tensor``: the observation followed by ``"plays"``, this hand's
     plays in order (``[ply, 0, card]`` the played card, ``[ply, 1, card]`` the cards it
@@ -89,17 +89,17 @@ Strings and tensors (player ``p``)
     Card planes, ``plays`` and chance outcomes are :attr:`Rules.num_card_ids` wide (40, or
     52 for ``french_52``, whose strings write the 52-card deck's notation: ``10h``, ``Qs``,
     ``Kc``); "select" mode has ``num_card_ids + 1`` actions (CONFIRM last:
-    :func:`~scopa_env.actions.confirm_action`). The 40-card games are unchanged by the
+    :func:`~scopa_env.engine.actions.confirm_action`). The 40-card games are unchanged by the
     52-card deck (``tests/test_openspiel.py`` holds their fingerprints). ``french_52`` plays
     in both modes ("move": 72,752 ids).
 
 ``resample_from_infostate(p, sampler)`` deals the cards ``p`` cannot see again with the
-kit's determinization (:meth:`~scopa_env.game.PlayerView.determinize`) and replays the
+kit's determinization (:meth:`~scopa_env.engine.game.PlayerView.determinize`) and replays the
 history with them; the sampler is called once to seed it. Shown hands, thrown-in tables
 and decisions stay; a kept first card (not ``p``'s) is one of its holder's first cards;
 where a seat passed on a declaration its hand must be declarable again, so under those
 rules draws are repeated until ``p``'s information state is the same (rejection). :func:`state_from_view` builds
-a state at an agent's decision from a :class:`~scopa_env.game.PlayerView` (the hidden
+a state at an agent's decision from a :class:`~scopa_env.engine.game.PlayerView` (the hidden
 cards determinized): that is how an OpenSpiel bot plays as a kit agent
 (:mod:`agents.openspiel_bot`).
 
@@ -122,7 +122,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyspiel
 
-from scopa_env.actions import (
+from scopa_env.engine.actions import (
     TAKE_ALL,
     MoveEnumeration,
     confirm_action,
@@ -130,10 +130,10 @@ from scopa_env.actions import (
     num_select_actions,
     select_options,
 )
-from scopa_env.cards import NUM_CARDS, RANK_OF, SUIT_OF, cards_of, format_card
-from scopa_env.game import Game, PlayerView
-from scopa_env.observation import ObservationLayout, write_observation
-from scopa_env.rules import ALLOWED_PLAYER_COUNTS, WILDCARD, Rules, get_rules
+from scopa_env.engine.cards import NUM_CARDS, RANK_OF, SUIT_OF, cards_of, format_card
+from scopa_env.engine.game import Game, PlayerView
+from scopa_env.engine.observation import ObservationLayout, write_observation
+from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, WILDCARD, Rules, get_rules
 
 GAME_NAME = "python_scopa"
 ACTION_MODES = ("move", "select")
@@ -159,7 +159,7 @@ def _card_texts(rules: Rules) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=64)
 def _card_order(rules: Rules) -> tuple[int, ...] | None:
     """Sort key of each card id for strings: ``None`` for the 40-card deck (ids are in suit, rank
-    order), else the rank of ``(suit, rank)``, as :func:`~scopa_env.cards.format_cards` sorts the
+    order), else the rank of ``(suit, rank)``, as :func:`~scopa_env.engine.cards.format_cards` sorts the
     52-card deck (its pictures, ids 40..51, after each suit's 10)."""
     if rules.num_card_ids == NUM_CARDS:
         return None
@@ -171,7 +171,7 @@ def _card_order(rules: Rules) -> tuple[int, ...] | None:
 
 
 def _ids_text(setup: Setup, cards: Sequence[int]) -> str:
-    """Short notation of cards (like :func:`~scopa_env.cards.format_cards`, without its checks)."""
+    """Short notation of cards (like :func:`~scopa_env.engine.cards.format_cards`, without its checks)."""
     text, order = setup.card_text, setup.card_order
     if order is not None:
         cards = sorted(cards, key=order.__getitem__)
@@ -252,7 +252,7 @@ class Setup:
     num_cards: int = field(init=False)
     """Card ids of the deck (:attr:`Rules.num_card_ids`: 40, or 52 for ``french_52``): chance outcomes and tensor planes."""
     confirm: int = field(init=False)
-    """"select" mode's CONFIRM action (:func:`~scopa_env.actions.confirm_action`: 40, or 52)."""
+    """"select" mode's CONFIRM action (:func:`~scopa_env.engine.actions.confirm_action`: 40, or 52)."""
     card_text: tuple[str, ...] = field(init=False)
     """Short notation of each card id (French notation for the 52-card deck: ``10h``, ``Qs``)."""
     card_order: tuple[int, ...] | None = field(init=False)
@@ -326,14 +326,14 @@ class Setup:
 
 @functools.lru_cache(maxsize=8)
 def _redeal_judge(rules: Rules) -> Game:
-    """A game of ``rules`` whose :meth:`~scopa_env.game.Game.needs_redeal` judges initial tables."""
+    """A game of ``rules`` whose :meth:`~scopa_env.engine.game.Game.needs_redeal` judges initial tables."""
     return Game(min(rules.player_counts), rules, seed=0)
 
 
 @functools.lru_cache(maxsize=1 << 16)
 def _table_completions(rules: Rules, partial: int, last: int, need: int) -> int:
     """How many sets of ``need`` deck cards above ``last`` and outside ``partial`` complete it to a
-    table the rules keep (one that :meth:`~scopa_env.game.Game.needs_redeal` does not throw in)."""
+    table the rules keep (one that :meth:`~scopa_env.engine.game.Game.needs_redeal` does not throw in)."""
     above = [1 << c for c in rules.deck if c > last and not partial >> c & 1]
     judge = _redeal_judge(rules).needs_redeal
     return sum(1 for extra in itertools.combinations(above, need) if not judge(partial | sum(extra)))

@@ -1,6 +1,6 @@
 """Speed benchmarks (``scopa bench``): numbers and ratios, never timed tests.
 
-* engine: random legal play through :class:`~scopa_env.game.Game` (legal moves,
+* engine: random legal play through :class:`~scopa_env.engine.game.Game` (legal moves,
   a uniform choice, the move), whole games back to back, hand scoring included;
 * env: the same random play through ``scopa_v0.env()`` with PettingZoo's standard
   wrappers, driven by the usual ``agent_iter`` / ``last`` / ``step`` loop that picks a
@@ -36,8 +36,9 @@ import numpy as np
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from scopa_env import scopa_v0
-from scopa_env.game import Game
+from scopa_env.aec import scopa_v0
+from scopa_env.engine.game import Game
+from scopa_env.fast.observers import observers_for
 
 HAND_MOVES = 36
 
@@ -281,7 +282,7 @@ def run_all(
         emit((f"engine random play, {n} players", r["moves_per_s"], "moves/s"))
         if "moves_per_s_cpu" in r:  # stand-ins (tests) may give the wall rate only
             emit((f"engine random play, {n} players /cpu", r["moves_per_s_cpu"], "moves/s"))
-    observer = "compiled" if scopa_v0.raw_env().layout.observers.ahead_of_time else "Python"
+    observer = "compiled" if observers_for(scopa_v0.raw_env().layout).ahead_of_time else "Python"
     capture = "compiled" if scopa_v0.raw_env(action_mode="select")._card_capture else "Python"
     for mode in ACTION_MODES:
         paths = f"observations: {observer}" + (f"; a named card's capture: {capture}" if mode == "select" else "")

@@ -7,7 +7,7 @@ observation and web page is built from.
 
 Seats are numbered in turn order: the player after seat ``i`` is ``i + 1`` (mod n),
 so "the player after the dealer" is ``dealer + 1``. Sides: with 2 or 3 players each
-seat is its own side; with 4 or 6 in :attr:`~scopa_env.rules.Rules.partnerships` the
+seat is its own side; with 4 or 6 in :attr:`~scopa_env.engine.rules.Rules.partnerships` the
 two teams are the even and the odd seats (partners opposite, alternating seats), side
 ``seat % 2``; otherwise each seat is its own side (:meth:`Rules.sides`).
 """
@@ -20,9 +20,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from scopa_env.cards import ACE, MAX_CARDS, NUM_CARDS, RANK_MASK, cards_of, format_card, format_cards, mask_of
-from scopa_env.rules import Move, Rules, capture_rank, check_wild_rank, get_rules, legal_pairs, move_of
-from scopa_env.scoring import (
+from scopa_env.engine.cards import ACE, MAX_CARDS, NUM_CARDS, RANK_MASK, cards_of, format_card, format_cards, mask_of
+from scopa_env.engine.rules import Move, Rules, capture_rank, check_wild_rank, get_rules, legal_pairs, move_of
+from scopa_env.engine.scoring import (
     DECLARATION_NAMES,
     HAND_BONUS_NAMES,
     WINS_GAME,
@@ -56,7 +56,7 @@ class HandResult(NamedTuple):
     """What a finished hand leaves behind (also the env's hand-end info)."""
 
     hand_score: list[dict]
-    """Per side, the dicts of :func:`scopa_env.scoring.score_hand`."""
+    """Per side, the dicts of :func:`scopa_env.engine.scoring.score_hand`."""
     piles: list[list[int]]
     """Per side, the sorted captured card ids (leftover table cards included)."""
     scope: list[int]
@@ -68,7 +68,7 @@ class HandResult(NamedTuple):
     events: tuple[tuple[str, int], ...] = ()
     """Hand-end items that are not points, ``(name, side)``: ``napoleone``, ``scala`` or
     ``all_coins`` (the side wins the game), ``coins_reset`` (the other sides go back to 0);
-    see :func:`scopa_env.scoring.game_events`."""
+    see :func:`scopa_env.engine.scoring.game_events`."""
     declared: tuple[dict, ...] = ()
     """Per side, the declaration points this hand scored by name (``bazzica``,
     ``bazzicotto``), under rules with declarations (empty otherwise). They were added
@@ -79,7 +79,7 @@ class HandResult(NamedTuple):
     already counted in ``scope``); empty under other rules."""
     scope_points: tuple[int, ...] = ()
     """Per side, what its scope were worth (differs from ``scope`` only under the Libyan
-    :attr:`~scopa_env.rules.Rules.scopa_value` readings)."""
+    :attr:`~scopa_env.engine.rules.Rules.scopa_value` readings)."""
 
 
 _SEATINGS: dict[tuple[int, int], tuple] = {}
@@ -116,8 +116,8 @@ class Game:
     """Full-information state of a game of Scopa.
 
     Args:
-        num_players: 2, 3, 4 or 6 (see :class:`~scopa_env.rules.Rules.player_counts`).
-        rules: a :class:`~scopa_env.rules.Rules` object or preset name.
+        num_players: 2, 3, 4 or 6 (see :class:`~scopa_env.engine.rules.Rules.player_counts`).
+        rules: a :class:`~scopa_env.engine.rules.Rules` object or preset name.
         seed: an int, ``None`` or an ``np.random.Generator``; all shuffles draw from it.
         dealer: dealer of the first hand (default the last seat, so seat 0 leads).
         auto_next_hand: deal the next hand as soon as one ends (else call :meth:`next_hand`).
@@ -464,7 +464,7 @@ class Game:
 
     def _declare(self, captured: int) -> None:
         """The player to move declares (``captured`` not 0, showing the hand) or passes
-        (:func:`~scopa_env.scoring.declaring_pairs`)."""
+        (:func:`~scopa_env.engine.scoring.declaring_pairs`)."""
         seat = self.declare_queue.pop(0)
         if captured:
             self.pending.append((seat, self.hands[seat]))
@@ -524,7 +524,7 @@ class Game:
     @property
     def card_turn(self) -> bool:
         """True on a card-play turn: every card of the mover's hand then has a legal move
-        (:func:`~scopa_env.rules.legal_pairs` gives each card a capture or its play to the
+        (:func:`~scopa_env.engine.rules.legal_pairs` gives each card a capture or its play to the
         table). A declaration or Chkobba's first-card decision offers one card only."""
         return not (self.hand_over or self.winner is not None or self.declare_queue or self.deciding)
 
@@ -547,7 +547,7 @@ class Game:
         return out
 
     def legal_moves(self) -> list[Move]:
-        """Legal :class:`~scopa_env.rules.Move` objects of the player to move."""
+        """Legal :class:`~scopa_env.engine.rules.Move` objects of the player to move."""
         return [move_of(c, m) for c, m in self.legal_pairs()]
 
     def claim_pair(self) -> tuple[int, int] | None:
@@ -620,7 +620,7 @@ class Game:
     def play(self, move: Move | tuple[int, Sequence[int]]) -> None:
         """Play a move for the player to move; an illegal move raises ``ValueError``.
 
-        Accepts a :class:`~scopa_env.rules.Move` or a ``(card, captured_cards)`` pair.
+        Accepts a :class:`~scopa_env.engine.rules.Move` or a ``(card, captured_cards)`` pair.
         """
         if not isinstance(move, Move):
             try:
@@ -847,7 +847,7 @@ class PlayerView:
     """One seat's information set: everything that seat may see, nothing more.
 
     Other hands and the stock order are hidden; their union is :attr:`unseen`.
-    Card sets are bitmasks (see :func:`scopa_env.cards.cards_of`).
+    Card sets are bitmasks (see :func:`scopa_env.engine.cards.cards_of`).
     """
 
     rules: Rules

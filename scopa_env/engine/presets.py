@@ -1,11 +1,11 @@
-"""Named rule variants: each is a :class:`~scopa_env.rules.Rules` instance, registered on import.
+"""Named rule variants: each is a :class:`~scopa_env.engine.rules.Rules` instance, registered on import.
 
 Every preset follows a published rule text (pagat.com's Scopa page, Wikipedia's Scopa
 article, the booklet *Scopa: Origins, Rules, and Strategies*); ``docs/rules.md`` quotes
 it, lists the fields each preset changes, the readings chosen where a source is
 ambiguous and the "move"-mode action count N. Options are more fields:
 ``get_rules("chkobba").replace(target=31)`` or, where a name is wanted (CLI, configs),
-``get_rules("chkobba,target=31")`` (see :func:`scopa_env.rules.get_rules`).
+``get_rules("chkobba,target=31")`` (see :func:`scopa_env.engine.rules.get_rules`).
 
 =========================  =====================================================
 preset                     source
@@ -30,8 +30,8 @@ preset                     source
 
 from __future__ import annotations
 
-from scopa_env.cards import CUPS, FRENCH_RANKS, PRIMIERA_BY_RANK
-from scopa_env.rules import Rules, register_preset
+from scopa_env.engine.cards import CUPS, FRENCH_RANKS, PRIMIERA_BY_RANK
+from scopa_env.engine.rules import Rules, register_preset
 
 # --- Scopone -------------------------------------------------------------------
 

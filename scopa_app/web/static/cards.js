@@ -1,7 +1,7 @@
 // Card pictures drawn as SVG: an Italian deck (coins, cups, swords, batons) and a French-suited
 // one (diamonds, hearts, spades, clubs). Nothing is downloaded: every shape is a path below.
 //
-// Card ids follow scopa_env/cards.py: id = suit * 10 + (rank - 1), suits 0 coins/diamonds,
+// Card ids follow scopa_env/engine/cards.py: id = suit * 10 + (rank - 1), suits 0 coins/diamonds,
 // 1 cups/hearts, 2 swords/spades, 3 batons/clubs; ranks 1..7, 8 Fante/Jack, 9 Cavallo/Queen, 10 Re/King.
 //
 // The 52-card French deck (preset french_52) keeps ids 0..39 as the ranks 1..10 (8, 9, 10 are

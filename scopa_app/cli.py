@@ -13,45 +13,12 @@ COMMAND: error: ...``, and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import random
 import sys
 
-from scopa_env.rules import PRESETS, get_rules
-
-# (module, function) pairs that add subcommands; a missing module is skipped.
-SUBCOMMAND_PROVIDERS = (
-    ("agents.cli_eval", "add_eval_parser"),
-    ("agents.cli_eval", "add_tournament_parser"),
-    ("train.cli", "add_train_parser"),
-    ("scopa_env.play", "add_play_parser"),
-    ("scopa_env.web", "add_web_parser"),
-    ("train.zoo.cli", "add_zoo_parser"),
-)
-
-
-RULES_HELP = "rules preset (default standard; `scopa presets` lists them, docs/rules.md explains them)"
-"""The ``--rules`` help of every subcommand (the presets are listed once, by ``scopa presets``)."""
-
-
-def rules_arg(name: str):
-    """argparse type for ``--rules``: a known preset name."""
-    try:
-        return get_rules(name)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def positive_seconds(text: str) -> float:
-    """argparse type for ``--seconds``: a positive number."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
-    return value
+from scopa_app.args import RULES_HELP, positive_seconds, rules_arg
+from scopa_env.engine.rules import PRESETS, get_rules
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -103,20 +70,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_presets)
 
-    for module_name, fn_name in SUBCOMMAND_PROVIDERS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name and module_name.startswith(exc.name):
-                continue  # that part of the kit is not there
-            raise
-        getattr(module, fn_name)(sub)
+    _add_subcommands(sub)
     return parser
 
 
+def _add_subcommands(sub) -> None:
+    """The subcommands of the other parts of the kit; each module adds its own parser and imports
+    its optional dependencies only when it runs, so every subcommand shows up and a missing extra
+    is one line when it is used."""
+    from scopa_app.evaluate import add_eval_parser, add_tournament_parser
+    from scopa_app.play import add_play_parser
+    from scopa_app.web import add_web_parser
+    from train.cli import add_train_parser
+    from train.zoo.cli import add_zoo_parser
+
+    for add in (
+        add_eval_parser,
+        add_tournament_parser,
+        add_train_parser,
+        add_play_parser,
+        add_web_parser,
+        add_zoo_parser,
+    ):
+        add(sub)
+
+
 def _play_random(args: argparse.Namespace) -> int:
-    from scopa_env.game import Game
-    from scopa_env.render import render_game, render_hand_result
+    from scopa_env.engine.game import Game
+    from scopa_env.engine.render import render_game, render_hand_result
 
     args.rules.check_players(args.players)
     rnd = random.Random(args.seed)
@@ -156,11 +137,11 @@ def _bench(args: argparse.Namespace) -> int:
     import os
     import time
 
-    from scopa_env.bench import Row, estimate_seconds, run_all
+    from scopa_env.bench.env import Row, estimate_seconds, run_all
 
     extra = []
     try:
-        from scopa_env.fast.bench import bench_rows, estimate_fast_seconds  # the compiled core, when present
+        from scopa_env.bench.fast import bench_rows, estimate_fast_seconds  # the compiled core, when present
     except ModuleNotFoundError:
         bench_rows = None
     if bench_rows is not None:

@@ -18,11 +18,11 @@ so each Ace gets one compact *take-all* id (:data:`TAKE_ALL`), last in its block
 whose move is "this Ace takes the whole table": decode it with the table in view
 (``decode(action, table)``), and encode a take-all move to it (``encode(move, table)``).
 Under Cirulla's ``bonus_wildcard`` the Seven of cups may capture and be captured as
-any rank it can be declared as (see :func:`scopa_env.rules.legal_pairs`), so the
+any rank it can be declared as (see :func:`scopa_env.engine.rules.legal_pairs`), so the
 enumeration is the union over those ranks (and its take-all id, with
 ``ace_takes_all``, is for any whole table it takes); declaring it as rank ``r`` for
 the total under 10 is ``(WILDCARD, 1 << c)``, ``c`` the rank-``r`` coin
-(:func:`scopa_env.scoring.declaring_pairs`).
+(:func:`scopa_env.engine.scoring.declaring_pairs`).
 Every preset has a "move" mode; the widest are the Scopa di Quindici presets (84,488 to
 100,652 ids: a capture may add up to 15 with the played card), the 52-card deck (preset
 ``french_52``, N = 72,752: a King of value 13 can take many more sets than a 10) and
@@ -46,9 +46,9 @@ from __future__ import annotations
 
 import functools
 
-from scopa_env.cards import ACE, NUM_CARDS, RANK_MASK, RANK_OF, card_id
-from scopa_env.rules import WILDCARD, Move, Rules, capture_ranks, move_of
-from scopa_env.scoring import WILD_RANK_LABEL_SUIT
+from scopa_env.engine.cards import ACE, NUM_CARDS, RANK_MASK, RANK_OF, card_id
+from scopa_env.engine.rules import WILDCARD, Move, Rules, capture_ranks, move_of
+from scopa_env.engine.scoring import WILD_RANK_LABEL_SUIT
 
 NUM_SELECT_ACTIONS = NUM_CARDS + 1
 """Size of "select" mode with the 40-card deck; :func:`num_select_actions` for any rules."""
@@ -125,7 +125,7 @@ class MoveEnumeration:
         return card, mask
 
     def decode(self, action: int, table: int | None = None) -> Move:
-        """The :class:`~scopa_env.rules.Move` of an action id (a take-all id needs the ``table``)."""
+        """The :class:`~scopa_env.engine.rules.Move` of an action id (a take-all id needs the ``table``)."""
         return move_of(*self.pair(action, table))
 
     def encode(self, move: Move, table: int | None = None) -> int:

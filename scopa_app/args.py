@@ -1,0 +1,29 @@
+"""argparse types and help shared by the ``scopa`` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+
+from scopa_env.engine.rules import get_rules
+
+RULES_HELP = "rules preset (default standard; `scopa presets` lists them, docs/rules.md explains them)"
+"""The ``--rules`` help of every subcommand (the presets are listed once, by ``scopa presets``)."""
+
+
+def rules_arg(name: str):
+    """argparse type for ``--rules``: a known preset name."""
+    try:
+        return get_rules(name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def positive_seconds(text: str) -> float:
+    """argparse type for ``--seconds``: a positive number."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text}")
+    return value

@@ -1,0 +1,120 @@
+"""The install-time build of the ahead-of-time extensions that :mod:`scopa_env.fast.aot` loads.
+
+``setup.py``'s ``build_ext`` calls :func:`build_one` once per extension (:data:`~scopa_env.fast.aot.EXTENSIONS`)
+in a subprocess; ``python -m scopa_env.fast.aot_build`` builds them all into the package by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from scopa_env.fast.aot import EXTENSIONS, OBSERVER, OBSERVERS, PREFIX, SPECS, source_hash
+
+
+def _signature(opponent: str | None):
+    """The numba signature of :func:`core.batch_rows` for a standard batch with ``opponent``."""
+    from numba import types
+
+    from scopa_env.fast.batch import aot_arg_kinds
+
+    return types.UniTuple(types.int64, 2)(*([types.int64] * 4 + list(aot_arg_kinds(opponent))))
+
+
+_PER_SEAT_OR_SIDE = (("hand", 0), ("pile", 1), ("played", 0), ("revealed", 0), ("scope", 1), ("score", 1))
+""":func:`core.observe`'s tuple arguments in order, each per seat (0) or per side (1)."""
+_SCALARS = (
+    "table, stock_left, dealer, current, last_capturer, pending, selected, deck_mask, target, hand_size, width, "
+    "declare, wild, queue"
+)
+""":func:`core.observe`'s arguments after them."""
+
+
+def _flat_observer(players: int, sides: int):
+    """:func:`core.observe` for ``players`` and ``sides`` taking each seat's and side's int as an
+    argument of its own (``hand0, hand1, ..., pile0, ...``) instead of tuples: pycc's wrapper
+    crashes on a tuple of another length, and a wrong count of arguments is a ``TypeError``.
+    Generated from the two ints (``operator.index``) and fixed names."""
+    import operator
+
+    from scopa_env.fast import core
+
+    players, sides = operator.index(players), operator.index(sides)
+    groups = [[f"{name}{j}" for j in range(sides if by_side else players)] for name, by_side in _PER_SEAT_OR_SIDE]
+    name = f"observe_{players}_{sides}"
+    params = ", ".join(p for group in groups for p in group)
+    tuples = ", ".join(f"({', '.join(group)},)" for group in groups)
+    text = (
+        f"def {name}(out, seat, {params}, {_SCALARS}):\n"
+        f"    if seat < 0 or seat >= {players} or width < 0 or width > {core.MAX_CARDS} or out.shape[0] < "
+        f"observation_need({players}, {sides}, width, declare, wild):\n"
+        "        return -1\n"
+        f"    observe(out, seat, {tuples}, {_SCALARS})\n"
+        "    return 0\n"
+    )
+    namespace = {"observe": core.observe, "observation_need": core.observation_need}
+    exec(compile(text, f"<{name}>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def _observer_signature(players: int, sides: int):
+    """The numba signature of :func:`_flat_observer`'s function for ``players`` and ``sides``."""
+    from numba import types
+
+    i8, f8 = types.int64, types.float64
+    per = sum(sides if by_side else players for _, by_side in _PER_SEAT_OR_SIDE)
+    return i8(types.float32[::1], i8, *[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean)
+
+
+def _move_ids_signature():
+    """The numba signature of :func:`core.plain_move_ids`."""
+    from numba import types
+
+    i8 = types.int64
+    return i8(i8, i8, i8, i8, i8[:, ::1], i8[::1], i8[::1])
+
+
+def build(output_dir: str | Path, target_cpu: str = "host") -> list[Path]:
+    """Compile every extension (:data:`EXTENSIONS`) into ``output_dir``; returns their paths."""
+    return [build_one(name, output_dir, target_cpu) for name in EXTENSIONS]
+
+
+def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Path:
+    """Compile the extension ``name`` (of :data:`EXTENSIONS`) into ``output_dir``; returns its
+    path. ``target_cpu="host"`` tunes it for this machine (a wheel for other machines wants
+    ``"generic"``, about a quarter slower)."""
+    from numba.pycc import CC
+
+    from scopa_env.fast import core
+
+    stamp = source_hash()
+
+    def built_hash():
+        return stamp
+
+    cc = CC(PREFIX + name)
+    cc.output_dir = str(output_dir)
+    cc.target_cpu = target_cpu
+    cc.verbose = False
+    if name == OBSERVER:
+        for players, sides in OBSERVERS:
+            func = _flat_observer(players, sides)
+            cc.export(func.__name__, _observer_signature(players, sides))(func)
+        cc.export("card_capture", "i8(i8, i8, i8, i8)")(core.card_capture.py_func)
+        cc.export("plain_move_ids", _move_ids_signature())(core.plain_move_ids.py_func)
+    else:
+        cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
+    cc.export("source_hash", "i8()")(built_hash)
+    cc.compile()
+    return Path(cc.output_dir) / cc.output_file
+
+
+def main() -> None:
+    target = Path(__file__).parent
+    for path in build(target, os.environ.get("SCOPA_AOT_CPU", "host")):
+        print(f"built {path.name} in {target}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,133 @@
+"""The AEC env's observers: one function per seat that writes :func:`~scopa_env.engine.observation.write_observation`'s
+values fast, through the compiled :func:`~scopa_env.fast.core.observe` built ahead of time
+(:mod:`scopa_env.fast.aot`) where it is built and fresh, else the engine's straight-line Python
+(:func:`~scopa_env.engine.observation._python_observer`). Loading this module imports no numba.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+
+import numpy as np
+
+from scopa_env.engine.game import Game
+from scopa_env.engine.observation import _F32, ObservationLayout, _empty, _python_observer
+
+
+def observers_for(layout: ObservationLayout) -> _Observers:
+    """Per seat of ``layout``, the function :func:`observation_array` calls (compiled once per
+    layout object and kept on it, as a cached property would be)."""
+    found = layout.__dict__.get("_observers")
+    if found is None:
+        found = layout.__dict__["_observers"] = _Observers.of(layout)
+    return found
+
+
+def observation_array(
+    game: Game, seat: int, layout: ObservationLayout, select_card: int | None = None, select_captured: int = 0
+) -> np.ndarray:
+    """A new float32 array holding ``seat``'s observation of ``game``: the values
+    :func:`write_observation` writes, when ``layout`` is ``ObservationLayout.for_rules(
+    game.num_players, game.rules)`` and ``seat`` is in ``0 .. num_players - 1`` (the env's
+    fast path, held equal to :func:`write_observation` by tests/test_env_speed_paths.py)."""
+    return observers_for(layout)[seat](game, select_card, select_captured)
+
+
+class _Observers(tuple):
+    """A layout's compiled observers, one per seat; pickled (with a layout or an env) as the
+    layout's fields and compiled again when loaded."""
+
+    fields: tuple
+    ahead_of_time: bool
+    """Whether they call the ahead-of-time :func:`~scopa_env.fast.core.observe` (else they are
+    straight-line Python)."""
+
+    @classmethod
+    def of(cls, layout: ObservationLayout) -> _Observers:
+        out = cls(_compile_observer(layout, seat) for seat in range(layout.num_players))
+        out.fields = (layout.num_players, layout.declarations, layout.wildcard, layout.sides, layout.cards)
+        out.ahead_of_time = out[0].__name__ == "observe_compiled"
+        return out
+
+    def __reduce__(self):
+        return _observers_of_fields, (self.fields,)
+
+
+def _observers_of_fields(fields: tuple) -> _Observers:
+    return _Observers.of(ObservationLayout(*fields))
+
+
+def _compile_observer(
+    layout: ObservationLayout, seat: int, ahead_of_time: bool = True
+) -> Callable[[Game, int | None, int], np.ndarray]:
+    """:func:`write_observation` for one seat of one layout, fast: the compiled core's
+    :func:`~scopa_env.fast.core.observe` built ahead of time (:mod:`scopa_env.fast.aot`) where
+    it is built for the layout's players and sides (and ``ahead_of_time``), else straight-line
+    Python (:func:`_python_observer`)."""
+    n, s, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, seat))
+    compiled = _aot_observer(n, s) if ahead_of_time else None
+    if compiled is None:
+        return _python_observer(layout, seat)
+    return _calling(compiled, layout, seat)
+
+
+def _aot_observer(players: int, sides: int):
+    """The ahead-of-time :func:`~scopa_env.fast.core.observe` for ``players`` and ``sides``, or
+    None (not built, stale, switched off; :func:`scopa_env.fast.aot.observer`). Loading it
+    imports no numba. The export itself: :func:`_calling` makes its float32 array."""
+    from scopa_env.fast import aot
+
+    return aot.observer(players, sides, checked=False)
+
+
+def _calling(compiled, layout: ObservationLayout, seat: int):
+    """An observer for ``seat`` that hands the game's parts to ``compiled`` in one call: each
+    seat's and side's int as an argument of its own (:func:`scopa_env.fast.aot_build._flat_observer`),
+    so a game that does not fit the layout (another number of players or sides) is a
+    ``ValueError`` naming both, never a crash."""
+    size, width = operator.index(layout.size), operator.index(layout.cards)
+    declarations, wildcard = bool(layout.declarations), bool(layout.wildcard)
+    players = operator.index(layout.num_players)
+    fits = f"the observation layout is for {players} players and {layout.num_sides} sides"
+
+    def observe_compiled(game, select_card, select_captured):
+        if game.num_players != players:  # 3 players' ints in a 4-player (two-side) layout would fit the count
+            raise ValueError(f"{fits}; the game has {game.num_players} players")
+        out = _empty(size, _F32)
+        rules = game.rules
+        lc = game.last_capturer
+        try:
+            status = compiled(
+                out,
+                seat,
+                *game.hands,
+                *game.piles,
+                *game.played,
+                *game.revealed,
+                *game.scope,
+                *game.scores,
+                game.table,
+                len(game.stock),
+                game.dealer,
+                game.current,
+                -1 if lc is None else lc,
+                -1 if select_card is None else select_card,
+                select_captured,
+                rules.deck_mask,
+                rules.target,
+                rules.hand_size,
+                width,
+                declarations,
+                game.wild_rank if wildcard else 0,
+                declarations and bool(game.declare_queue),
+            )
+        except (TypeError, OverflowError) as exc:
+            raise ValueError(
+                f"{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})"
+            ) from None
+        if status < 0:  # never for the layout's own size: the compiled observe wrote nothing
+            raise ValueError(f"{fits}; its {size} entries do not hold the observation of this game")
+        return out
+
+    return observe_compiled
