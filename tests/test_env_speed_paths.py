@@ -148,15 +148,16 @@ def test_env_equals_the_straightforward_recomputation(preset, n, mode, episode, 
 
 
 def _observers(layout: ObservationLayout, path: str) -> tuple:
-    """The layout's observers on ``path``: "compiled" (the ahead-of-time core.observe, skipped
-    where it is not built) or "python" (the generated straight-line code)."""
+    """The layout's observers on ``path``: "compiled" (the ahead-of-time core.observe, which
+    the install builds) or "python" (the generated straight-line code)."""
     from scopa_env.fast.observers import _compile_observer
 
     observers = tuple(
         _compile_observer(layout, seat, ahead_of_time=path == "compiled") for seat in range(layout.num_players)
     )
-    if path == "compiled" and observers[0].__name__ != "observe_compiled":
-        pytest.skip("the ahead-of-time observers are not built (pip install -e . builds them)")
+    assert path != "compiled" or observers[0].__name__ == "observe_compiled", (
+        "the ahead-of-time observers are not built or stale (pip install -e . builds them)"
+    )
     assert observers[0].__name__ == f"observe_{path}"
     return observers
 
@@ -310,10 +311,11 @@ def test_env_plays_the_same_with_the_compiled_captures(preset, n, episode, mode)
     :func:`~scopa_env.fast.core.plain_move_ids`) plays every seeded game exactly as one asking
     the rules' Python (``Game.card_outcomes``, ``Game.legal_pairs``): every observation, mask,
     reward and info. Decisions (Chkobba's first card, declarations) and the optional capture's
-    choice stay the rules'. Skipped where the extension is not built."""
+    choice stay the rules'. The install builds the extension; a missing one fails."""
     compiled = scopa_v0.env(num_players=n, rules=preset, action_mode=mode, episode=episode)
-    if compiled.unwrapped._card_capture is None and compiled.unwrapped._move_ids is None:
-        pytest.skip("the ahead-of-time extension is not built (pip install -e . builds it)")
+    assert compiled.unwrapped._card_capture is not None or compiled.unwrapped._move_ids is not None, (
+        "the ahead-of-time extension is not built or stale (pip install -e . builds it)"
+    )
     python = scopa_v0.env(num_players=n, rules=preset, action_mode=mode, episode=episode)
     python.unwrapped._card_capture = python.unwrapped._move_ids = None
     episodes = 1 if episode == "game" else 6

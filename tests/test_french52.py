@@ -285,7 +285,8 @@ def test_move_mode_plays_whole_games():
 def test_compiled_core_plays_it_in_both_modes():
     """The compiled core plays the 52-card deck with 8 seats: "select" (Discrete(53)) and "move"
     (72,752 ids); tests/test_fast.py compares both with the engine."""
-    batch = pytest.importorskip("scopa_env.fast.batch")
+    from scopa_env.fast import batch
+
     batch.check_supported(F52, 8)
     b = batch.BatchedScopa(2, num_players=8, rules="french_52")
     assert b.num_actions == 53 and b.confirm == 52
@@ -299,7 +300,8 @@ def test_openspiel_and_sb3_training_play_it():
 
     check_bridge_rules(F52)
     assert parse_params({"rules": "french_52", "players": 8}).num_actions == 72_752, "move mode, the default"
-    config = pytest.importorskip("train.config")
+    from train import config
+
     assert config.TrainConfig.from_dict({"name": "x", "rules": "french_52", "num_players": 8}).num_players == 8
     moved = config.TrainConfig.from_dict({"name": "x", "rules": "french_52", "num_players": 8, "action_mode": "move"})
     assert moved.action_mode == "move"
@@ -307,8 +309,10 @@ def test_openspiel_and_sb3_training_play_it():
 
 def test_web_page_offers_it():
     """The web page plays the 52-card game (its API tests are in tests/test_web.py)."""
-    server = pytest.importorskip("scopa_app.web.server")
+    pytest.importorskip("fastapi", reason="the web extra is not installed")
     from fastapi.testclient import TestClient
+
+    from scopa_app.web import server
 
     app = server.create_app(default_opponent="random", new_sessions_per_minute=None)
     with TestClient(app) as client:

@@ -539,11 +539,7 @@ def test_french_52_agents(client, agent):
 
 def test_french_52_refuses_a_checkpoint_of_another_game():
     """The zoo's agents are trained for other games: a clear 400 when the game is made."""
-    pytest.importorskip("train.zoo", reason="the train package is not installed")
-    try:
-        app = create_app(default_opponent="zoo:standard-2p", new_sessions_per_minute=None)
-    except (ValueError, FileNotFoundError) as exc:
-        pytest.skip(f"the zoo agent is not available: {exc}")
+    app = create_app(default_opponent="zoo:standard-2p", new_sessions_per_minute=None)
     with TestClient(app) as c:
         options = c.get("/api/options").json()
         assert options["agent_games"]["zoo:standard-2p"] == {"players": 2, "rules": "standard"}

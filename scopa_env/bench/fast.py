@@ -203,8 +203,14 @@ def bench_rows(seconds: float = 3.0, progress=None):
     yield ("fast: second process (cache reused) /cpu (whole process)", warm_cpu * 1000, "ms")
 
 
-def main() -> None:
-    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m scopa_env.bench.fast", description="The compiled core's rows of `scopa bench`."
+    )
+    parser.add_argument("seconds", nargs="?", type=float, default=3.0, help="seconds per measurement (default 3)")
+    seconds = parser.parse_args(argv).seconds
     for name, value, unit in bench_rows(seconds):
         print(
             f"{name:70s} {value:>14,.3f} {unit}" if unit == "ratio" else f"{name:70s} {value:>14,.0f} {unit}",
