@@ -39,8 +39,8 @@ class FastSearchAgent(Agent):
 
     Args:
         seed: seeds the per-decision search seeds.
-        worlds, rollout, exact_cards, exact_worlds, ab_depth, ply_budget, min_worlds,
-            inference, infer_temp: the search settings (:func:`scopa_env.fast.search.search_config`).
+        worlds, rollout, exact_cards, exact_worlds, ab_depth, ply_budget, min_worlds, inference, infer_temp: the
+            search settings (:func:`scopa_env.fast.search.search_config`).
     """
 
     name = "fsearch"
