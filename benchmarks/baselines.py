@@ -28,8 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.evaluate import Match, run_deals, summarize, write_json
+from agents.matches import Match, run_deals
 from agents.registry import make_agent
+from agents.report import write_json
+from agents.stats import summarize
 from scopa_env.engine.game import Game
 
 PAIRINGS = {

@@ -21,8 +21,10 @@ import json
 import time
 
 from agents.base import Agent
-from agents.evaluate import Match, RunResult, play_game, render_report, summarize
+from agents.matches import Match, RunResult, play_game
 from agents.registry import make_agent
+from agents.report import render_report
+from agents.stats import summarize
 from scopa_env.engine.game import PlayerView, sides_for
 from scopa_env.engine.rules import Move, get_rules
 

@@ -24,8 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-from agents.evaluate import Match, run_deals, summarize, write_json
+from agents.matches import Match, run_deals
 from agents.registry import make_agent
+from agents.report import write_json
+from agents.stats import summarize
 from scopa_env.engine.game import Game
 from scopa_env.engine.rules import get_rules
 

@@ -19,18 +19,12 @@ import csv
 import math
 import sys
 
-from agents.evaluate import (
-    Match,
-    plot_ratings,
-    render_report,
-    render_tournament,
-    run_deals,
-    summarize,
-    tournament,
-    write_csv,
-    write_json,
-)
+from agents.matches import Match, run_deals
+from agents.plots import plot_ratings
 from agents.registry import make_agent
+from agents.report import render_report, render_tournament, write_csv, write_json
+from agents.stats import summarize
+from agents.tournament import tournament
 from scopa_env.engine.rules import get_rules
 
 EXIT_BAD_INPUT = 2

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from test_agents import positions, reshuffle_hidden
 
-from agents.evaluate import Match, play_game
+from agents.matches import Match, play_game
 from agents.registry import make_agent
 from scopa_env.engine.actions import move_enumeration
 from scopa_env.engine.cards import parse_cards

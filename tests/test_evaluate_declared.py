@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.evaluate import Match, RunResult, _seat_agents, hand_rows, play_game, summarize
+from agents.matches import Match, RunResult, _seat_agents, hand_rows, play_game
+from agents.stats import summarize
 from scopa_env.engine.cards import parse_cards
 from scopa_env.engine.game import Game
 from scopa_env.engine.rules import Move, get_rules

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 
 from agents.base import Agent
-from agents.evaluate import Match, RunResult, play_game, summarize
+from agents.matches import Match, RunResult, play_game
 from agents.registry import make_agent
+from agents.stats import summarize
 from scopa_env.engine.game import sides_for
 
 LEARNER = "learner"

@@ -22,7 +22,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.evaluate import Match, RunResult, _numeric, deal_seed, summarize
+from agents.matches import Match, RunResult, _numeric, deal_seed
+from agents.stats import summarize
 
 BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``policy(obs (B, size) float32, masks (B, A) bool) -> actions (B,) int``."""
