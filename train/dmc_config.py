@@ -1,0 +1,315 @@
+"""The configuration of a deep Monte-Carlo run (:mod:`train.dmc`): every key documented once, checked up front.
+
+:class:`DmcConfig` adds the keys of DMC to :class:`~train.config.RunConfig`'s (the run
+folder, the rules, the seed, the evaluation opponents); ``algo: dmc`` in a YAML file under
+``configs/`` sends it here (:func:`is_dmc_config`). A run may change a few keys part-way
+through (``stages``): :meth:`DmcConfig.for_stage` gives the config in force in each.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+import yaml
+
+from train.config import RESUME_KEYS, ConfigError, RunConfig, parse_overrides
+from train.dmc_agent import ALGO
+
+COMPILED = ("random", "greedy", "heuristic")
+"""The compiled players DMC trains and evaluates against (and its ``teacher``)."""
+
+
+@dataclass
+class DmcConfig(RunConfig):
+    """Everything a DMC run needs (:class:`~train.config.RunConfig`'s keys and these)."""
+
+    algo: str = ALGO
+    """Always "dmc" (the key that sends a config here)."""
+    action_mode: str = "move"
+    """DMC scores "move" ids (one per (card, capture)); "select" is not supported."""
+    episode: str = "game"
+    """Actors play whole games to the target; each decision's return is its hand's margin."""
+    gamma: float = 1.0
+    """Returns are the undiscounted hand margin (must be 1)."""
+    opponents: Any = field(default_factory=lambda: {"heuristic": 1.0})
+    """Compiled opponents of the baseline actors: "random", "greedy", "heuristic" or a mixture."""
+    selfplay_games: int = 256
+    """Games in the self-play batch (the network plays every seat); 0: none."""
+    opponent_games: int = 256
+    """Games in the batch against ``opponents`` (the network holds one random seat); 0: none."""
+    heuristic_features: bool = False
+    """Give the network the ``heuristic`` baseline's score of each move as three more move features
+    (:mod:`train.dmc_agent`); the agent then computes that score at play time too."""
+    label_positions: int = 0
+    """Positions per actor step (over both batches) whose every legal move is labelled with its
+    value under the compiled search ``label_search``; the learner regresses those labels next to
+    the Monte-Carlo returns (expert iteration, the search as the expert). 0: none."""
+    label_search: str = "fsearch:worlds=64"
+    """The labelling search, an ``fsearch`` spec (:mod:`agents.fast_search`)."""
+    label_weight: float = 1.0
+    """Weight of the label loss (a minibatch of labels per minibatch of returns)."""
+    label_buffer_size: int = 400_000
+    """Recent labelled moves the label minibatches are drawn from."""
+    label_threads: int = 2
+    """Threads of the labelling search (at most the cores); the labels do not depend on it."""
+    label_loss: str = "values"
+    """What the network fits of a labelled position: "values" regresses every move's value; "differences"
+    regresses, for every other legal move, its value's gap to the search's best move,
+    ``Q(s, best) - Q(s, a)`` on ``S(s, best) - S(s, a)`` (the ranking that decides the move; the level
+    comes from the returns alone), and labels only positions with a choice."""
+    trunk: list = field(default_factory=lambda: [512])
+    """Hidden layers of the state trunk (the observation alone, computed once per position)."""
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """Hidden layers of the head over (trunk output, move features)."""
+    learning_rate: float = 3e-4
+    """Adam step size."""
+    batch_size: int = 2048
+    """Samples per gradient step."""
+    sample_reuse: float = 2.0
+    """Gradient samples per collected sample (updates per round = (new returns + new labels) * reuse /
+    batch_size)."""
+    buffer_size: int = 200_000
+    """Recent samples the minibatches are drawn from."""
+    rollout_steps: int = 16
+    """Actor steps of both batches between two learner rounds."""
+    epsilon: float = 0.02
+    """Probability that an acting seat plays a uniformly random legal move."""
+    teacher: str = "heuristic"
+    """Compiled player that plays a share of the moves early on ("" for none)."""
+    teacher_start: float = 0.5
+    """Share of the acting seats' moves the teacher plays at step 0."""
+    teacher_steps: int = 3_000_000
+    """Decisions over which the teacher's share decays linearly to 0."""
+    max_grad_norm: float = 10.0
+    """Gradient norm clip."""
+    learning_rate_end: float | None = None
+    """Learning rate at ``total_timesteps``, reached linearly from ``learning_rate`` (None: constant)."""
+    ema: float = 0.0
+    """Decay of an exponential moving average of the weights, per update; the average is what is
+    evaluated and saved (it smooths the noise of Monte-Carlo targets). 0: off, e.g. 0.999."""
+    total_timesteps: int = 20_000_000
+    """Decisions (samples) to train on."""
+    stages: list = field(default_factory=list)
+    """Later stages of the run: ``[{at: DECISIONS, KEY: VALUE, ...}, ...]`` with keys of ``STAGE_KEYS``
+    (the labels and the learning-rate schedule). From ``at`` decisions on, the keys take these values
+    as if the run were resumed there with them (``scopa train --resume RUN KEY=VALUE ...``): new games
+    drawn from the seed and the step, empty buffers, and the learning rate's linear schedule running
+    from this stage's start value at 0 decisions to its ``learning_rate_end`` at the stage's end (the
+    next ``at``, or ``total_timesteps``), as a resumed run's does. A run with stages and the same run
+    made of plain runs and resumes train the same weights (tested)."""
+    torch_threads: int = 2
+    """``torch.set_num_threads``; a seed reproduces a run for the same value."""
+    device: str = "auto"
+    """"auto" (cuda when present, else cpu), "cpu" or "cuda"; the actors' scoring runs there too."""
+    eval_every: int = 1_000_000
+    """Decisions between evaluations (and saves of ``latest`` and ``best``)."""
+    eval_opponents: list = field(default_factory=lambda: ["greedy", "heuristic"])
+    """Compiled baselines evaluated against on duplicate deals (the compiled core)."""
+    eval_pairs: int = 1000
+    """Duplicate deals per opponent and evaluation (every rotation, whole games)."""
+    final_eval_pairs: int = 10_000
+    """Duplicate deals per opponent in the final evaluation of ``best`` (report.md)."""
+    progress_bar: bool = True
+    """Show a progress bar with ETA."""
+
+    CHOICES: ClassVar[dict[str, tuple]] = {
+        **RunConfig.CHOICES,
+        "algo": (ALGO,),
+        "action_mode": ("move",),
+        "reward": ("points",),
+        "device": ("auto", "cpu", "cuda"),
+        "teacher": ("",) + COMPILED,
+        "label_loss": ("values", "differences"),
+    }
+    POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
+        "total_timesteps",
+        "torch_threads",
+        "eval_every",
+        "eval_pairs",
+        "batch_size",
+        "buffer_size",
+        "rollout_steps",
+        "teacher_steps",
+        "label_buffer_size",
+        "label_threads",
+    )
+    UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
+    STAGE_KEYS: ClassVar[tuple[str, ...]] = (
+        "label_positions",
+        "label_search",
+        "label_weight",
+        "label_buffer_size",
+        "label_threads",
+        "label_loss",
+        "learning_rate",
+        "learning_rate_end",
+    )
+    KEYS_LABEL: ClassVar[str] = " for algo dmc"
+    # a resume may change what a stage may (the labels, the learning-rate schedule) and the stages: a second
+    # stage of a run (denser labels, a lower rate) continues the same network and optimizer
+    RESUME_KEYS: ClassVar[tuple[str, ...]] = (*RESUME_KEYS, "device", *STAGE_KEYS, "stages")
+
+    @classmethod
+    def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> DmcConfig:
+        data: dict[str, Any] = {}
+        if path is not None:
+            p = Path(path)
+            if not p.is_file():
+                raise ConfigError(f"config file {str(path)!r} not found")
+            try:
+                data = yaml.safe_load(p.read_text()) or {}
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+            if not isinstance(data, dict):
+                raise ConfigError(f"{path}: expected a mapping of keys to values")
+            data.setdefault("name", p.stem)
+        cfg = cls.from_dict(data, str(path) if path else "config")
+        extra = parse_overrides(overrides or [])
+        return cls.from_dict({**cfg.to_dict(), **extra}, "command line") if extra else cfg
+
+    def validate(self, source: str = "config") -> None:
+        super().validate(source)
+        fixed = {"gamma": 1.0, "selfplay": False}
+        for key, value in fixed.items():
+            if getattr(self, key) != value:
+                raise ConfigError(f"{source}: {key} must be {value!r} for algo dmc, got {getattr(self, key)!r}")
+        for key in ("selfplay_games", "opponent_games", "final_eval_pairs", "label_positions"):
+            if getattr(self, key) < 0:
+                raise ConfigError(f"{source}: {key} must be >= 0, got {getattr(self, key)!r}")
+        if self.selfplay_games + self.opponent_games < 1:
+            raise ConfigError(f"{source}: selfplay_games + opponent_games must be at least 1")
+        if not self.learning_rate > 0 or not math.isfinite(self.learning_rate):
+            raise ConfigError(f"{source}: learning_rate must be a positive number, got {self.learning_rate!r}")
+        if self.learning_rate_end is not None and not (
+            self.learning_rate_end > 0 and math.isfinite(self.learning_rate_end)
+        ):
+            raise ConfigError(
+                f"{source}: learning_rate_end must be a positive number or null, got {self.learning_rate_end!r}"
+            )
+        if not (self.label_weight >= 0 and math.isfinite(self.label_weight)):
+            raise ConfigError(f"{source}: label_weight must be a number >= 0, got {self.label_weight!r}")
+        if self.label_positions:
+            self.label_config()
+        if self.ema >= 1.0:
+            raise ConfigError(f"{source}: ema must be in [0, 1), got {self.ema!r}")
+        self._check_stages(source)
+        if not self.sample_reuse > 0:
+            raise ConfigError(f"{source}: sample_reuse must be positive, got {self.sample_reuse!r}")
+        if not self.max_grad_norm > 0:
+            raise ConfigError(f"{source}: max_grad_norm must be positive, got {self.max_grad_norm!r}")
+        if not self.trunk or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in self.trunk):
+            raise ConfigError(f"{source}: trunk must be a non-empty list of positive ints, got {self.trunk!r}")
+        if self.seed < 0:
+            raise ConfigError(f"{source}: seed must be >= 0, got {self.seed!r}")
+        from train.opponents import normalize_weights
+
+        wrong = [s for s in normalize_weights(self.opponents) if s not in COMPILED]
+        if wrong:
+            raise ConfigError(
+                f"{source}: opponents {wrong} are not compiled players; dmc plays against {list(COMPILED)}"
+            )
+        wrong = [s for s in self.eval_opponents if s not in COMPILED]
+        if wrong:
+            raise ConfigError(
+                f"{source}: eval_opponents {wrong} are not compiled players; evaluate others after training with "
+                f"`scopa eval dmc:runs/{self.name}/best AGENT`"
+            )
+        from scopa_env.engine.rules import get_rules
+        from scopa_env.fast.batch import check_supported
+
+        try:
+            check_supported(get_rules(self.rules))
+        except NotImplementedError as exc:
+            raise ConfigError(f"{source}: dmc trains on the compiled core: {exc}") from None
+        if self.label_positions:
+            from scopa_env.fast.search import check_searchable
+
+            try:
+                check_searchable(self.rules)
+            except NotImplementedError as exc:
+                raise ConfigError(f"{source}: label_positions: {exc}") from None
+
+    def _check_stages(self, source: str) -> None:
+        if not isinstance(self.stages, list):
+            raise ConfigError(f"{source}: stages must be a list of mappings, got {self.stages!r}")
+        last = 0
+        for k, stage in enumerate(self.stages):
+            where = f"{source}: stages[{k}]"
+            if not isinstance(stage, dict):
+                raise ConfigError(f"{where} must be a mapping like {{at: 12000000, label_loss: differences}}")
+            at = stage.get("at")
+            if isinstance(at, bool) or not isinstance(at, int) or not last < at < self.total_timesteps:
+                raise ConfigError(
+                    f"{where}: at must be an int of decisions after the previous stage's ({last:,}) and before "
+                    f"total_timesteps ({self.total_timesteps:,}), got {at!r}"
+                )
+            last = at
+            wrong = sorted(set(stage) - {"at", *self.STAGE_KEYS}, key=str)
+            if wrong:
+                raise ConfigError(
+                    f"{where}: key(s) {wrong} cannot change in a stage; these can: {', '.join(self.STAGE_KEYS)}"
+                )
+        for k in range(1, len(self.stages) + 1):
+            self.for_stage(k, f"{source}: stages[{k - 1}]")
+
+    def stage_index(self, timestep: int) -> int:
+        """How many stages have begun at ``timestep`` decisions (0: the config's own values)."""
+        return sum(1 for stage in self.stages if stage["at"] <= timestep)
+
+    def for_stage(self, k: int, source: str = "config") -> DmcConfig:
+        """The config in force during stage ``k`` (stage 0: this config; stage ``k``: ``stages[:k]`` applied)."""
+        if k == 0:
+            return self
+        values = {key: v for stage in self.stages[:k] for key, v in stage.items() if key != "at"}
+        return type(self).from_dict({**self.to_dict(), **values, "stages": []}, source)
+
+    def stage_end(self, k: int) -> int:
+        """The decision count where stage ``k`` ends (the next stage's ``at``, or ``total_timesteps``)."""
+        return self.stages[k]["at"] if k < len(self.stages) else self.total_timesteps
+
+    def label_config(self, source: str = "config") -> np.ndarray:
+        """The settings array of ``label_search`` (:func:`scopa_env.fast.search.search_config`)."""
+        from agents.registry import make_agent
+
+        spec = self.label_search
+        if not isinstance(spec, str) or spec.partition(":")[0].strip() != "fsearch":
+            raise ConfigError(
+                f"{source}: label_search must be an fsearch spec (e.g. 'fsearch:worlds=64'), got {spec!r}"
+            )
+        try:
+            return make_agent(spec).C
+        except ValueError as exc:
+            raise ConfigError(f"{source}: label_search: {exc}") from None
+
+    def check_agents(self) -> None:
+        """Every agent here is a compiled player, checked by :meth:`validate`."""
+
+
+def is_dmc_config(config_path: str | None, overrides: list[str]) -> bool:
+    """Whether ``config_path`` (with ``overrides``) says ``algo: dmc``."""
+    if config_path is None or not Path(config_path).is_file():
+        return False
+    try:
+        data = yaml.safe_load(Path(config_path).read_text()) or {}
+    except yaml.YAMLError:
+        return False
+    if not isinstance(data, dict):
+        return False
+    try:
+        data.update(parse_overrides(overrides))
+    except ConfigError:
+        return False
+    return data.get("algo") == ALGO
+
+
+def is_dmc_run(run_dir: str | Path) -> bool:
+    """Whether the run folder ``run_dir`` holds a DMC run (its ``config.yaml`` says ``algo: dmc``)."""
+    p = Path(run_dir) / "config.yaml"
+    if not p.is_file():
+        return False
+    data = yaml.safe_load(p.read_text()) or {}
+    return isinstance(data, dict) and data.get("algo") == ALGO
