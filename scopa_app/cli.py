@@ -13,7 +13,6 @@ COMMAND: error: ...``, and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 
@@ -175,23 +174,26 @@ def _bench(args: argparse.Namespace) -> int:
     load_after = os.getloadavg()
     print(f"load average at the end: {', '.join(f'{x:.2f}' for x in load_after)}", flush=True)
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(
+        import shlex
+
+        from scopa_env.bench.results import result_record, write_record
+
+        record = result_record(
+            shlex.join(["scopa", "bench", "--seconds", f"{args.seconds:g}", "--json", args.json]),
+            [
                 {
-                    "load_average": {"start": load_before, "end": load_after},
-                    "rows": [
-                        {
-                            "benchmark": r.name,
-                            "value": r.value,
-                            "unit": r.unit,
-                            "vs_ref": None if math.isnan(r.vs_ref) else r.vs_ref,
-                        }
-                        for r in rows
-                    ],
-                },
-                fh,
-                indent=2,
-            )
+                    "benchmark": r.name,
+                    "value": r.value,
+                    "unit": r.unit,
+                    "vs_ref": None if math.isnan(r.vs_ref) else r.vs_ref,
+                }
+                for r in rows
+            ],
+            what=f"scopa bench: speed rows, {args.seconds:g} s per measurement",
+            columns=[("benchmark", "benchmark"), ("value", "value"), ("unit", "unit"), ("vs_ref", "vs ref")],
+            load={"start": [round(x, 2) for x in load_before], "end": [round(x, 2) for x in load_after]},
+        )
+        write_record(record, args.json)
     return 0
 
 

@@ -9,6 +9,8 @@
   ``pytest`` lines are this suite. Commands that need a finished run folder, a checkpoint or a Ray
   cluster are parsed and validated only.
 * Blocks without a language are synopses and sample output, not code.
+* README.md stays a page for newcomers: under 10,000 bytes (tests/test_readme.py checks the rest of it,
+  and runs its training snippet with a small budget).
 """
 
 from __future__ import annotations
@@ -37,6 +39,9 @@ NOT_RERUN = (
     "python -m pytest",
     "SCOPA_DIFF_GAMES=",
     "ruff ",
+    "lint-imports",  # the import-layer contract (pyproject.toml)
+    "mkdocs ",  # builds or serves the documentation site
+    "jupyter ",  # a notebook server
     ".venv-rllib/bin/pip",
     ".venv-rllib/bin/python -m pytest",
     "tensorboard ",  # a viewer (a server)
@@ -46,6 +51,9 @@ NOT_RERUN = (
     "python benchmarks/learning_curves.py",  # needs finished run folders
 )
 CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:", "dmc:")
+TRAINS = "MaskablePPO("
+"""A README python block that trains: tests/test_readme.py runs it with a small budget instead."""
+README_MAX_BYTES = 10_000
 
 
 def blocks(path: Path, language: str) -> list[str]:
@@ -70,8 +78,17 @@ def test_python_blocks_run(path, tmp_path, monkeypatch):
     monkeypatch.setenv("MPLBACKEND", "Agg")
     namespace: dict = {"__name__": "__docs__"}
     for i, code in enumerate(blocks(path, "python")):
+        if path.name == "README.md" and TRAINS in code:
+            continue  # run by tests/test_readme.py with a small step count
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(code, f"{path.name}[python block {i}]", "exec"), namespace)
+
+
+def test_readme_is_short():
+    size = len((ROOT / "README.md").read_bytes())
+    assert size < README_MAX_BYTES, (
+        f"README.md is {size} bytes; keep it under {README_MAX_BYTES} for newcomers and put details in docs/"
+    )
 
 
 SCOPA_COMMANDS = [(p, c) for p in DOCS for c in shell_commands(p) if c.startswith("scopa ")]

@@ -1,0 +1,234 @@
+"""Write docs/results.md from the measurement records in benchmarks/results/*.json.
+
+    python benchmarks/render_results.py                 # rewrite docs/results.md
+    python benchmarks/render_results.py --out PATH      # write elsewhere (tests/test_results_page.py)
+
+Each results file is ``{"title", "about", "records": [...]}`` (or one bare record, as
+``scopa bench --json PATH`` writes it); a record's fields are described in
+scopa_env/bench/results.py. Every table comes with the command that made it, the commit it
+was measured at, the date and the machine's load ("not recorded" where nobody wrote it down).
+
+A row may carry its own ``command``, ``commit``, ``date`` or ``load_average`` where it was
+measured apart from the rest of its table, and a ``data`` link to the full report it comes
+from (``docs/data/.../*.json``, an evaluation report; ``train/zoo/NAME/card.json#OPPONENT``,
+a zoo model card): its deals, hands, win rate and margin are then read from that file rather
+than copied. The output depends on the JSON files alone (no dates, no randomness), so a test
+can regenerate it and compare.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from scopa_env.bench.results import missing_fields
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+OUT = ROOT / "docs" / "results.md"
+ORDER = ("bench", "strength", "training", "openspiel")
+"""Files shown first, in this order; any other file follows in name order."""
+ROW_SOURCE_KEYS = ("command", "commit", "date", "load_average", "data")
+SHORT = 7
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def load_files(results: Path = RESULTS) -> list[tuple[str, dict[str, Any]]]:
+    """``(stem, file)`` for every results file, in page order; a bare record becomes a one-record file."""
+    paths = sorted(
+        results.glob("*.json"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else len(ORDER), p.stem)
+    )
+    out = []
+    for path in paths:
+        data = json.loads(path.read_text())
+        if "records" not in data:
+            data = {"title": data.get("what", path.stem), "about": "", "records": [data]}
+        for i, record in enumerate(data["records"]):
+            missing = missing_fields(record)
+            if missing:
+                raise ValueError(f"{path.name}: record {i} ({record.get('id', '?')}) lacks {', '.join(missing)}")
+        out.append((path.stem, data))
+    return out
+
+
+def linked_values(link: str, root: Path = ROOT) -> dict[str, Any]:
+    """Deals, hands, win rate and margin of a row's ``data`` link, read from the linked report."""
+    path, _, opponent = link.partition("#")
+    data = json.loads((root / path).read_text())
+    if "results" in data:  # a zoo model card: one result per opponent
+        found = [r for r in data["results"] if r["opponent"] == opponent]
+        if len(found) != 1:
+            raise ValueError(f"{path}: no single result against {opponent!r}")
+        r = found[0]
+        return {
+            "deals": r["deal_pairs"],
+            "win_rate": {"mean": r["win_rate"], "lo": r["win_rate_lo"], "hi": r["win_rate_hi"]},
+            "margin": {"mean": r["margin"], "lo": r["margin_lo"], "hi": r["margin_hi"]},
+        }
+    first = data["agents"][0]  # an evaluation report (agents.evaluate): the first agent's side
+    return {
+        "deals": data["deals"],
+        "hands": data["hands"],
+        "win_rate": {k: first["win_rate"][k] for k in ("mean", "lo", "hi")},
+        "margin": {k: first["margin_per_hand"][k] for k in ("mean", "lo", "hi")},
+    }
+
+
+# --- formatting --------------------------------------------------------------------------------
+
+
+def number(v: float | int) -> str:
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    a = abs(v)
+    if a >= 1000:
+        return f"{v:,.0f}"
+    if a == 0 or a >= 1e-3:
+        return f"{v:.4g}"
+    return f"{v:.6f}".rstrip("0")
+
+
+def cell(key: str, value: Any) -> str:
+    """One table cell: CIs as ``+0.410 [+0.396, +0.424]``, win rates in percent, numbers grouped."""
+    if value is None or value == "":
+        return ""
+    percent = key.startswith("win_rate")
+    if isinstance(value, dict) and "mean" in value:
+        if percent:
+            d = value.get("digits", 1)
+            return f"{100 * value['mean']:.{d}f}% [{100 * value['lo']:.{d}f}, {100 * value['hi']:.{d}f}]"
+        d = value.get("digits", 3)
+        return f"{value['mean']:+.{d}f} [{value['lo']:+.{d}f}, {value['hi']:+.{d}f}]"
+    if percent and isinstance(value, float):
+        return f"{100 * value:.1f}%"
+    if isinstance(value, (int, float)):
+        return number(value)
+    return str(value).replace("|", "\\|")
+
+
+def load_text(load: Any, note: str | None = None) -> str:
+    if load is None:
+        text = "not recorded"
+        return note if note and note.startswith("not recorded") else text + (f" ({note})" if note else "")
+    if "start" in load:
+
+        def show(x):
+            return ", ".join(number(v) for v in x) if isinstance(x, list) else number(x)
+
+        text = f"{show(load['start'])} at the start, {show(load['end'])} at the end"
+    else:
+        text = f"{number(load['min'])} to {number(load['max'])}"
+    return text + (f" ({note})" if note else "")
+
+
+def commit_text(commit: str | None) -> str:
+    return f"`{commit[:SHORT]}`" if commit else "not recorded"
+
+
+def doc_link(path: str) -> str:
+    """A repository path as the page shows it: as code, not a link (the site leaves docs/data/ out)."""
+    return f"`{path}`"
+
+
+def render_record(record: dict[str, Any], root: Path = ROOT) -> list[str]:
+    rows = []
+    for row in record["rows"]:
+        row = dict(row)
+        if row.get("data"):
+            for k, v in linked_values(row["data"], root).items():
+                row.setdefault(k, v)
+        rows.append(row)
+    columns = record.get("columns") or [[k, k] for k in (rows[0] if rows else {})]
+    apart = any(any(k in row for k in ROW_SOURCE_KEYS) for row in rows)
+    what = record["what"][0].upper() + record["what"][1:]
+    lines = [f"### {record['title']}", "", f"{what}.", ""] if record.get("title") else [f"### {what}", ""]
+    command = f"`{record['command']}`" if record["command"] else "not recorded"
+    if record.get("command_note"):
+        command += f" ({record['command_note']})"
+    lines += [
+        f"- command: {command}",
+        f"- commit: {commit_text(record['commit'])}; date: {record['date']}",
+        f"- load average: {load_text(record['load_average'], record.get('load_note'))}",
+    ]
+    if record.get("machine"):
+        lines.append(f"- machine: {record['machine']}")
+    lines.append("")
+    header = [h for _, h in columns] + (["measured apart"] if apart else [])
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "|".join("---" for _ in header) + "|")
+    for row in rows:
+        cells = [cell(k, row.get(k)) for k, _ in columns]
+        if apart:
+            parts = []
+            if "command" in row:
+                parts.append(f"`{row['command']}`" if row["command"] else "command not recorded")
+            if "commit" in row:
+                parts.append(f"commit {commit_text(row['commit'])}")
+            if "date" in row:
+                parts.append(str(row["date"]))
+            if "load_average" in row:
+                parts.append(f"load {load_text(row['load_average'])}")
+            if row.get("data"):
+                parts.append(f"data: {doc_link(row['data'].partition('#')[0])}")
+            cells.append("; ".join(parts))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    for fact in record.get("facts", []):
+        lines.append(f"- {fact['what']}: {fact['value']}")
+    if record.get("facts"):
+        lines.append("")
+    figures = record.get("figures") or ([record["figure"]] if record.get("figure") else [])
+    for fig in figures:
+        name = Path(fig).stem.replace("_", " ")
+        lines += [f"![{name}]({fig[len('docs/') :] if fig.startswith('docs/') else fig})", ""]
+    return lines
+
+
+def render(results: Path = RESULTS, root: Path = ROOT) -> str:
+    """The whole page, from the files under ``results``."""
+    lines = [
+        "# Results",
+        "",
+        "<!-- Generated by benchmarks/render_results.py from benchmarks/results/*.json: edit those and rerun it. -->",
+        "",
+        "Every number on this page is data in `benchmarks/results/*.json`, rendered by",
+        "`python benchmarks/render_results.py`. Each table names the command that made it, the commit it was",
+        'measured at, the date, and the machine\'s load average as reported ("not recorded" where it was not',
+        "written down). `scopa bench --json PATH` writes a new record of the same shape.",
+        "",
+        "Duplicate deals: every deal is played twice with the seats swapped, so the luck of the cards cancels.",
+        "Points per hand: the margin in game points per hand, side minus opponent.",
+        "",
+    ]
+    for _, data in load_files(results):
+        lines += [f"## {data['title']}", ""]
+        if data.get("about"):
+            lines += [data["about"], ""]
+        for record in data["records"]:
+            lines += render_record(record, root)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=RESULTS, help="folder of result files")
+    parser.add_argument("--out", type=Path, default=OUT, help="page to write (default docs/results.md)")
+    args = parser.parse_args(argv)
+    try:
+        text = render(args.results)
+    except (ValueError, KeyError, FileNotFoundError) as exc:
+        print(f"render_results: error: {exc}", file=sys.stderr)
+        return 2
+    args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""docs/results.md is generated from benchmarks/results/*.json by benchmarks/render_results.py: the page
+must be what the script writes now, and every record must say its command, commit, date and load."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from scopa_env.bench.results import REQUIRED_FIELDS, missing_fields, result_record, write_record
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+PAGE = ROOT / "docs" / "results.md"
+COMMIT = re.compile(r"^[0-9a-f]{40}$")
+DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def renderer():
+    spec = importlib.util.spec_from_file_location("render_results", ROOT / "benchmarks" / "render_results.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def records() -> list[tuple[str, dict]]:
+    out = []
+    for path in sorted(RESULTS.glob("*.json")):
+        data = json.loads(path.read_text())
+        out += [(path.name, r) for r in data.get("records", [data])]
+    return out
+
+
+def test_page_is_what_the_script_writes(tmp_path):
+    out = tmp_path / "results.md"
+    assert renderer().main(["--out", str(out)]) == 0
+    assert PAGE.read_text() == out.read_text(), (
+        "docs/results.md is stale or edited by hand: run python benchmarks/render_results.py"
+    )
+
+
+def test_every_record_says_command_commit_date_and_load():
+    assert len(records()) >= 10, "the results files hold the measurements"
+    for name, record in records():
+        where = f"{name}: {record.get('id', record.get('what'))}"
+        assert not missing_fields(record), f"{where} lacks {missing_fields(record)}"
+        assert record["commit"] is None or COMMIT.match(record["commit"]), f"{where}: commit is a full git hash"
+        assert DATE.match(record["date"]), f"{where}: date is ISO"
+        if record["load_average"] is None:
+            assert record.get("load_note", "").startswith("not recorded"), f"{where}: a null load says 'not recorded'"
+        for row in record["rows"]:
+            if row.get("commit") is not None:
+                assert COMMIT.match(row["commit"]), f"{where}: a row's commit is a full git hash"
+            if row.get("data"):
+                assert (ROOT / row["data"].partition("#")[0]).is_file(), f"{where}: {row['data']} exists"
+
+
+def test_a_record_without_its_fields_is_refused(tmp_path):
+    (tmp_path / "bad.json").write_text(json.dumps({"what": "x", "rows": [], "date": "2026-01-01"}))
+    with pytest.raises(ValueError, match="lacks command, commit, load_average"):
+        renderer().render(tmp_path)
+    with pytest.raises(ValueError, match="needs command"):
+        write_record({"what": "x", "rows": []}, tmp_path / "out.json")
+
+
+def test_scopa_bench_json_writes_a_record(tmp_path, monkeypatch):
+    import scopa_env.bench.env as bench
+    from scopa_app.cli import main
+
+    monkeypatch.setitem(sys.modules, "scopa_env.bench.fast", None)  # the compiled rows: not measured here
+    monkeypatch.setattr(
+        bench, "run_all", lambda seconds, extra, progress=None, on_row=None: [bench.Row("engine", 10.0, "moves/s", 2.0)]
+    )
+    out = tmp_path / "bench.json"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(["bench", "--seconds", "0.5", "--json", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert set(REQUIRED_FIELDS) <= set(record), f"the record has {sorted(record)}"
+    assert record["command"] == f"scopa bench --seconds 0.5 --json {out}"
+    assert record["commit"] is None or COMMIT.match(record["commit"])
+    assert len(record["load_average"]["start"]) == 3 and len(record["load_average"]["end"]) == 3
+    assert record["rows"] == [{"benchmark": "engine", "value": 10.0, "unit": "moves/s", "vs_ref": 2.0}]
+    page = renderer().render(tmp_path)  # the renderer reads what the tool writes
+    assert "`scopa bench --seconds 0.5" in page
+
+
+def test_result_record_defaults():
+    record = result_record("cmd", [{"a": 1}], what="w", commit="0" * 40, date="2026-01-01")
+    assert record["columns"] == [["a", "a"]] and record["load_average"] is None
