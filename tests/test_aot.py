@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -44,6 +45,30 @@ def test_setup_builds_every_extension():
         if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "EXTENSIONS" for t in node.targets)
     )
     assert tuple(specs) == aot.EXTENSIONS
+
+
+def test_an_edit_to_any_file_of_the_core_makes_the_extensions_stale(tmp_path, monkeypatch):
+    """``aot.source_hash`` reads every module of the compiled core (its ``__init__``, which only
+    re-exports, aside) and the build (``aot.source_files``), and an edit to any one of them changes
+    it (on copies of them, so that no build goes stale)."""
+    fast = ROOT / "scopa_env" / "fast"
+    files = aot.source_files()
+    modules = {p for p in (fast / "core").glob("*.py") if p.name != "__init__.py"}
+    assert modules | {fast / "aot_build.py"} <= set(files), [f.name for f in files]
+    copies = []
+    for path in files:
+        copy = tmp_path / path.relative_to(ROOT)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        copies.append(copy)
+    monkeypatch.setattr(aot, "source_files", lambda: tuple(copies))
+    unchanged = aot.source_hash.__wrapped__()
+    for copy in copies:
+        text = copy.read_bytes()
+        copy.write_bytes(text + b"\n# an edit\n")
+        assert aot.source_hash.__wrapped__() != unchanged, f"an edit to {copy.name} left the hash as it was"
+        copy.write_bytes(text)
+    assert aot.source_hash.__wrapped__() == unchanged
 
 
 def _play(batch: BatchedScopa, steps: int, seed: int) -> list[tuple]:

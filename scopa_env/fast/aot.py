@@ -11,8 +11,8 @@ through it, so a fresh process on an empty numba cache starts in a fraction of a
 of compiling for several. Everything else stays on the JIT: other presets, several threads (the
 JIT's loop releases the GIL), observe and choose, the search kernels; so does everything when an
 extension is missing (no C compiler at install: the build only warns), stale (its
-:func:`source_hash`, of the compiled core's source and the numba and numpy versions, differs from
-the installed one's) or switched off with ``SCOPA_AOT=0``.
+:func:`source_hash`, of the compiled core's sources (:data:`BUILT_FROM`) and the numba and numpy
+versions, differs from the installed one's) or switched off with ``SCOPA_AOT=0``.
 
 The extension ``scopa_env.fast._aot_observe`` holds :func:`core.observe` for the Python engine's
 parts (one int argument per seat's and side's value, one export per number of players and sides,
@@ -62,22 +62,39 @@ OBSERVERS = ((2, 2), (3, 3), (4, 2), (4, 4), (6, 2), (8, 8))
 (8 players: the 52-card deck); other rules write their observation in Python."""
 EXTENSIONS = (*SPECS, OBSERVER)
 """Every extension ``setup.py`` builds (tests/test_aot.py holds its list equal to this)."""
-CORE = Path(__file__).with_name("core.py")
+BUILT_FROM = (Path(__file__).with_name("core") / "kernels.py", Path(__file__).with_name("aot_build.py"))
+"""What the extensions are compiled from: the compiled core's entry points (``core/kernels.py``, which
+imports every module whose kernels they hold: the row loop's, the observer's and the env helpers'),
+with every file of ``scopa_env.fast`` it imports (:func:`source_files`), and the build, which wraps
+:func:`core.observe` for export."""
+
+
+def source_files() -> tuple[Path, ...]:
+    """The files :func:`source_hash` reads: the compiled core's entry points and what they import
+    from ``scopa_env.fast``, transitively (:func:`scopa_env.fast.sources.kernel_sources`), and the
+    build itself."""
+    from scopa_env.fast.sources import kernel_sources
+
+    entry, build = BUILT_FROM
+    return tuple(sorted({*kernel_sources(entry), build.resolve()}))
 
 
 @functools.cache
 def source_hash() -> int:
-    """A 63-bit hash of the compiled core's source and the numba and numpy versions: an extension
-    is used only while it equals the one it was built with (a build environment's numba or numpy
-    other than the installed ones counts as stale too). Read once per process, without importing
-    numba (its installed version is read from the package metadata)."""
+    """A 63-bit hash of the sources the extensions are built from (:func:`source_files`) and of the
+    numba and numpy versions: an extension is used only while it equals the one it was built with
+    (an edit in any of those files, or a build environment's numba or numpy other than the
+    installed ones, counts as stale). Read once per process, without importing numba (its
+    installed version is read from the package metadata)."""
     from importlib.metadata import PackageNotFoundError, version
+
+    from scopa_env.fast.sources import digest
 
     try:
         numba = version("numba")
     except PackageNotFoundError:  # no numba: nothing compiled can match
         numba = "missing"
-    stamp = CORE.read_bytes() + f"|numba {numba}|numpy {np.__version__}".encode()
+    stamp = digest(source_files()) + f"|numba {numba}|numpy {np.__version__}".encode()
     return int.from_bytes(hashlib.sha256(stamp).digest()[:8], "little") >> 1
 
 

@@ -15,7 +15,6 @@ import functools
 import numpy as np
 from numba import njit
 
-# numba caches this kernel by this file's stamp alone: edit this file when core.py's layout changes (last: legal_pairs inlines _standard_pairs, which plain_pairs shares).
 from scopa_env.fast import core
 
 

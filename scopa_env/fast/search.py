@@ -55,7 +55,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: legal_pairs inlines _standard_pairs, which plain_pairs shares).
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
