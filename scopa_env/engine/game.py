@@ -292,6 +292,43 @@ class Game:
             )
         return game
 
+    @classmethod
+    def from_order(
+        cls,
+        order: Sequence[int],
+        num_players: int = 2,
+        rules: Rules | str | None = None,
+        dealer: int | None = None,
+        scores: Sequence[int] | None = None,
+        seed: int | np.random.Generator | None = None,
+        auto_next_hand: bool = True,
+    ) -> Game:
+        """A game whose hand is dealt from ``order``, the whole deck top card first, exactly as
+        the constructor deals a shuffled deck (for callers that draw the deal themselves: the
+        OpenSpiel game's chance nodes).
+
+        The first deal goes one card at a time from the player after the dealer, then the table,
+        the rest is the stock; under ``first_card_choice`` the player after the dealer holds
+        ``order[0]`` and decides on it (:meth:`play_pair`), the rest dealt from the stock as the
+        decision says. Where the rules throw the table in (:meth:`needs_redeal`) the game is
+        returned before the next deal: :attr:`redeals` is 1, no seat holds a card and
+        :attr:`dealer` is the seat to deal again (the next one under :attr:`Rules.redeal_next_dealer`).
+        ``seed`` shuffles the later hands (and Chkobba's redeals). Every card of the deck must
+        appear exactly once in ``order`` (``ValueError`` otherwise).
+        """
+        game = cls.__new__(cls)
+        game._setup(num_players, rules, seed, auto_next_hand)
+        game.dealer = game.num_players - 1 if dealer is None else game._seat(dealer, "dealer")
+        if scores is not None:
+            if len(scores) != game.num_sides:
+                raise ValueError(f"scores needs {game.num_sides} entries (one per side), got {len(scores)}")
+            game.scores = [int(s) for s in scores]
+        order = [int(c) for c in order]
+        _check_deck(order, game.rules)
+        game._new_hand_state()
+        game._deal_order(order)
+        return game
+
     def _check_declaring(self, queue: list[int], pending: list[tuple[int, int]]) -> None:
         rules = self.rules
         if not rules.declarations:
@@ -358,34 +395,43 @@ class Game:
         """
         deck = list(self.rules.deck)
         full = deck == _FULL_DECK  # then card ids are the permutation itself
-        rules = self.rules
-        first = self.num_players * self.schedule[0]
         while True:
             perm = self.rng.permutation(len(deck)).tolist()
-            order = perm if full else [deck[i] for i in perm]
-            if rules.first_card_choice:
-                self.hands[self.current] = 1 << order[0]
-                self._cards_in_hands = 1
-                self.stock = order[1:]
-                self.deciding = True
+            if self._deal_order(perm if full else [deck[i] for i in perm]):
                 return
-            self._deal_round(order[:first])
-            rest = order[first:]
-            table = 0
-            for card in rest[: rules.table_size]:  # deck cards: mask_of's checks are not needed
-                table |= 1 << card
-            self.table = table
-            self.stock = rest[rules.table_size :]
-            if self.needs_redeal(self.table):
-                self.redeals += 1
-                self.hands = [0] * self.num_players
-                self._cards_in_hands = 0
-                if rules.redeal_next_dealer:  # Cirulla: "dealt again by the next dealer"
-                    self.dealer = (self.dealer + 1) % self.num_players
-                    self.current = (self.dealer + 1) % self.num_players
-                continue
-            self.open_hand()
-            return
+
+    def _deal_order(self, order: list[int]) -> bool:
+        """Deal the hand from ``order`` (the deck, top card first) as :meth:`_deal_shuffled` does:
+        the first deal one card at a time from the player after the dealer, then the table, the
+        rest is the stock. ``False`` where the table is thrown in (:meth:`needs_redeal`): the redeal
+        is counted, the hands are empty and, under :attr:`Rules.redeal_next_dealer`, the next
+        dealer deals. With ``first_card_choice`` only ``order[0]`` is dealt, to the player after
+        the dealer, the rest waits in the stock for :meth:`_decide`."""
+        rules = self.rules
+        if rules.first_card_choice:
+            self.hands[self.current] = 1 << order[0]
+            self._cards_in_hands = 1
+            self.stock = order[1:]
+            self.deciding = True
+            return True
+        first = self.num_players * self.schedule[0]
+        self._deal_round(order[:first])
+        rest = order[first:]
+        table = 0
+        for card in rest[: rules.table_size]:  # deck cards: mask_of's checks are not needed
+            table |= 1 << card
+        self.table = table
+        self.stock = rest[rules.table_size :]
+        if self.needs_redeal(self.table):
+            self.redeals += 1
+            self.hands = [0] * self.num_players
+            self._cards_in_hands = 0
+            if rules.redeal_next_dealer:  # Cirulla: "dealt again by the next dealer"
+                self.dealer = (self.dealer + 1) % self.num_players
+                self.current = (self.dealer + 1) % self.num_players
+            return False
+        self.open_hand()
+        return True
 
     def needs_redeal(self, table: int) -> bool:
         """Whether an initial table layout (bitmask) is thrown in under these rules."""
