@@ -18,7 +18,7 @@ option              meaning (default)
 The bot searches the hand in progress as the OpenSpiel game ``python_scopa`` with
 ``episode="hand"`` and ``reward="points"`` (:mod:`scopa_env.openspiel.game`): its values
 are hand-point margins, like those of the ``search`` agent. Each decision starts from
-:func:`~scopa_env.openspiel.game.state_from_view` of the agent's
+:func:`~scopa_env.openspiel.resample.state_from_view` of the agent's
 :class:`~scopa_env.engine.game.PlayerView`; ISMCTS then redraws the hidden cards per simulation
 with the kit's determinization (``resample_from_infostate``). The bot's random state, the
 rollouts' and the redraws' come from the agent's seed, so a seed gives the same moves.
@@ -111,7 +111,7 @@ class ISMCTSAgent(Agent):
         from open_spiel.python.algorithms import ismcts, mcts
 
         from scopa_env.engine.actions import move_enumeration
-        from scopa_env.openspiel.game import state_from_view
+        from scopa_env.openspiel.resample import state_from_view
 
         start = time.process_time()
         moves = view.legal_moves()

@@ -1,4 +1,4 @@
-"""The OpenSpiel game ``python_scopa`` (scopa_env/openspiel/game.py) and the ``openspiel:`` agents.
+"""The OpenSpiel game ``python_scopa`` (the package scopa_env/openspiel/) and the ``openspiel:`` agents.
 
 Skipped without the ``openspiel`` extra. The deal is chance; information states must not
 change when only cards a player cannot see change; OpenSpiel's own random-simulation test
@@ -17,10 +17,10 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+import scopa_env.openspiel.game as og  # noqa: E402
 from agents.evaluate import Match, run_deals, summarize  # noqa: E402
 from agents.openspiel_bot import ISMCTSAgent  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from scopa_env import openspiel_game as og  # noqa: E402
 from scopa_env.engine.actions import confirm_action, move_enumeration  # noqa: E402
 from scopa_env.engine.cards import RANK_MASK, RANK_OF, RE, card_id, cards_of, format_card, format_cards  # noqa: E402
 from scopa_env.engine.game import Game  # noqa: E402
@@ -607,7 +607,8 @@ def test_french_52_deal_is_every_card_with_three_kings_thrown_in():
         state.apply_action(king)
     assert kings[2] not in dict(state.chance_outcomes()), "a third King would throw the table in"
     state.apply_action(kings[2] - 1)  # a Queen
-    state.apply_action(kings[3])
+    assert kings[3] not in dict(state.chance_outcomes()), "two Kings and a Queen: the last King would throw it in"
+    state.apply_action(kings[3] - 1)  # the last Queen
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
     assert state.engine.table.bit_count() == 4 and sum(h.bit_count() for h in state.engine.hands) == 24
@@ -1088,6 +1089,27 @@ def test_a_chkobba_hand_of_the_env_is_followed_by_the_bridge(action_mode):
             if judge.needs_redeal(sum(1 << c for c in table)):
                 break
         assert follow_env("chkobba", action_mode, 2, seed, keep_first=keep)["redeals"] >= 1
+
+
+def test_a_chkobba_redeal_is_dealt_again_by_the_seat_the_engine_names():
+    """pagat (Chkobba): "If there are three or four equal valued cards in the initial table layout the
+    cards are gathered up, shuffled and dealt again." The bridge's thrown-in table is the engine's
+    deal (``Game.from_order``, then the decision), so the hand is dealt again by the seat the engine
+    names, also where the option string adds Cirulla's ``redeal_next_dealer``: the env's hand is
+    followed action by action, the dealer included."""
+    rules = get_rules("chkobba,redeal_next_dealer=true")
+    judge = Game(2, rules, seed=0)
+    from scopa_env import scopa_v0
+
+    env = scopa_v0.raw_env(num_players=2, rules=rules, episode="hand")
+    for seed in itertools.count():
+        env.reset(seed=seed)
+        card, stock = cards_of(env.game.hands[0])[0], env.game.stock
+        table = stock[2 * rules.hand_size : 2 * rules.hand_size + rules.table_size - 1] + [card]
+        if judge.needs_redeal(sum(1 << c for c in table)):
+            break
+    seen = follow_env("chkobba,redeal_next_dealer=true", "move", 2, seed, keep_first=False)
+    assert seen["redeals"] >= 1, "a tabled first card's table was thrown in"
 
 
 def test_chkobba_hidden_first_card_and_resampling():
