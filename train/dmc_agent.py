@@ -70,6 +70,7 @@ class MoveFeatures:
     """Per-move feature rows for "move"-mode ids of one rules object (see the module table)."""
 
     def __init__(self, rules: Rules, num_players: int, heuristic: bool = False) -> None:
+        rules.check_backend("features")  # a field declared features=False (scopa_env/engine/rules.py) is refused
         moves = move_enumeration(rules)
         self.heuristic = heuristic
         n = len(moves)

@@ -1,4 +1,5 @@
-"""Rules of Scopa: the frozen :class:`Rules` object, named presets and legal moves.
+"""Rules of Scopa: the frozen :class:`Rules` object, which backends play each field, named presets
+and legal moves (the captures themselves are enumerated in :mod:`scopa_env.engine.captures`).
 
 Pure Python over card ids and bitmasks; no gym, PettingZoo or numpy imports.
 
@@ -19,6 +20,11 @@ variants (Scopone, Scopa d'Assi, Scopa di Quindici, Chkobba, Hurrikan ...) are i
 one and registers them in :data:`PRESETS`; the package (``scopa_env/__init__.py``) imports
 it, so every importer of ``scopa_env.engine.rules`` sees them, and this module imports no preset.
 
+Each field declares, next to it, the backends that play it besides the engine and the AEC env
+(``metadata=backends(fast=..., french=..., openspiel=..., features=..., search=...)``, see
+:class:`Support`); the backends' support lists are read from there (:func:`supported_by`) and
+:meth:`Rules.check_backend` refuses the rest.
+
 Two moves are encoded with a *self mask*, ``(card, 1 << card)``, the card "taking
 itself": in Chkobba's first-card decision it means "keep the drawn card" (``(card, 0)``
 puts it on the table), and under :attr:`Rules.ace_takes_itself` it is an Ace played
@@ -29,28 +35,27 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from scopa_env.engine.captures import WILDCARD as WILDCARD  # re-exported: what a card may capture
+from scopa_env.engine.captures import WILDCARD_RANK as WILDCARD_RANK
+from scopa_env.engine.captures import Move as Move
+from scopa_env.engine.captures import capture_rank as capture_rank
+from scopa_env.engine.captures import capture_ranks as capture_ranks
+from scopa_env.engine.captures import check_wild_rank, legal_pairs, move_of
 from scopa_env.engine.cards import (
     ACE,
     COINS,
     CUPS,
-    FRENCH_RANKS,
     MAX_CARDS,
-    MAX_RANK,
     NUM_CARDS,
     NUM_RANKS,
     PRIMIERA_BY_RANK,
-    RANK_MASK,
-    RANK_OF,
     RANKS,
     RANKS_PER_SUIT,
     SUITS,
     card_id,
-    cards_of,
-    format_card,
     format_cards,
     mask_of,
 )
@@ -77,6 +82,50 @@ PRIMIERA_SCALES: dict[str, tuple[float, ...]] = {
 }
 
 
+BACKENDS = ("engine", "env", "fast", "french", "openspiel", "features", "search")
+"""What may play a :class:`Rules` field (:func:`supported_by`): ``engine`` the Python engine
+(:class:`~scopa_env.engine.game.Game`), ``env`` the PettingZoo AEC env (:mod:`scopa_env.aec`),
+both of which play every field; the rest as :class:`Support` says."""
+
+
+@dataclass(frozen=True)
+class Support:
+    """Which backends play a :class:`Rules` field at every value, declared next to the field
+    (``field(default=..., metadata=backends(...))``). The engine and the AEC env play every
+    field. Where a backend does not play a field, it refuses rules whose value of the field
+    differs from the standard one (:meth:`Rules.check_backend`), naming the preset and field."""
+
+    fast: bool
+    """The compiled core (:mod:`scopa_env.fast`: ``BatchedScopa``, the vector env, DMC's
+    self-play) with the 40-card deck; :func:`scopa_env.fast.batch.check_supported`."""
+    french: bool
+    """The compiled core with the 52-card deck too (``ranks_per_suit=13``, ``french_52``)."""
+    openspiel: bool
+    """The OpenSpiel game (:mod:`scopa_env.openspiel`)."""
+    features: bool
+    """The learners' move features (:class:`train.dmc_agent.MoveFeatures`, and on the compiled
+    core :func:`scopa_env.fast.features.heuristic_move_scores`) describe every move it allows."""
+    search: bool
+    """The compiled batched search (:mod:`scopa_env.fast.search`: the ``fsearch`` agent, DMC's
+    search labels) values every decision it adds."""
+    rule: bool = True
+    """``False`` for a label that is no rule (``name``, ``description``): no rule text to test."""
+
+    def __post_init__(self) -> None:
+        if (self.french or self.search) and not self.fast:
+            raise ValueError(f"{self}: french and search run on the compiled core, so they need fast=True")
+
+
+def backends(*, fast: bool, french: bool, openspiel: bool, features: bool, search: bool) -> dict[str, Support]:
+    """The ``metadata`` of a :class:`Rules` field: which backends play it (see :class:`Support`)."""
+    return {"support": Support(fast=fast, french=french, openspiel=openspiel, features=features, search=search)}
+
+
+def label() -> dict[str, Support]:
+    """The ``metadata`` of a field that names or describes a preset: every backend carries it."""
+    return {"support": Support(fast=True, french=True, openspiel=True, features=True, search=True, rule=False)}
+
+
 @dataclass(frozen=True)
 class Rules:
     """Every rule that differs between variants, with the standard game as default.
@@ -85,24 +134,33 @@ class Rules:
     Invalid values raise ``ValueError`` naming the field.
     """
 
-    name: str = "standard"
+    name: str = field(default="standard", metadata=label())
     """Preset name, used in messages, run folders and docs."""
 
-    player_counts: tuple[int, ...] = PLAYER_COUNTS
+    player_counts: tuple[int, ...] = field(
+        default=PLAYER_COUNTS, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Player counts the variant allows; :attr:`partnerships` says which of them play in
     teams."""
 
-    partnerships: tuple[int, ...] = PARTNERSHIP_COUNTS
+    partnerships: tuple[int, ...] = field(
+        default=PARTNERSHIP_COUNTS,
+        metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True),
+    )
     """Player counts that play in two teams, the even seats against the odd ones: 4 with
     partners opposite (seats 0+2 vs 1+3), 6 with alternating seats (0+2+4 vs 1+3+5)
     (pagat: "The game can also be played by 4 or 6 people divided into two equal
     teams"). Every other count plays each for themselves, one side per seat (the
     booklet's basic game "for 2 to 4 players"). See :meth:`sides`."""
 
-    ranks: tuple[int, ...] = RANKS
+    ranks: tuple[int, ...] = field(
+        default=RANKS, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Ranks in the deck (all four suits of each). Scopa Corse drops the Twos."""
 
-    ranks_per_suit: int = NUM_RANKS
+    ranks_per_suit: int = field(
+        default=NUM_RANKS, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """The deck the cards come from: 10, the 40-card Italian deck (ranks 1..10, the
     pictures worth 8, 9, 10), or 13, the 52-card French deck (ranks 1..13: 8, 9, 10 are
     number cards, Jack, Queen, King are worth 11, 12, 13; wikipedia, "Playing with
@@ -110,143 +168,216 @@ class Rules:
     :attr:`primiera_values` has one value per rank. Card ids 0..39 are the same cards
     in both; the 52-card deck adds ids 40..51 (see :mod:`scopa_env.engine.cards`)."""
 
-    hand_size: int = 3
+    hand_size: int = field(
+        default=3, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Cards dealt to each player per deal."""
 
-    table_size: int = 4
+    table_size: int = field(
+        default=4, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Cards dealt face up to the table at the start of a hand."""
 
-    kings_redeal: bool = True
+    kings_redeal: bool = field(
+        default=True, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Gather and deal again when the initial table holds 3 or 4 Kings (pagat:
     "with more than two face up Kings in the layout, sweeps (scope) are not possible")."""
 
-    single_card_priority: bool = True
+    single_card_priority: bool = field(
+        default=True, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """A card that matches a single table card must capture a single card, not a set."""
 
-    capture_optional: bool = False
+    capture_optional: bool = field(
+        default=False, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """A card that could capture may be trailed instead (Scopa Corse)."""
 
-    last_play_scopa: bool = False
+    last_play_scopa: bool = field(
+        default=False, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Clearing the table with the very last card of the hand counts as a scopa."""
 
-    primiera_values: tuple[int, ...] = PRIMIERA_BY_RANK[1:]
+    primiera_values: tuple[int, ...] = field(
+        default=PRIMIERA_BY_RANK[1:],
+        metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True),
+    )
     """Primiera value of ranks 1..10 (standard: 16 12 13 14 15 18 21 10 10 10), or of
     ranks 1..13 when :attr:`ranks_per_suit` is 13."""
 
-    scopa_points: int = 1
+    scopa_points: int = field(
+        default=1, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Points per scopa."""
 
-    target: int = 11
+    target: int = field(
+        default=11, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """A game ends after the hand in which some side has at least ``target`` points
     and strictly more than every other side."""
 
-    cappotto: bool = False
+    cappotto: bool = field(
+        default=False, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """A side leading 7-0 after a hand wins the game at once (wikipedia-scopa.txt)."""
 
-    deal_schedules: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    deal_schedules: tuple[tuple[int, tuple[int, ...]], ...] = field(
+        default=(), metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Per player count, the cards each player gets in each deal of a hand, e.g.
     ``((2, (3, 3, 3, 3, 4)), (4, (3, 3, 2)))`` for Scopa Corse. A dict is accepted and
     stored as sorted pairs. A player count without an entry gets ``hand_size`` cards
     per deal until the deck is used up. See :meth:`schedule`."""
 
-    first_card_choice: bool = False
+    first_card_choice: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=False)
+    )
     """Chkobba: before the deal the player after the dealer draws one card and keeps it
     (move ``(card, 1 << card)``) or puts it face up on the table (move ``(card, 0)``);
     the dealer then completes the deal."""
 
-    redeal_same_rank: int = 0
+    redeal_same_rank: int = field(
+        default=0, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Deal again when the initial table holds this many (or more) cards of one rank;
     0 = never (Chkobba: 3)."""
 
-    aces_redeal: bool = False
+    aces_redeal: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Deal again when the initial table holds any Ace (a Scopa d'Assi option)."""
 
-    capture_equal: bool = True
+    capture_equal: bool = field(
+        default=True, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """A card captures a single card or a set of 2+ cards of its own value."""
 
-    capture_sum: int = 0
+    capture_sum: int = field(
+        default=0, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Also capture any set of 1+ cards that together with the played card adds up to
     this total (Scopa di Quindici: 15); 0 = off."""
 
-    ace_takes_all: bool = False
+    ace_takes_all: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """An Ace played while no Ace is on the table captures every table card (Asso
     Pigliatutto, Scopa d'Assi). With an Ace on the table it captures by the other rules."""
 
-    ace_takes_all_scopa: bool = True
+    ace_takes_all_scopa: bool = field(
+        default=True, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """With :attr:`ace_takes_all`, clearing the table that way scores a scopa (Asso
     Pigliatutto: yes; Scopa d'Assi: no)."""
 
-    ace_takes_itself: bool = False
+    ace_takes_itself: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """An Ace played to the empty table goes to the player's pile and the table stays
     empty (a Scopa d'Assi option); move ``(ace, 1 << ace)``."""
 
-    max_capture_cards: int = 0
+    max_capture_cards: int = field(
+        default=0, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Most table cards one capture may take; 0 = no limit (booklet: 2)."""
 
-    fewest_cards: bool = False
+    fewest_cards: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Among the captures a card can make, only those taking the fewest cards are legal
     (booklet; a Scopa di Quindici option)."""
 
-    bonus_suit: int = COINS
+    bonus_suit: int = field(
+        default=COINS, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
+    )
     """Suit of the "most coins" point and of the settebello (the Seven of this suit):
     coins/diamonds, or hearts (cups, suit 1) in Hurrikan."""
 
-    prime_rule: str = "primiera"
+    prime_rule: str = field(
+        default="primiera", metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """``"primiera"``: the best primiera scores the point; ``"sevens"``: most Sevens,
     ties broken by most Sixes, else nobody (booklet, Chkobba's barmila), reported
     under the ``seven_majority`` key. See also :attr:`primiera_by_counts`."""
 
-    primiera_by_counts: bool = False
+    primiera_by_counts: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """The primiera point goes to the most Sevens, then Sixes, then Aces ... down the
     order of :attr:`primiera_values` (wikipedia's American variant "disliked by
     purists"); no four-suit requirement. (A field of its own, not a ``prime_rule``
     value, so that code knowing only the older values cannot mistake it.)"""
 
-    primiera_all_suits: bool = True
+    primiera_all_suits: bool = field(
+        default=True, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Only a side with a card of every suit can score the primiera (pagat: "a player or
     team that does not have at least one card in each suit cannot score for prime").
     ``False`` follows the booklet's table, whose row "None | 0" counts a missing suit as
     0: the side's primiera is the sum over the suits it has and can still win the point."""
 
-    double_game_below: int = 0
+    double_game_below: int = field(
+        default=0, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Hurrikan: the winner wins a double game when every other side has fewer than
     this many points at the end; 0 = off."""
 
-    re_bello: bool = False
+    re_bello: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """A point for the King of the bonus suit (pagat "Re Bello", wikipedia "Additional points")."""
 
-    seven_of_cups: bool = False
+    seven_of_cups: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """A point for the Seven of cups besides the settebello (wikipedia: Calabria)."""
 
-    palle_del_cane: bool = False
+    palle_del_cane: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """A point for all four Sevens (wikipedia: "Le palle del cane", Napoli)."""
 
-    napola: str = ""
+    napola: str = field(
+        default="", metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Points for a run of the bonus suit from its Ace (at least A-2-3): ``"pagat_6"`` one
     per card up to A..6; ``"pagat_9"`` up to 9 (A..Queen) and the whole suit a Napoleone
     that wins the game; ``"wikipedia"`` 3 for A-2-3 plus 1 per other card of the suit;
     ``""`` off. Key ``napola``."""
 
-    scalette: bool = False
+    scalette: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Scopa con le Scalette (pagat): scaletta bassa A-2-3 = 3, +1 per card up to the
     Queen; scaletta alta K-Q-J = 5, +1 per card down to the Two; all ten a Scala that
     wins the game. Keys ``scaletta_bassa``, ``scaletta_alta``."""
 
-    all_coins_wins: bool = False
+    all_coins_wins: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """A side taking every card of the bonus suit in a hand wins the game at once."""
 
-    coins_reset: int = 0
+    coins_reset: int = field(
+        default=0, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Libyan: a side taking at least this many cards of the bonus suit (10: all, "sometimes
     eight") resets every other side's game score to 0 after the hand; 0 = off."""
 
-    scopa_value: str = "points"
+    scopa_value: str = field(
+        default="points", metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """What a scopa is worth: ``"points"`` (:attr:`scopa_points`), ``"card"`` the capture
     value of the sweeping card, ``"cards"`` the cards involved (taken + played) (Libyan)."""
 
-    piva: bool = False
+    piva: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Piva: the Two of batons/clubs scores minus 5 (key ``piva``); scores may go negative."""
 
-    bazzica_points: tuple[int, ...] = ()
+    bazzica_points: tuple[int, ...] = field(
+        default=(), metadata=backends(fast=True, french=False, openspiel=True, features=True, search=False)
+    )
     """Scopa Bazzica declarations, points for (a bazzica of three different ranks, a
     bazzica with a pair, a bazzicotto = three of a kind): ``(3, 3, 10)`` in Scopa
     Bazzica, ``(2, 3, 7)`` in Sbarazzina; ``()`` = no declarations. After every
@@ -254,37 +385,51 @@ class Rules:
     to declare (showing the hand); only the best declaration of the deal scores, at
     once (see ``docs/rules.md``)."""
 
-    hand_bonus_points: tuple[int, ...] = ()
+    hand_bonus_points: tuple[int, ...] = field(
+        default=(), metadata=backends(fast=True, french=False, openspiel=True, features=True, search=False)
+    )
     """Cirulla's hand bonuses, points for (three cards totalling less than 10, three of a
     kind): ``(3, 10)``; ``()`` = off. Declared like :attr:`bazzica_points` after every
     three-card deal, but every declaration scores (a hand that is both scores only the
     three of a kind)."""
 
-    table_bonus: bool = False
+    table_bonus: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Cirulla's dealer bonuses: an initial table totalling 15 goes to the dealer with one
     scopa, totalling 30 with two scope."""
 
-    bonus_wildcard: bool = False
+    bonus_wildcard: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=False)
+    )
     """Cirulla: the Seven of cups/hearts (card 16) stands for any card when that makes a
     hand bonus or a dealer bonus (for the bonuses only: it captures as a Seven)."""
 
-    piccola_grande: bool = False
+    piccola_grande: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Cirulla: la piccola, A-2-3 of the bonus suit for 3, one more per card in sequence up
     to 6 (key ``piccola``); la grande, J-Q-K of the bonus suit for 5 (key ``grande``)."""
 
-    redeal_aces: int = 0
+    redeal_aces: int = field(
+        default=0, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """Deal again when the initial table holds at least this many Aces (Cirulla: 2); 0 = off."""
 
-    redeal_next_dealer: bool = False
+    redeal_next_dealer: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+    )
     """A thrown-in deal is dealt again by the next dealer (Cirulla) instead of the same one."""
 
-    claim_out: bool = False
+    claim_out: bool = field(
+        default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=False)
+    )
     """Chiamarsi fuori (pagat): on their turn a player may end the game by claiming that
     their side has reached the target with the points already certain; a wrong claim
     loses the game. The claim is ``(card, 1 << card)`` of the hand's highest card, in
     :meth:`~scopa_env.engine.game.Game.claim_pair` (not in ``legal_pairs``). Two sides only."""
 
-    description: str = field(default="Standard Scopa (pagat.com, Wikipedia).", compare=False)
+    description: str = field(default="Standard Scopa (pagat.com, Wikipedia).", compare=False, metadata=label())
     """One line for listings."""
 
     def __post_init__(self) -> None:
@@ -622,8 +767,22 @@ class Rules:
             raise ValueError(f"unknown Rules field(s) {unknown}; valid fields: {sorted(names)}")
         return dataclasses.replace(self, **changes)
 
+    def check_backend(self, backend: str) -> None:
+        """Raise ``NotImplementedError`` naming this preset and the field if ``backend`` (one of
+        :data:`BACKENDS`) does not play these rules: a field it does not support (:func:`supported_by`)
+        holds another value than the standard game's."""
+        supported = supported_by(backend)
+        for name in _FIELDS:
+            value = getattr(self, name)
+            if name not in supported and value != getattr(STANDARD, name):
+                raise NotImplementedError(
+                    f"{backend} does not support rules preset {self.name!r}: field {name}={value!r} "
+                    f"(see the field's declaration in scopa_env/engine/rules.py); use the Python engine"
+                )
+
 
 DECLARATION_CARDS = 3
+"""pagat, Scopa Bazzica: declarations are made "immediately after a three-card deal"."""
 _FORTY_CARD_FIELDS = (
     "napola",
     "scalette",
@@ -634,35 +793,10 @@ _FORTY_CARD_FIELDS = (
     "table_bonus",
 )
 """Rules written for the 40-card deck only; :attr:`Rules.ranks_per_suit` = 13 refuses them."""
-"""pagat, Scopa Bazzica: declarations are made "immediately after a three-card deal"."""
 
-_BOOL_FIELDS = (
-    "kings_redeal",
-    "single_card_priority",
-    "capture_optional",
-    "last_play_scopa",
-    "cappotto",
-    "first_card_choice",
-    "aces_redeal",
-    "capture_equal",
-    "ace_takes_all",
-    "ace_takes_all_scopa",
-    "ace_takes_itself",
-    "fewest_cards",
-    "primiera_by_counts",
-    "primiera_all_suits",
-    "re_bello",
-    "seven_of_cups",
-    "palle_del_cane",
-    "scalette",
-    "all_coins_wins",
-    "piva",
-    "table_bonus",
-    "bonus_wildcard",
-    "piccola_grande",
-    "redeal_next_dealer",
-    "claim_out",
-)
+_FIELDS = {f.name: f for f in dataclasses.fields(Rules)}
+_BOOL_FIELDS = tuple(name for name, f in _FIELDS.items() if f.type == "bool")
+"""The yes/no rules, read from the annotations (``from __future__ import annotations``: ``"bool"``)."""
 
 
 def _off_or_points(value, length: int) -> bool:
@@ -677,6 +811,23 @@ def _off_or_points(value, length: int) -> bool:
 def _check(ok: bool, field_name: str, what: str, value) -> None:
     if not ok:
         raise ValueError(f"Rules.{field_name} {what}, got {value!r}")
+
+
+def support_of(name: str) -> Support | None:
+    """The :class:`Support` declared next to the :class:`Rules` field ``name`` (``None``: none declared)."""
+    return _FIELDS[name].metadata.get("support")
+
+
+@functools.cache
+def supported_by(backend: str) -> tuple[str, ...]:
+    """Names of the :class:`Rules` fields that ``backend`` (one of :data:`BACKENDS`) plays at every
+    value, in field order, read from each field's declaration; a field without one is played by
+    the engine and the env only."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; known: {', '.join(BACKENDS)}")
+    if backend in ("engine", "env"):
+        return tuple(_FIELDS)
+    return tuple(name for name in _FIELDS if (s := support_of(name)) is not None and getattr(s, backend))
 
 
 STANDARD = Rules()
@@ -761,93 +912,6 @@ def _number(text: str) -> int | float:
 _OPTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules)) - {"name", "description", "deal_schedules"}
 
 
-# --- moves --------------------------------------------------------------------
-
-
-class Move:
-    """One turn: the hand card played and the table cards it captures (empty = trail).
-
-    Moves compare and hash by value; ``Move(6, {16, 30})`` equals the engine's move.
-    ``Move(card, itself=True)`` is the self-mask move (``captured == {card}``): keeping
-    Chkobba's drawn first card, or an Ace taking itself (see the module docstring).
-    """
-
-    __slots__ = ("card", "captured", "mask")
-
-    card: int
-    captured: frozenset[int]
-    mask: int  # bitmask of ``captured``
-
-    def __init__(self, card: int, captured: Iterable[int] = (), itself: bool = False) -> None:
-        object.__setattr__(self, "card", int(card))
-        if not 0 <= self.card < MAX_CARDS:
-            raise ValueError(f"not a card id (0..{MAX_CARDS - 1}): {card!r}")
-        if itself:
-            if tuple(captured):
-                raise ValueError("a move that takes itself captures no table cards")
-            captured = (self.card,)
-        caps = frozenset(int(c) for c in captured)
-        object.__setattr__(self, "captured", caps)
-        object.__setattr__(self, "mask", mask_of(caps))
-        if self.mask >> self.card & 1 and not itself:
-            raise ValueError(
-                f"a move cannot capture the card it plays ({format_card(self.card)}); "
-                f"use Move({self.card}, itself=True) for a card that takes itself"
-            )
-
-    def __setattr__(self, name, value):
-        raise AttributeError("Move is immutable")
-
-    @property
-    def is_trail(self) -> bool:
-        return not self.mask
-
-    @property
-    def is_self(self) -> bool:
-        """The card "takes itself": keep the drawn card (Chkobba) or an Ace takes itself."""
-        return self.mask == 1 << self.card
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Move) and self.card == other.card and self.mask == other.mask
-
-    def __hash__(self) -> int:
-        return hash((self.card, self.mask))
-
-    def __lt__(self, other: Move) -> bool:
-        return (self.card, self.mask) < (other.card, other.mask)
-
-    def __repr__(self) -> str:
-        return f"Move({self.card}, {sorted(self.captured)})"
-
-    def __str__(self) -> str:
-        return self.text()
-
-    def text(self, ranks_per_suit: int = NUM_RANKS) -> str:
-        """The move in short notation (``"7d takes 3c 4s"``); ``ranks_per_suit=13`` writes the
-        52-card deck's (see :func:`~scopa_env.engine.cards.format_card`)."""
-        card = format_card(self.card, ranks_per_suit)
-        if self.is_trail:
-            return f"{card} trails"
-        if self.is_self:
-            return f"{card} takes itself"
-        return f"{card} takes {format_cards(self.mask, ranks_per_suit)}"
-
-
-_MOVES: dict[int, Move] = {}
-
-
-def move_of(card: int, mask: int) -> Move:
-    """The (cached) :class:`Move` for a card and a captured bitmask."""
-    key = mask << 6 | card
-    move = _MOVES.get(key)
-    if move is None:
-        if mask == 1 << card:
-            move = _MOVES[key] = Move(card, itself=True)
-        else:
-            move = _MOVES[key] = Move(card, cards_of(mask))
-    return move
-
-
 def capture_options(rank: int, table: int, rules: Rules = STANDARD) -> list[int]:
     """Bitmasks of the table sets a card of ``rank`` may capture (empty list: none).
 
@@ -857,254 +921,6 @@ def capture_options(rank: int, table: int, rules: Rules = STANDARD) -> list[int]
         rules: the rules in force.
     """
     return [m for c, m in legal_pairs(1 << card_id(0, rank), table, rules.replace(capture_optional=False)) if m]
-
-
-def legal_pairs(hand: int, table: int, rules: Rules = STANDARD, wild_rank: int = 0) -> list[tuple[int, int]]:
-    """Legal moves as ``(card, captured_mask)`` pairs, ordered by card then mask.
-
-    The fast form of :func:`legal_moves` used by the engine: the table's subset
-    sums are built once per call and shared by every hand card.
-
-    ``wild_rank`` (Cirulla, :attr:`Rules.bonus_wildcard`): the rank the Seven of cups
-    was declared as for a hand bonus; it captures and is captured as that rank, in hand
-    and on the table, until the end of the hand. 0 = it is a Seven.
-    """
-    if wild_rank and wild_rank != WILDCARD_RANK and (hand | table) >> WILDCARD & 1:
-        return _variant_pairs(hand, table, rules, *capture_ranks(wild_rank))
-    if not rules.plain_captures:
-        return _variant_pairs(hand, table, rules)
-    if not table:
-        return [(c, 0) for c in cards_of(hand)]
-    out: list[tuple[int, int]] = []
-    priority = rules.single_card_priority
-    optional = rules.capture_optional
-    combos = None
-    h = hand
-    while h:
-        low = h & -h
-        h ^= low
-        card = low.bit_length() - 1
-        rank = RANK_OF[card]
-        singles = table & RANK_MASK[rank]
-        if singles and priority:
-            if optional:
-                out.append((card, 0))
-            while singles:
-                b = singles & -singles
-                out.append((card, b))
-                singles ^= b
-            continue
-        if combos is None:
-            combos = _sets_by_sum(table, rules.ranks_per_suit)
-        sets = _expand(combos[rank], table) if combos[rank] else []
-        if singles:  # no single-card priority: singles compete with sets
-            sets = sorted(sets + _bits(singles))
-        if not sets or optional:
-            out.append((card, 0))
-        for m in sets:
-            out.append((card, m))
-    return out
-
-
-def _variant_pairs(
-    hand: int,
-    table: int,
-    rules: Rules,
-    rank_of: tuple[int, ...] = RANK_OF,
-    rank_mask: tuple[int, ...] = RANK_MASK,
-) -> list[tuple[int, int]]:
-    """:func:`legal_pairs` for every capture rule of :class:`Rules` (the slower general path).
-
-    The options of a card are the union of: equal-value captures (a single card, or a
-    set of 2+ cards, singles first under ``single_card_priority``), ``capture_sum``
-    captures (1+ cards adding up to the total with the played card) and the Ace's
-    take-all; then ``max_capture_cards`` and ``fewest_cards`` filter them.
-    ``rank_of``/``rank_mask`` are the capture ranks (Cirulla's declared wildcard moves
-    the Seven of cups to another rank, :func:`capture_ranks`).
-    """
-    out: list[tuple[int, int]] = []
-    aces_on_table = table & rank_mask[ACE]
-    combos = None
-    h = hand
-    while h:
-        low = h & -h
-        h ^= low
-        card = low.bit_length() - 1
-        rank = rank_of[card]
-        if not table:
-            out.append((card, low) if rank == ACE and rules.ace_takes_itself else (card, 0))
-            continue
-        if combos is None:
-            combos = _sets_up_to(table, max(rules.ranks_per_suit, rules.capture_sum - 1), rank_of)
-        options: set[int] = set()
-        if rules.capture_equal:
-            singles = table & rank_mask[rank]
-            if singles and rules.single_card_priority:
-                options.update(_bits(singles))
-            else:
-                options.update(_bits(singles))
-                options.update(_expand([c for c, size in combos[rank] if size >= 2], table, rank_mask))
-        need = rules.capture_sum - rank
-        if rules.capture_sum and 0 < need < len(combos):
-            options.update(_expand([c for c, _ in combos[need]], table, rank_mask))
-        if rules.ace_takes_all and rank == ACE and not aces_on_table:
-            options.add(table)
-        if rules.max_capture_cards:
-            options = {m for m in options if m.bit_count() <= rules.max_capture_cards}
-        if rules.fewest_cards and options:
-            fewest = min(m.bit_count() for m in options)
-            options = {m for m in options if m.bit_count() == fewest}
-        if not options or rules.capture_optional:
-            out.append((card, 0))
-        out.extend((card, m) for m in sorted(options))
-    return out
-
-
-_WIDE: dict[tuple[int, int], list[list[tuple[tuple[tuple[int, int], ...], int]]]] = {}
-
-
-def _sets_up_to(
-    table: int, max_total: int, rank_of: tuple[int, ...] = RANK_OF
-) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
-    """Rank combinations of 1+ table cards with their size, grouped by sum (0..max_total)."""
-    if rank_of is RANK_OF:
-        key = _rank_key(table)
-    else:
-        key = 0
-        t = table
-        while t:
-            low = t & -t
-            t ^= low
-            key += _POW5[rank_of[low.bit_length() - 1]]
-    combos = _WIDE.get((key, max_total))
-    if combos is None:
-        if len(_WIDE) > _COMBO_CACHE_LIMIT:
-            _WIDE.clear()
-        combos = _WIDE[(key, max_total)] = _fitting(key, max_total, 1)
-    return combos
-
-
-# Capture sets depend on the table only through its ranks, so the rank combinations
-# (e.g. "one 3 and one 5") summing to each value are cached per rank multiset of the
-# table and then expanded to the table's actual cards. The multiset is a base-5 number
-# (digit r: how many cards of rank r), read from the table's four suit rows with
-# _SUIT_ROW_KEY; its combinations are the rows of the _rank_partitions table that fit it.
-_POW5 = tuple(5**r for r in range(MAX_RANK + 1))
-_SUIT_ROW_KEY = tuple(sum(_POW5[b + 1] for b in range(NUM_RANKS) if row >> b & 1) for row in range(1 << NUM_RANKS))
-"""Rank-multiset key of one suit's 10-bit row of a card bitmask (bit ``b``: rank ``b + 1``)."""
-_ROW_MASK = (1 << NUM_RANKS) - 1
-_HIGH_KEY = tuple(
-    sum(_POW5[NUM_RANKS + 1 + b % (FRENCH_RANKS - NUM_RANKS)] for b in range(MAX_CARDS - NUM_CARDS) if v >> b & 1)
-    for v in range(1 << (MAX_CARDS - NUM_CARDS))
-)
-"""Rank-multiset key of the 52-card deck's pictures, ids 40..51 (bit ``b``: rank ``11 + b % 3``)."""
-_COMBOS: dict[int | tuple[int, int], list[list[tuple[tuple[int, int], ...]]]] = {}
-_CHOOSE: dict[tuple[int, int], list[int]] = {}
-_COMBO_CACHE_LIMIT = 500_000
-
-
-def _rank_key(mask: int) -> int:
-    """The base-5 rank-multiset key of a card bitmask (four table look-ups, one per suit)."""
-    return (
-        _SUIT_ROW_KEY[mask & _ROW_MASK]
-        + _SUIT_ROW_KEY[mask >> NUM_RANKS & _ROW_MASK]
-        + _SUIT_ROW_KEY[mask >> 2 * NUM_RANKS & _ROW_MASK]
-        + _SUIT_ROW_KEY[mask >> 3 * NUM_RANKS & _ROW_MASK]
-        + _HIGH_KEY[mask >> NUM_CARDS]
-    )
-
-
-def _counts_of(key: int) -> list[int]:
-    """Cards per rank (index 0..13) of a rank-multiset key."""
-    return [key // _POW5[r] % 5 for r in range(MAX_RANK + 1)]
-
-
-def _fitting(key: int, max_total: int, min_size: int) -> list[list[tuple[tuple[tuple[int, int], ...], int]]]:
-    """The rows of :func:`_rank_partitions` that a table of rank-multiset ``key`` holds.
-
-    Tables that differ only in cards no combination can use (a second Ten, a third Six)
-    share one entry of ``_FITTING``; a row is kept when the table has each of its ranks
-    (one bitmask test) and, for the few rows using a rank twice or more, enough of them.
-    """
-    counts = _counts_of(key)
-    capped = sum(min(counts[r], max_total // r) * _POW5[r] for r in range(1, MAX_RANK + 1))
-    out = _FITTING.get((capped, max_total, min_size))
-    if out is None:
-        present = sum(1 << r for r in range(1, MAX_RANK + 1) if counts[r])
-        out = [
-            [(combo, size) for combo, size, ranks, repeats in row if not ranks & ~present and _holds(repeats, counts)]
-            for row in _rank_partitions(max_total, min_size)
-        ]
-        if len(_FITTING) > _COMBO_CACHE_LIMIT:
-            _FITTING.clear()
-        _FITTING[(capped, max_total, min_size)] = out
-    return out
-
-
-def _holds(repeats: tuple[tuple[int, int], ...], counts: list[int]) -> bool:
-    for rank, k in repeats:
-        if counts[rank] < k:
-            return False
-    return True
-
-
-_FITTING: dict[tuple[int, int, int], list] = {}
-
-
-@functools.cache
-def _rank_partitions(max_total: int, min_size: int) -> tuple[tuple[tuple, ...], ...]:
-    """Every rank combination of ``min_size``+ cards a deck allows (at most 4 per rank,
-    ranks 1..13; sums up to 10 never use a rank above 10) as ``(combo, size, ranks, repeats)`` (``ranks``: bit ``r`` per rank used;
-    ``repeats``: the ``(rank, k)`` with ``k >= 2``), grouped by sum 0..max_total: the
-    table, built once, that each table's combinations are filtered from. Within a sum,
-    combinations are ordered by their count of Aces, then Twos ... (the order
-    :func:`_expand`'s callers always had)."""
-    by_sum: list[list[tuple]] = [[] for _ in range(max_total + 1)]
-    # (total, size, combo) after deciding ranks 1..rank, extended one rank at a time.
-    partial = [(0, 0, ())]
-    for rank in range(1, MAX_RANK + 1):
-        partial = [
-            (total + k * rank, size + k, combo + ((rank, k),) if k else combo)
-            for total, size, combo in partial
-            for k in range(min(4, (max_total - total) // rank) + 1)
-        ]
-    for total, size, combo in partial:
-        if size >= min_size:
-            ranks = sum(1 << r for r, _ in combo)
-            by_sum[total].append((combo, size, ranks, tuple((r, k) for r, k in combo if k >= 2)))
-    return tuple(tuple(row) for row in by_sum)
-
-
-def _sets_by_sum(table: int, top: int = NUM_RANKS) -> list[list[tuple[tuple[int, int], ...]]]:
-    """Rank combinations of 2+ table cards, grouped by their sum (0..top, the deck's
-    highest rank: 10, or 13 in the 52-card deck)."""
-    key = _rank_key(table) if top == NUM_RANKS else (_rank_key(table), top)
-    combos = _COMBOS.get(key)
-    if combos is None:
-        if len(_COMBOS) > _COMBO_CACHE_LIMIT:
-            _COMBOS.clear()
-        combos = _COMBOS[key] = [[c for c, _ in row] for row in _fitting(_rank_key(table), top, 2)]
-    return combos
-
-
-def _expand(combos: list[tuple[tuple[int, int], ...]], table: int, rank_mask: tuple[int, ...] = RANK_MASK) -> list[int]:
-    """Bitmasks of the table sets matching rank combinations, ascending."""
-    out: list[int] = []
-    for combo in combos:
-        masks = [0]
-        for rank, k in combo:
-            avail = table & rank_mask[rank]
-            if k == avail.bit_count():
-                masks = [m | avail for m in masks]
-            else:
-                choices = _CHOOSE.get((avail, k))
-                if choices is None:
-                    bits = _bits(avail)
-                    choices = _CHOOSE[(avail, k)] = [sum(c) for c in itertools.combinations(bits, k)]
-                masks = [m | c for m in masks for c in choices]
-        out += masks
-    out.sort()
-    return out
 
 
 def legal_moves(
@@ -1132,47 +948,3 @@ def legal_moves(
         raise ValueError(f"cards both in hand and on the table: {format_cards(hand_mask & table_mask)}")
     check_wild_rank(wild_rank, r)
     return [move_of(c, m) for c, m in legal_pairs(hand_mask, table_mask, r, wild_rank)]
-
-
-WILDCARD = card_id(CUPS, 7)
-"""Cirulla's wildcard for the bonuses, the Seven of cups/hearts (card 16)."""
-WILDCARD_RANK = 7
-"""The wildcard's own rank, which it captures as unless declared otherwise."""
-
-
-def check_wild_rank(wild_rank: int, rules: Rules) -> None:
-    """Raise ``ValueError`` unless ``wild_rank`` is 0 (none) or a declarable rank under ``rules``."""
-    if wild_rank == 0:
-        return
-    if not rules.bonus_wildcard:
-        raise ValueError(
-            f"wild_rank={wild_rank!r}: rules {rules.name!r} have no wildcard (bonus_wildcard is False); use 0"
-        )
-    if isinstance(wild_rank, bool) or not isinstance(wild_rank, int) or wild_rank not in rules.ranks:
-        raise ValueError(f"wild_rank must be 0 (none) or a rank of the deck {rules.ranks}, got {wild_rank!r}")
-
-
-@functools.lru_cache(maxsize=16)
-def capture_ranks(wild_rank: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """``(rank_of, rank_mask)`` with the Seven of cups moved to ``wild_rank``."""
-    rank_of = list(RANK_OF)
-    rank_of[WILDCARD] = wild_rank
-    rank_mask = list(RANK_MASK)
-    rank_mask[WILDCARD_RANK] &= ~(1 << WILDCARD)
-    rank_mask[wild_rank] |= 1 << WILDCARD
-    return tuple(rank_of), tuple(rank_mask)
-
-
-def capture_rank(card: int, wild_rank: int = 0) -> int:
-    """The rank ``card`` captures and is captured as: its own, or the wildcard's declared one."""
-    return wild_rank if wild_rank and card == WILDCARD else RANK_OF[card]
-
-
-def _bits(mask: int) -> list[int]:
-    """Single-bit masks of ``mask``, ascending."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out

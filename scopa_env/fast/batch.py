@@ -70,7 +70,7 @@ import numpy as np
 from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions
 from scopa_env.engine.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
 from scopa_env.engine.observation import ObservationLayout
-from scopa_env.engine.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules
+from scopa_env.engine.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules, support_of, supported_by
 from scopa_env.engine.scoring import prime_order
 from scopa_env.fast import aot, core
 from scopa_env.fast.core import SCORE_FIELDS
@@ -87,68 +87,21 @@ OPPONENTS = {
 OPPONENT_KINDS = ("random", "greedy", "heuristic")
 """Compiled player kinds, indexed by their code (``opponent_kind``, ``final_opponent``)."""
 
-_DECK_FIELDS = (
-    "name",
-    "description",
-    "player_counts",
-    "partnerships",
-    "ranks",
-    "ranks_per_suit",
-    "hand_size",
-    "table_size",
-    "kings_redeal",
-    "single_card_priority",
-    "capture_optional",
-    "last_play_scopa",
-    "primiera_values",
-    "scopa_points",
-    "target",
-    "cappotto",
-    "deal_schedules",
-)
-"""Rules fields the compiled core implements with either deck (40 or 52 cards)."""
+SUPPORTED_FIELDS = supported_by("fast")
+"""Rules fields the compiled core implements for every value, as declared next to each field
+(``fast=True`` in scopa_env/engine/rules.py). Any other field must keep its default (standard)
+value, or :func:`check_supported` raises ``NotImplementedError``."""
 
-SUPPORTED_FIELDS = _DECK_FIELDS + (
-    "redeal_same_rank",
-    "aces_redeal",
-    "capture_equal",
-    "capture_sum",
-    "max_capture_cards",
-    "fewest_cards",
-    "bonus_suit",
-    "prime_rule",
-    "double_game_below",
-    "ace_takes_all",
-    "ace_takes_all_scopa",
-    "ace_takes_itself",
-    "primiera_by_counts",
-    "primiera_all_suits",
-    "re_bello",
-    "seven_of_cups",
-    "palle_del_cane",
-    "napola",
-    "scalette",
-    "piccola_grande",
-    "piva",
-    "all_coins_wins",
-    "coins_reset",
-    "scopa_value",
-    "first_card_choice",
-    "claim_out",
-    "bazzica_points",
-    "hand_bonus_points",
-    "table_bonus",
-    "bonus_wildcard",
-    "redeal_aces",
-    "redeal_next_dealer",
-)
-"""Rules fields the compiled core implements for every value. Any other field must keep
-its default (standard) value, or :func:`check_supported` raises ``NotImplementedError``."""
-
-FRENCH_FIELDS = _DECK_FIELDS + ("bonus_suit",)
+FRENCH_FIELDS = supported_by("french")
 """Rules fields the compiled core implements with the 52-card deck (``ranks_per_suit=13``,
-preset ``french_52``); there every other field must keep its default, or
-:func:`check_supported` raises ``NotImplementedError``."""
+preset ``french_52``; ``french=True`` next to the field); there every other field must keep
+its default, or :func:`check_supported` raises ``NotImplementedError``."""
+
+
+def _rule_fields(names: tuple[str, ...]) -> str:
+    """The rules among ``names`` (not the labels ``name`` and ``description``), for messages."""
+    return ", ".join(n for n in names if (s := support_of(n)) is None or s.rule)
+
 
 # Greedy opponent weights (agents.greedy.CaptureWeights defaults).
 GREEDY_CARD, GREEDY_COIN, GREEDY_SETTEBELLO, GREEDY_PRIMIERA, GREEDY_SCOPA = 1.0, 1.0, 5.0, 0.25, 10.0
@@ -204,14 +157,14 @@ def check_supported(rules: Rules, num_players: int | None = None) -> None:
         if f.name not in SUPPORTED_FIELDS and value != getattr(default, f.name):
             raise NotImplementedError(
                 f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} "
-                f"(the compiled core implements {', '.join(SUPPORTED_FIELDS[2:])}; other fields must keep "
+                f"(the compiled core implements {_rule_fields(SUPPORTED_FIELDS)}; other fields must keep "
                 f"their default); use the Python engine scopa_env.engine.game.Game"
             )
         if french and f.name not in FRENCH_FIELDS and value != getattr(default, f.name):
             raise NotImplementedError(
                 f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} with "
                 f"the 52-card deck (ranks_per_suit={rules.ranks_per_suit}: the compiled core plays that deck with "
-                f"{', '.join(FRENCH_FIELDS[2:])} only; other fields must keep their default); use the Python "
+                f"{_rule_fields(FRENCH_FIELDS)} only; other fields must keep their default); use the Python "
                 f"engine scopa_env.engine.game.Game"
             )
     if num_players is not None and (num_players > core.MAX_PLAYERS or rules.num_sides(num_players) > core.MAX_SIDES):

@@ -55,6 +55,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: legal_pairs inlines _standard_pairs, which plain_pairs shares).
+from scopa_env.engine.rules import supported_by
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
@@ -641,9 +643,10 @@ def search_batch(batch, seeds, C: np.ndarray) -> list[tuple[int, int]]:
     return [(int(c), int(m)) for c, m in out[:, :2]]
 
 
-SEARCH_REFUSED_FIELDS = ("first_card_choice", "bazzica_points", "claim_out", "hand_bonus_points", "bonus_wildcard")
+SEARCH_REFUSED_FIELDS = tuple(f for f in supported_by("fast") if f not in supported_by("search"))
 """Rules fields whose decisions (Chkobba's first card, the declarations, the claim) the batched
-search does not value: it searches card plays only, so it would mislabel those decisions."""
+search does not value (``search=False`` next to the field in scopa_env/engine/rules.py): it
+searches card plays only, so it would mislabel those decisions."""
 
 
 def check_searchable(rules) -> None:
