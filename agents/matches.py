@@ -14,7 +14,10 @@ gives the same numbers for any number of workers.
 
 An agent that raises or returns an illegal move forfeits that game: the game stops, the
 offending side is counted as losing it (with two sides the other side wins) and the
-position is recorded in ``forfeits``. Hands finished before still count.
+position is recorded in ``forfeits``. Hands finished before still count. A forfeit is a
+bug, not a result: ``scopa eval`` and ``scopa tournament`` fail on any (see
+:mod:`scopa_app.evaluate`). An agent that declares another game (a checkpoint's rules and
+player count, :func:`game_agent`) is refused before any deal instead.
 
 :func:`play_game` plays one deal in one rotation and returns its record; :func:`run_deals`
 plays many deals across worker processes. The statistics over the records are in
@@ -74,6 +77,25 @@ class Match:
         n = self.num_sides
         base = [i % len(self.agents) for i in range(n)]
         return [tuple(base[(s - r) % n] for s in range(n)) for r in range(n)]
+
+
+def game_agent(spec: str, num_players: int, rules: Rules) -> Agent:
+    """The agent of ``spec``, refused if it declares another game.
+
+    A checkpoint agent plays only the game it was trained for, and says why another does not
+    fit through its ``mismatch(num_players, rules)`` (the check ``scopa play`` and ``scopa
+    web`` make); agents without one play any game.
+
+    Raises:
+        ValueError: the agent cannot play ``num_players`` under ``rules`` (named, with its own game),
+            or the spec is unknown or its checkpoint refused.
+    """
+    agent = make_agent(spec)
+    check = getattr(agent, "mismatch", None)
+    problem = check(num_players, rules) if callable(check) else None
+    if problem:
+        raise ValueError(f"agent {spec!r} cannot play this game: {problem}")
+    return agent
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -231,8 +253,8 @@ def run_deals(
         raise ValueError(f"the number of games must be at least 1, got {num_deals}")
     if workers < 1:
         raise ValueError(f"workers must be at least 1, got {workers}")
-    for spec in match.agents:
-        make_agent(spec)  # fail early, in this process, on a bad name or checkpoint
+    for spec in match.agents:  # fail early, in this process, on a bad name, checkpoint or game
+        game_agent(spec, match.num_players, match.rules)
     from tqdm import tqdm
 
     start = time.perf_counter()

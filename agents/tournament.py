@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.matches import Match, run_deals
+from agents.matches import Match, game_agent, run_deals
 from agents.stats import elo_ratings, pair_deal_wins, summarize
 from scopa_env.engine.rules import Rules, get_rules
 
@@ -25,7 +25,11 @@ def evaluate(
     seed: int = 0,
     progress: bool = False,
 ) -> dict:
-    """Play ``games`` duplicate deals (each in every rotation) and return the report dict."""
+    """Play ``games`` duplicate deals (each in every rotation) and return the report dict.
+
+    Forfeits are in the report (``forfeits``); an agent that cannot play this game is refused
+    before any deal (``ValueError``, :func:`agents.matches.game_agent`).
+    """
     match = Match(tuple(agents), players, get_rules(rules), seed)
     return summarize(match, run_deals(match, games, workers, progress))
 
@@ -45,11 +49,18 @@ def tournament(
 
     Ratings are in Elo points (mean zero) with 95% intervals from a bootstrap over deals.
     An interrupted run reports the pairs finished so far.
+
+    Raises:
+        ValueError: fewer than two distinct agents, or one that cannot play this game
+            (:func:`agents.matches.game_agent`), before any pair is played.
     """
     specs = list(agents)
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ValueError(f"a tournament needs at least two distinct agents, got {specs}")
     rules = get_rules(rules)
+    rules.check_players(players)
+    for spec in specs:
+        game_agent(spec, players, rules)
     k = len(specs)
     pairs = []
     per_deal_wins: dict[tuple[int, int], np.ndarray] = {}

@@ -8,8 +8,11 @@
 
 Agents are specs for :func:`agents.registry.make_agent` (``random``, ``greedy``,
 ``heuristic``, ``search``, ``search:ply_budget=4000``, checkpoints such as ``ppo:PATH``).
-Bad input (unknown agent or preset, missing or wrong checkpoint) ends with one line on
-stderr and exit status 2; Ctrl-C prints what finished.
+Bad input (unknown agent or preset, missing or wrong checkpoint, an agent trained for
+another game) ends with one line on stderr and exit status 2, before any game; Ctrl-C
+prints what finished. A run in which an agent forfeits games (an illegal move, an
+exception) prints no table: it ends with the count of forfeits and the first ones on
+stderr, and exit status 1.
 """
 
 from __future__ import annotations
@@ -19,15 +22,18 @@ import csv
 import math
 import sys
 
-from agents.matches import Match, run_deals
+from agents.matches import Match, game_agent, run_deals
 from agents.plots import plot_ratings
-from agents.registry import make_agent
 from agents.report import render_report, render_tournament, write_csv, write_json
 from agents.stats import summarize
 from agents.tournament import tournament
 from scopa_env.engine.rules import get_rules
 
 EXIT_BAD_INPUT = 2
+EXIT_FORFEITS = 1
+"""An agent forfeited games: the numbers are not a result."""
+SHOWN_FORFEITS = 3
+"""Forfeits printed in full on stderr (the count covers them all)."""
 RULES_HELP = "rules preset (default standard; `scopa presets` lists them)"
 
 
@@ -100,7 +106,7 @@ def _check_inputs(args: argparse.Namespace) -> str | None:
         if args.workers < 1:
             raise ValueError(f"--workers must be at least 1, got {args.workers}")
         for spec in args.agents:
-            make_agent(spec)
+            game_agent(spec, args.players, args.rules)
     except (ValueError, OSError, ImportError) as exc:
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return None
@@ -124,8 +130,28 @@ def run_eval(args: argparse.Namespace) -> int:
         print("interrupted before any deal finished", file=sys.stderr)
         return 130
     report = summarize(match, run)
+    if report["forfeits"]:
+        return _fail_forfeits("eval", report["forfeits"], report["games"])
     _emit(report, args)
     return 130 if run.interrupted else 0
+
+
+def _fail_forfeits(command: str, forfeits: list[dict], games: int) -> int:
+    """Say how many games were forfeited, by whom, and the first few; no table is printed."""
+    by_agent: dict[str, int] = {}
+    for f in forfeits:
+        by_agent[f["agent"]] = by_agent.get(f["agent"], 0) + 1
+    who = ", ".join(f"{agent} {n}" for agent, n in by_agent.items())
+    print(
+        f"scopa {command}: error: {len(forfeits)} of {games} games were forfeited ({who}); "
+        "an agent failed, so no results are reported",
+        file=sys.stderr,
+    )
+    for f in forfeits[:SHOWN_FORFEITS]:
+        print(f"  deal {f['deal']} rotation {f['rotation']}: {f['agent']} {f['error']} ({f['state']})", file=sys.stderr)
+    if len(forfeits) > SHOWN_FORFEITS:
+        print(f"  ... and {len(forfeits) - SHOWN_FORFEITS} more", file=sys.stderr)
+    return EXIT_FORFEITS
 
 
 def _emit(report: dict, args: argparse.Namespace) -> None:
@@ -254,6 +280,9 @@ def run_tournament(args: argparse.Namespace) -> int:
     if not any(p["deals"] for p in result["pairs"]):
         print("interrupted before any deal finished", file=sys.stderr)
         return 130
+    forfeits = [f for p in result["pairs"] for f in p["forfeits"]]
+    if forfeits:
+        return _fail_forfeits("tournament", forfeits, sum(p["games"] for p in result["pairs"]))
     render_tournament(result)
     if args.json:
         write_json(result, args.json)

@@ -180,12 +180,22 @@ def _load_weights_from(fh, name: str) -> Any:
         raise ValueError(f"{name}: not a readable weights file ({first})") from None
 
 
+def check_finite(weights: dict[str, Any], name: str) -> None:
+    """Refuse weights (torch tensors or numpy arrays by name) holding NaN or infinite values,
+    naming the file and the first such tensor: such a network forfeits every game it plays."""
+    for key, value in weights.items():
+        finite = value.isfinite().all() if hasattr(value, "isfinite") else np.isfinite(value).all()
+        if not bool(finite):
+            raise ValueError(f"{name}: tensor {key!r} holds NaN or infinite values; refused (a diverged training run?)")
+
+
 def load_state(module, state: Any, name: str) -> None:
     """``module.load_state_dict(state)`` (strict), with a one-line error naming the file."""
     import torch
 
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise ValueError(f"{name}: expected a state dict of tensors")
+    check_finite(state, name)
     try:
         module.load_state_dict(state)
     except RuntimeError as exc:

@@ -58,6 +58,7 @@ from scopa_env.engine.cards import RANK_OF
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import Move, Rules, get_rules, move_of
+from train.checkpoint import check_finite
 
 FEATURE_VERSION = 2
 """Bumped whenever :class:`MoveFeatures` changes; a checkpoint with another version is refused."""
@@ -329,6 +330,7 @@ def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
             weights = {k: np.asarray(data[k], np.float32) for k in data.files}
     except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
         raise ValueError(f"{weights_path}: not a readable weights file ({exc})") from None
+    check_finite(weights, str(weights_path))
     try:
         net = NumpyQNet(weights)
         layout = ObservationLayout.for_rules(int(meta["num_players"]), get_rules(meta["rules"]))
