@@ -137,7 +137,8 @@ def test_primiera_reading():
     sevens = mask_of(c52("7d 7h 7s 7c"))
     assert primiera_value(kings, F52) == primiera_value(eights, F52) == 40
     assert primiera_value(sevens | kings, F52) == 84
-    assert primiera_value(mask_of(c52("Kd Kh Ks")), F52) == 0, "a missing suit: no primiera"
+    # wikipedia: "no cards of the fourth suit (sum=63)": a missing suit adds 0 (tests/test_rules_audit.py)
+    assert primiera_value(mask_of(c52("Kd Kh Ks")), F52) == 30, "a missing suit counts 0"
 
 
 def test_three_kings_redeal():

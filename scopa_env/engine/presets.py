@@ -411,11 +411,17 @@ FRENCH_52 = register_preset(
         hand_size=3,
         table_size=4,
         primiera_values=FRENCH_52_PRIMIERA,
+        # The section gives no scoring of its own, so the article's "Scoring" holds, whose
+        # example counts a primiera short of a suit by its sum: "If one player has three
+        # sevens (3x21) and no cards of the fourth suit (sum=63), their opponent can win the
+        # 'prime' with one seven (21) and three aces (3x16), for their sum would be 69."
+        primiera_all_suits=False,
         # Readings of what the text leaves open (docs/rules.md): three Kings (13) face up
         # redeal as in the standard game; ties score nobody; one game to 11 (the series of
         # games, "so that each player has the opportunity to deal", is played outside).
         description="The 52-card game (wikipedia, French-suited cards): 8 players each for themselves, 4 on the "
-        "table, 3 cards each for 2 rounds, J Q K worth 11 12 13; diamonds are the coins.",
+        "table, 3 cards each for 2 rounds, J Q K worth 11 12 13; diamonds are the coins; a primiera short of a "
+        "suit counts its sum.",
     )
 )
 

@@ -310,12 +310,14 @@ class Rules:
     value, so that code knowing only the older values cannot mistake it.)"""
 
     primiera_all_suits: bool = field(
-        default=True, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
+        default=True, metadata=backends(fast=True, french=True, openspiel=True, features=True, search=True)
     )
     """Only a side with a card of every suit can score the primiera (pagat: "a player or
     team that does not have at least one card in each suit cannot score for prime").
     ``False`` follows the booklet's table, whose row "None | 0" counts a missing suit as
-    0: the side's primiera is the sum over the suits it has and can still win the point."""
+    0, and wikipedia's example ("three sevens (3x21) and no cards of the fourth suit
+    (sum=63)", ``french_52``): the side's primiera is the sum over the suits it has and
+    can still win the point."""
 
     double_game_below: int = field(
         default=0, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
