@@ -14,6 +14,12 @@ numbers, strings, lists and dicts and refuses anything else; the network is rebu
 ``meta.json``, checked, and the weights are put into it. Nothing in a checkpoint can run
 code, so a checkpoint from someone else is as safe to load as a JSON file.
 
+Nor can it make the loader allocate gigabytes: ``meta.json`` is read with :mod:`train.limits`'
+strict checks (exact ints, bounded layer sizes) and the network's parameter count is bounded
+(:data:`~train.limits.MAX_PARAMETERS`) before anything is built; a weights file larger than
+the parameters it should hold is refused unread, and the rest is memory-mapped
+(``torch.load(mmap=True)``), so a tensor cannot claim more bytes than the file has.
+
 Stable-Baselines3's own format (``model.zip``, how PPO checkpoints were saved before) is
 never loaded: its ``data`` entry holds cloudpickled Python objects (``":serialized:"``)
 that would run code on load. ``python -m train.checkpoint PATH`` converts such a folder:
@@ -36,6 +42,21 @@ import numpy as np
 from scopa_env.engine.actions import MAX_MOVE_ACTIONS, move_enumeration, num_select_actions
 from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
+from train.limits import (  # noqa: F401 (re-exported: the limits on net_arch)
+    MAX_LAYERS,
+    MAX_PARAMETERS,
+    MAX_TIMESTEPS,
+    MAX_WIDTH,
+    is_int,
+    mlp_parameters,
+    need_int,
+    need_sizes,
+    parameters_problem,
+    ppo_parameters,
+    read_json,
+    shown,
+    weights_bytes,
+)
 
 META_FILE = "meta.json"
 MODEL_FILES = {"ppo": "policy.pt", "dqn": "model.pt"}
@@ -46,9 +67,6 @@ SB3_ZIP = "model.zip"
 
 ACTION_MODES = ("select", "move")
 POLICY_NETS = ("mlp", "cards")
-MAX_LAYERS = 16
-MAX_WIDTH = 1 << 14
-"""Limits on ``net_arch`` in a meta.json: a crafted one must not allocate gigabytes."""
 MAX_ZIP_ENTRY = 1 << 30
 """Largest entry read from a ``model.zip`` when converting (a zip bomb is refused)."""
 
@@ -82,14 +100,7 @@ def read_meta(path: str | Path) -> dict[str, Any]:
         ValueError: the file is not a JSON object with an ``algo`` string (the message names the file).
     """
     file = find_checkpoint(path) / META_FILE
-    try:
-        meta = json.loads(file.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{file}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{file}: not a text file") from None
-    except OSError as exc:
-        raise ValueError(f"{file}: cannot be read ({exc.strerror or exc})") from None
+    meta = read_json(file)
     if not isinstance(meta, dict):
         raise ValueError(f"{file}: expected a JSON object, got {type(meta).__name__}")
     if not isinstance(meta.get("algo"), str):
@@ -110,10 +121,10 @@ def check_meta(meta: dict[str, Any], where: str | Path) -> Rules:
     """
 
     def bad(key: str, need: str) -> ValueError:
-        return ValueError(f"{where}: {key} must be {need}, got {meta.get(key)!r}")
+        return ValueError(f"{where}: {key} must be {need}, got {shown(meta.get(key))}")
 
     n = meta.get("num_players")
-    if isinstance(n, bool) or n not in ALLOWED_PLAYER_COUNTS:
+    if not is_int(n) or n not in ALLOWED_PLAYER_COUNTS:
         raise bad("num_players", "2, 3, 4, 6 or 8")
     if not isinstance(meta.get("rules"), str):
         raise bad("rules", "a rules preset name")
@@ -124,25 +135,33 @@ def check_meta(meta: dict[str, Any], where: str | Path) -> Rules:
         raise ValueError(f"{where}: {exc}") from None
     if meta.get("action_mode") not in ACTION_MODES:
         raise bad("action_mode", f"one of {list(ACTION_MODES)}")
-    arch = meta.get("net_arch")
-    if (
-        not isinstance(arch, list)
-        or not 1 <= len(arch) <= MAX_LAYERS
-        or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_WIDTH for h in arch)
-    ):
-        raise bad("net_arch", f"a list of 1 to {MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}")
+    need_sizes(meta, "net_arch", where)
     if meta.get("policy_net", "mlp") not in POLICY_NETS:
         raise bad("policy_net", f"one of {list(POLICY_NETS)}")
+    if "timestep" in meta:
+        need_int(meta, "timestep", 0, MAX_TIMESTEPS, where)
     for key, expected in (
         ("observation_size", ObservationLayout.for_rules(n, rules).size),
         ("num_actions", num_actions(rules, meta["action_mode"])),
     ):
-        if key in meta and meta[key] != expected:
+        if key in meta and (not is_int(meta[key]) or meta[key] != expected):
             raise ValueError(
-                f"{where}: {key} is {meta[key]!r} but {n} players under {rules.name!r} in "
+                f"{where}: {key} is {shown(meta[key])} but {n} players under {rules.name!r} in "
                 f"{meta['action_mode']!r} mode need {expected}"
             )
+    problem = parameters_problem(network_parameters(meta, rules), f"the {meta.get('algo', 'ppo')} network")
+    if problem:
+        raise ValueError(f"{where}: {problem}")
     return rules
+
+
+def network_parameters(meta: dict[str, Any], rules: Rules) -> int:
+    """Parameters of the network a checked ``meta.json`` describes (PPO: actor and critic; DQN: the Q-network)."""
+    obs_size = ObservationLayout.for_rules(meta["num_players"], rules).size
+    actions = num_actions(rules, meta["action_mode"])
+    if meta.get("algo") == "dqn":
+        return mlp_parameters([obs_size, *meta["net_arch"], actions])
+    return ppo_parameters(obs_size, actions, meta["net_arch"], meta.get("policy_net", "mlp"))
 
 
 def num_actions(rules: Rules, action_mode: str) -> int:
@@ -153,23 +172,38 @@ def num_actions(rules: Rules, action_mode: str) -> int:
 # --- weights ---------------------------------------------------------------------------------------
 
 
-def load_weights(file: Path) -> Any:
-    """``torch.load(file, weights_only=True)`` on the CPU, with one-line errors naming the file.
+MAX_WEIGHTS_BYTES = weights_bytes(4 * MAX_PARAMETERS)
+"""Largest ``.pt`` file read when the network it holds is not known yet: a network, its target
+network and Adam's two moments, each of :data:`~train.limits.MAX_PARAMETERS`."""
+
+
+def load_weights(file: Path, max_bytes: int = MAX_WEIGHTS_BYTES) -> Any:
+    """``torch.load(file, weights_only=True, mmap=True)`` on the CPU, with one-line errors naming the file.
+
+    Args:
+        max_bytes: a larger file is refused unread (:func:`train.limits.weights_bytes` of the
+            parameters it should hold).
 
     Raises:
         FileNotFoundError: no such file.
-        ValueError: unreadable, truncated, or holding Python objects besides weights.
+        ValueError: too large, unreadable, truncated, or holding Python objects besides weights.
     """
     if not file.is_file():
         raise FileNotFoundError(f"{file.parent}: no {file.name} in this checkpoint")
-    with file.open("rb") as fh:
-        return _load_weights_from(fh, str(file))
+    size = file.stat().st_size
+    if size > max_bytes:
+        raise ValueError(
+            f"{file}: {size:,} bytes, more than the {max_bytes:,} its network's parameters can take; refused unread"
+        )
+    return _load_weights_from(file, str(file))
 
 
 def _load_weights_from(fh, name: str) -> Any:
     import torch
 
     try:
+        if isinstance(fh, Path):  # mapped, not read: a tensor cannot claim more bytes than the file has
+            return torch.load(fh, map_location="cpu", weights_only=True, mmap=True)
         return torch.load(fh, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
         raise ValueError(
@@ -249,7 +283,8 @@ def load_ppo_policy(folder: Path, meta: dict[str, Any]):
     file = folder / MODEL_FILES["ppo"]
     if not file.exists() and (folder / SB3_ZIP).exists():
         raise ValueError(sb3_zip_refusal(folder))
-    state = load_weights(file)
+    rules = check_meta(meta, folder / META_FILE)
+    state = load_weights(file, weights_bytes(network_parameters(meta, rules)))
     policy = build_ppo_policy(meta, folder / META_FILE)
     load_state(policy, state, str(file))
     policy.set_training_mode(False)
@@ -269,8 +304,9 @@ def restore_ppo(folder: Path, policy) -> None:
     file = folder / MODEL_FILES["ppo"]
     if not file.exists() and (folder / SB3_ZIP).exists():
         raise ValueError(sb3_zip_refusal(folder))
-    load_state(policy, load_weights(file), str(file))
-    extra = load_weights(folder / TRAIN_STATE_FILE)
+    count = sum(p.numel() for p in policy.parameters())
+    load_state(policy, load_weights(file, weights_bytes(count)), str(file))
+    extra = load_weights(folder / TRAIN_STATE_FILE, weights_bytes(3 * count))  # Adam: two moments per weight
     if not isinstance(extra, dict) or "optimizer" not in extra:
         raise ValueError(f"{folder / TRAIN_STATE_FILE}: no optimizer state")
     try:
@@ -302,25 +338,27 @@ def ppo_batch_policy(policy):
 # --- DQN -------------------------------------------------------------------------------------------
 
 
-def load_q_network(file: str | Path):
-    """The Q-network saved in a DQN ``model.pt`` (sizes and state dict), in evaluation mode."""
+def load_q_network(file: str | Path, max_bytes: int = MAX_WEIGHTS_BYTES):
+    """The Q-network saved in a DQN ``model.pt`` (sizes and state dict), in evaluation mode.
+
+    The sizes are checked, and the parameter count bounded, before the network is built;
+    ``max_bytes`` bounds the file (see :func:`load_weights`).
+    """
     from train.networks import QNetwork
 
     file = Path(file)
-    data = load_weights(file)
+    data = load_weights(file, max_bytes)
     keys = ("state_dict", "obs_size", "num_actions", "net_arch")
     if not isinstance(data, dict) or not set(keys) <= set(data):
         raise ValueError(f"{file}: not a DQN model file (expected the entries {', '.join(keys)})")
-    sizes = [data["obs_size"], *data["net_arch"]] if isinstance(data["net_arch"], list) else []
-    num_actions = data["num_actions"]
-    if (
-        not sizes
-        or len(sizes) > MAX_LAYERS + 1
-        or not all(isinstance(s, int) and 1 <= s <= 1 << 16 for s in sizes)
-        or not (isinstance(num_actions, int) and 1 <= num_actions <= MAX_MOVE_ACTIONS)
-    ):
-        raise ValueError(f"{file}: bad network sizes (obs_size, num_actions, net_arch)")
-    net = QNetwork(data["obs_size"], data["num_actions"], data["net_arch"])
+    where = f"{file}: bad network sizes"
+    obs_size = need_int(data, "obs_size", 1, 1 << 16, where)
+    actions = need_int(data, "num_actions", 1, MAX_MOVE_ACTIONS, where)
+    arch = need_sizes(data, "net_arch", where)
+    problem = parameters_problem(mlp_parameters([obs_size, *arch, actions]), "the Q-network")
+    if problem:
+        raise ValueError(f"{file}: bad network sizes: {problem}")
+    net = QNetwork(obs_size, actions, arch)
     load_state(net, data["state_dict"], str(file))
     net.eval()
     return net
@@ -329,7 +367,7 @@ def load_q_network(file: str | Path):
 def load_dqn(folder: Path, meta: dict[str, Any]):
     """The Q-network of a DQN checkpoint folder, checked against its ``meta.json``."""
     rules = check_meta(meta, folder / META_FILE)
-    net = load_q_network(folder / MODEL_FILES["dqn"])
+    net = load_q_network(folder / MODEL_FILES["dqn"], weights_bytes(network_parameters(meta, rules)))
     n, mode = meta["num_players"], meta["action_mode"]
     want = (ObservationLayout.for_rules(n, rules).size, num_actions(rules, mode))
     if (net.obs_size, net.num_actions) != want:

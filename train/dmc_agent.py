@@ -46,8 +46,7 @@ Agents by name: ``dmc:PATH`` (a checkpoint folder or a run folder, whose ``best`
 from __future__ import annotations
 
 import functools
-import json
-import zipfile
+import math
 from pathlib import Path
 
 import numpy as np
@@ -57,8 +56,9 @@ from scopa_env.engine.actions import TAKE_ALL, move_enumeration
 from scopa_env.engine.cards import RANK_OF
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.observation import ObservationLayout
-from scopa_env.engine.rules import Move, Rules, get_rules, move_of
+from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Move, Rules, get_rules, move_of
 from train.checkpoint import check_finite
+from train.limits import dmc_parameters, is_int, need_sizes, parameters_problem, read_json, read_npz, shown
 
 FEATURE_VERSION = 2
 """Bumped whenever :class:`MoveFeatures` changes; a checkpoint with another version is refused."""
@@ -305,40 +305,112 @@ def find_dmc_checkpoint(path: str | Path) -> Path:
     return p
 
 
-def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
-    """The network and metadata of a DMC checkpoint (weights and JSON only; nothing is executed)."""
-    folder = find_dmc_checkpoint(path)
-    meta_path = folder / META_FILE
-    try:
-        meta = json.loads(meta_path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{meta_path}: not a readable JSON file ({exc})") from None
+def check_dmc_meta(meta: object, where: str | Path) -> tuple[Rules, int, MoveFeatures]:
+    """Check a DMC ``meta.json`` entry by entry (:mod:`train.limits`' strict checks); returns the rules,
+    the player count and the move features.
+
+    Raises:
+        ValueError: a missing or bad entry, or a network over :data:`~train.limits.MAX_PARAMETERS`, named
+            with the file.
+    """
     if not isinstance(meta, dict) or meta.get("algo") != ALGO:
         raise ValueError(
-            f"{meta_path}: not a DMC checkpoint (algo {meta.get('algo') if isinstance(meta, dict) else None!r})"
+            f"{where}: not a DMC checkpoint (algo {meta.get('algo') if isinstance(meta, dict) else None!r})"
         )
     missing = [k for k in ("rules", "num_players", "feature_version") if k not in meta]
     if missing:
-        raise ValueError(f"{meta_path}: missing keys {missing}")
-    if meta["feature_version"] != FEATURE_VERSION:
-        raise ValueError(
-            f"{meta_path}: feature version {meta['feature_version']!r}, this kit reads {FEATURE_VERSION}; retrain it"
-        )
-    weights_path = folder / WEIGHTS_FILE
+        raise ValueError(f"{where}: missing keys {missing}")
+    version = meta["feature_version"]
+    if not is_int(version) or version != FEATURE_VERSION:
+        raise ValueError(f"{where}: feature_version is {shown(version)}, this kit reads {FEATURE_VERSION}; retrain it")
+    if not isinstance(meta["rules"], str):
+        raise ValueError(f"{where}: rules must be a rules preset name, got {shown(meta['rules'])}")
+    n = meta["num_players"]
+    if not is_int(n) or n not in ALLOWED_PLAYER_COUNTS:
+        raise ValueError(f"{where}: num_players must be one of {list(ALLOWED_PLAYER_COUNTS)}, got {shown(n)}")
+    if not isinstance(meta.get("heuristic_features", False), bool):
+        raise ValueError(f"{where}: heuristic_features must be true or false, got {shown(meta['heuristic_features'])}")
     try:
-        with np.load(weights_path, allow_pickle=False) as data:
-            weights = {k: np.asarray(data[k], np.float32) for k in data.files}
-    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile) as exc:
-        raise ValueError(f"{weights_path}: not a readable weights file ({exc})") from None
+        rules = get_rules(meta["rules"])
+        rules.check_players(n)
+        features = move_features(rules, n, meta.get("heuristic_features", False))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    obs_size = ObservationLayout.for_rules(n, rules).size
+    if "observation_size" in meta and (not is_int(meta["observation_size"]) or meta["observation_size"] != obs_size):
+        raise ValueError(
+            f"{where}: observation_size is {shown(meta['observation_size'])} but {n} players under "
+            f"{rules.name!r} need {obs_size}"
+        )
+    sizes = {key: need_sizes(meta, key, where) for key in ("trunk", "net_arch") if key in meta}
+    if len(sizes) == 2:
+        problem = parameters_problem(
+            dmc_parameters(obs_size, features.size, sizes["trunk"], sizes["net_arch"]), "the network"
+        )
+        if problem:
+            raise ValueError(f"{where}: {problem}")
+    return rules, n, features
+
+
+def _check_layers(shapes: dict, meta: dict, obs_size: int, feature_size: int, file: Path) -> None:
+    """The ``trunk.{i}``/``head.{i}`` arrays chain from the observation (and the move features) to one score,
+    as wide as ``meta.json``'s ``trunk`` and ``net_arch`` say (checked from their headers, before any data)."""
+    widths: dict[str, list[int]] = {}
+    for prefix, first_in in (("trunk", obs_size), ("head", None)):
+        width, outs, i = first_in, [], 0
+        if prefix == "head":
+            width = (widths["trunk"] or [0])[-1] + feature_size
+        while f"{prefix}.{i}.weight" in shapes:
+            w, b = f"{prefix}.{i}.weight", f"{prefix}.{i}.bias"
+            (w_shape, _), (b_shape, _) = shapes[w], shapes.get(b, ((), None))
+            if len(w_shape) != 2 or w_shape[1] != width or b_shape != (w_shape[0],):
+                raise ValueError(
+                    f"{file}: {w} has shape {w_shape} and {b} {b_shape or 'is missing'}; the layer takes "
+                    f"{width} inputs, so they must be (units, {width}) and (units,)"
+                )
+            width = w_shape[0]
+            outs.append(width)
+            i += 1
+        widths[prefix] = outs
+    if not widths["trunk"] or not widths["head"]:
+        raise ValueError(f"{file}: weights hold no trunk.* or head.* layers")
+    if widths["head"][-1] != 1:
+        raise ValueError(f"{file}: the last head layer must give 1 score, gives {widths['head'][-1]}")
+    expected = {f"{p}.{i}.{k}" for p in ("trunk", "head") for i in range(len(widths[p])) for k in ("weight", "bias")}
+    extra = sorted(set(shapes) - expected)
+    if extra:
+        raise ValueError(f"{file}: unexpected arrays {shown(extra)}")
+    for key, got in (("trunk", widths["trunk"]), ("net_arch", widths["head"][:-1])):
+        if key in meta and meta[key] != got:
+            raise ValueError(f"{file}: layers {got} wide, but meta.json's {key} says {shown(meta[key])}")
+    problem = parameters_problem(sum(math.prod(s) for s, _ in shapes.values()), "the network")
+    if problem:
+        raise ValueError(f"{file}: {problem}")
+
+
+def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
+    """The network and metadata of a DMC checkpoint (weights and JSON only; nothing is executed).
+
+    ``meta.json`` is checked first (:func:`check_dmc_meta`), then the shape of every array of
+    ``weights.npz`` from its header (:func:`train.limits.read_npz`), and only then are the
+    weights read: a crafted checkpoint is refused in one line before anything large is allocated.
+    """
+    folder = find_dmc_checkpoint(path)
+    meta_path = folder / META_FILE
+    try:
+        meta = read_json(meta_path)
+    except ValueError as exc:
+        raise ValueError(f"{meta_path}: not a readable JSON file ({str(exc).removeprefix(f'{meta_path}: ')})") from None
+    rules, n, features = check_dmc_meta(meta, meta_path)
+    obs_size = ObservationLayout.for_rules(n, rules).size
+    weights_path = folder / WEIGHTS_FILE
+    weights = read_npz(weights_path, lambda shapes: _check_layers(shapes, meta, obs_size, features.size, weights_path))
+    weights = {k: np.asarray(v, np.float32) for k, v in weights.items()}
     check_finite(weights, str(weights_path))
     try:
         net = NumpyQNet(weights)
-        layout = ObservationLayout.for_rules(int(meta["num_players"]), get_rules(meta["rules"]))
-        probe = np.zeros((1, layout.size), np.float32)
-        feats = move_features(
-            get_rules(meta["rules"]), int(meta["num_players"]), bool(meta.get("heuristic_features", False))
-        )
-        net.scores(probe, np.zeros(1, np.int64), np.zeros((1, feats.size), np.float32))
+        probe = np.zeros((1, obs_size), np.float32)
+        net.scores(probe, np.zeros(1, np.int64), np.zeros((1, features.size), np.float32))
     except (ValueError, KeyError) as exc:
         raise ValueError(f"{weights_path}: weights do not fit the network ({exc})") from None
     return net, meta

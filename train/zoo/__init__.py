@@ -17,10 +17,10 @@ coins, cards and scope, on duplicate deals), and the SHA-256 of its weights file
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 from train.dmc_agent import WEIGHTS_FILE, DmcAgent, load_dmc
+from train.limits import read_json
 
 ZOO_DIR = Path(__file__).resolve().parent
 CARD_FILE = "card.json"
@@ -40,11 +40,19 @@ def path_of(name: str) -> Path:
 
 def card(name: str) -> dict:
     """The model card of ``zoo:name``."""
-    return json.loads((path_of(name) / CARD_FILE).read_text())
+    data = read_json(path_of(name) / CARD_FILE)
+    if not isinstance(data, dict):
+        raise ValueError(f"{path_of(name) / CARD_FILE}: expected a JSON object, got {type(data).__name__}")
+    return data
 
 
 def weights_sha256(folder: Path) -> str:
-    return hashlib.sha256((folder / WEIGHTS_FILE).read_bytes()).hexdigest()
+    """SHA-256 of a checkpoint's weights file (read in chunks: its size is not trusted yet)."""
+    digest = hashlib.sha256()
+    with (folder / WEIGHTS_FILE).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def checked_path(name: str) -> Path:
