@@ -3,11 +3,16 @@ the sentence it checks, and failed before the preset or document was mended.
 
 * ``french_52`` scores the primiera as wikipedia's own example counts it: the sum over the suits
   a side has ("no cards of the fourth suit (sum=63)"), not pagat's all-four-suits rule;
+* ``booklet_scientifico`` with 4 players is each for themselves, teams the option, as the
+  booklet's basic game and its ``booklet`` preset;
 """
 
 from __future__ import annotations
 
+import pytest
+
 from scopa_env.engine.cards import mask_of, parse_cards
+from scopa_env.engine.game import Game
 from scopa_env.engine.rules import get_rules
 from scopa_env.engine.scoring import primiera_value, score_hand
 
@@ -65,3 +70,28 @@ def test_french_52_compiled_core_counts_the_same_sum():
     for pile in (THREE_SEVENS, SEVEN_AND_THREE_ACES, FOUR_TWOS, c52("Kd Qh 7s"), c52("Jc")):
         got = _primiera_sum(pile, F, P[layout.P_PRIME_ALL_SUITS] != 0, P[layout.P_FRENCH] != 0)
         assert got == primiera_value(pile, F52), f"pile {pile:#x}: core {got}, engine {primiera_value(pile, F52)}"
+
+
+# --- 2. booklet_scientifico: each for themselves, teams the option ---------------------------
+
+
+@pytest.mark.parametrize(
+    "preset, sides, quote",
+    [
+        ("booklet_scientifico", (0, 1, 2, 3), 'booklet: "for 2 to 4 players" (the basic game, each for themselves)'),
+        ("booklet_scientifico,partnerships=4", (0, 1, 0, 1), 'booklet: "You can also use this variant with Team Play"'),
+        ("booklet", (0, 1, 2, 3), 'booklet: "for 2 to 4 players"; TEAM PLAY is a variant'),
+    ],
+)
+def test_booklet_scientifico_teams_are_the_option(preset, sides, quote):
+    """booklet, IL SCOPONE SCIENTIFICO: "deal all the cards equally among players"; "You can also
+    use this variant with Team Play", an option as TEAM PLAY is for the basic game."""
+    rules = get_rules(preset)
+    game = Game(4, rules, seed=0)
+    assert game.side_of == sides, f"{preset}: sides {game.side_of} ({quote})"
+    if preset.startswith("booklet_scientifico"):
+        assert [bin(h).count("1") for h in game.hands] == [10] * 4 and game.table == 0, (
+            'booklet: "deal all the cards equally among players (do not reveal any in the center of the table)"'
+        )
+    if "partnerships" not in preset:
+        assert rules.partnerships == get_rules("booklet").partnerships, "the default sides differ from booklet's"

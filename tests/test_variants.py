@@ -631,7 +631,13 @@ IMPOSSIBLE = [
         ("booklet", 4, (0, 1, 2, 3), 'booklet: "for 2 to 4 players"; teams are its TEAM PLAY variant'),
         ("booklet_primiera", 4, (0, 1, 2, 3), 'booklet: "for 2 to 4 players"'),
         ("booklet_team", 4, (0, 1, 0, 1), 'booklet: "two teams of 2 players"'),
-        ("booklet_scientifico", 4, (0, 1, 0, 1), 'booklet: "You can also use this variant with Team Play"'),
+        ("booklet_scientifico", 4, (0, 1, 2, 3), 'booklet: "for 2 to 4 players" (its basic game)'),
+        (
+            "booklet_scientifico,partnerships=4",
+            4,
+            (0, 1, 0, 1),
+            'booklet: "You can also use this variant with Team Play"',
+        ),
         ("standard,partnerships=none", 4, (0, 1, 2, 3), "an option: 4 each for themselves"),
     ],
 )

@@ -256,10 +256,12 @@ register_preset(
     BOOKLET.replace(
         name="booklet_scientifico",
         player_counts=(2, 4),
-        partnerships=(4,),
+        # Each for themselves, as the booklet's basic game; "You can also use this variant with
+        # Team Play" is the option "booklet_scientifico,partnerships=4".
         table_size=0,
         deal_schedules=((2, (20,)), (4, (10,))),
-        description="Booklet Scopa, Il Scopone Scientifico: all cards dealt, none on the table (4 = Team Play).",
+        description="Booklet Scopa, Il Scopone Scientifico: all cards dealt, none on the table, each for "
+        "themselves (Team Play: partnerships=4).",
     )
 )
 register_preset(
