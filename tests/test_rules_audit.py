@@ -5,9 +5,13 @@ the sentence it checks, and failed before the preset or document was mended.
   a side has ("no cards of the fourth suit (sum=63)"), not pagat's all-four-suits rule;
 * ``booklet_scientifico`` with 4 players is each for themselves, teams the option, as the
   booklet's basic game and its ``booklet`` preset;
+* ``docs/rules.md`` lists what is left out of the texts instead of "nothing".
 """
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +20,8 @@ from scopa_env.engine.game import Game
 from scopa_env.engine.rules import get_rules
 from scopa_env.engine.scoring import primiera_value, score_hand
 
+ROOT = Path(__file__).resolve().parent.parent
+RULES_DOC = ROOT / "docs" / "rules.md"
 F52 = get_rules("french_52")
 
 
@@ -95,3 +101,30 @@ def test_booklet_scientifico_teams_are_the_option(preset, sides, quote):
         )
     if "partnerships" not in preset:
         assert rules.partnerships == get_rules("booklet").partnerships, "the default sides differ from booklet's"
+
+
+# --- 3. docs/rules.md says what is left out --------------------------------------------------
+
+
+def _left_out() -> str:
+    text = RULES_DOC.read_text()
+    match = re.search(r"^## Left out\b.*?(?=^## |\Z)", text, re.M | re.S)
+    assert match, "docs/rules.md has no '## Left out' section"
+    return match.group(0)
+
+
+@pytest.mark.parametrize(
+    "what, quote",
+    [
+        ("series", 'wikipedia: "It is recommended to play multiple games so that each player has the opportunity'),
+        ("first card", 'wikipedia: "before the player'),
+    ],
+)
+def test_rules_doc_lists_what_is_left_out(what, quote):
+    """docs/rules.md's "Left out" names the pieces of the texts the kit does not play, each with its
+    quote: the 52-card game's series of games (wikipedia: "It is recommended to play multiple games
+    so that each player has the opportunity to deal") and Cirulla's declaration timing."""
+    section = " ".join(_left_out().split())
+    assert not section.lower().startswith("## left out nothing"), "the section still says nothing is left out"
+    assert what in section.lower(), f"docs/rules.md's Left out does not name the {what!r} ({quote})"
+    assert quote.split('"', 1)[1] in section, f"docs/rules.md's Left out does not quote {quote}"
