@@ -36,6 +36,21 @@ Illegal actions: with ``illegal_action="raise"`` (the default for code) they rai
 ``ValueError`` listing the legal ones; with ``"lose"`` (what SB3's ``check_env``, which
 samples unmasked actions, needs) the episode ends with ``illegal_reward`` and
 ``info["illegal_action"] = True``. A masked learner never takes either path.
+
+Game scores (the ``scores`` entries, points / target) have no upper bound: tied sides past
+the target play on. ``score_bound=b`` makes the Box finite: those entries are clipped to
+``[0, b]`` (``[-b, b]`` under piva), which only a game far past its target reaches.
+
+Gymnasium: importing this module registers :data:`ENV_ID` (``"scopa_rl/Scopa-v0"``)::
+
+    import gymnasium as gym
+    env = gym.make("train.env:scopa_rl/Scopa-v0", opponents="greedy")  # imports train.env first
+
+What ``gym.make`` returns differs from ``ScopaGymEnv()`` in two defaults only
+(:data:`REGISTERED_DEFAULTS`): ``illegal_action="lose"`` (the env checkers of Gymnasium and
+SB3 step random, unmasked actions) and ``score_bound=SCORE_BOUND``; every keyword of
+:class:`ScopaGymEnv` can be passed to ``make``. ``scopa train`` builds its envs directly and
+is not affected.
 """
 
 from __future__ import annotations
@@ -54,6 +69,13 @@ from scopa_env.engine.rules import Rules, get_rules
 from train.opponents import OpponentSampler
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
+
+ENV_ID = "scopa_rl/Scopa-v0"
+"""The Gymnasium id of :class:`ScopaGymEnv` (registered when this module is imported)."""
+SCORE_BOUND = 4.0
+"""The registered env's bound on the ``scores`` entries: four times the target."""
+REGISTERED_DEFAULTS: dict[str, Any] = {"illegal_action": "lose", "score_bound": SCORE_BOUND}
+"""Keywords ``gym.make(ENV_ID)`` passes to :class:`ScopaGymEnv` unless the caller overrides them."""
 
 
 class ActionCoder:
@@ -147,6 +169,8 @@ class ScopaGymEnv(gym.Env):
         learner_seat: a fixed seat, or ``None`` for a uniformly random seat each episode.
         illegal_action: "raise" or "lose" (see the module docstring).
         illegal_reward: the reward of an illegal action under "lose".
+        score_bound: ``None`` (the ``scores`` entries are unbounded) or a bound ``b > 0``: they are
+            clipped to ``[0, b]`` (``[-b, b]`` under piva) and the Box says so (see the module docstring).
     """
 
     metadata = {"render_modes": []}
@@ -162,6 +186,7 @@ class ScopaGymEnv(gym.Env):
         learner_seat: int | None = None,
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
+        score_bound: float | None = None,
     ) -> None:
         super().__init__()
         self.rules = get_rules(rules)
@@ -173,6 +198,8 @@ class ScopaGymEnv(gym.Env):
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        if score_bound is not None and (isinstance(score_bound, bool) or not 0 < score_bound < np.inf):
+            raise ValueError(f"score_bound must be None or a finite number > 0, got {score_bound!r}")
         if learner_seat is not None and not 0 <= learner_seat < num_players:
             raise ValueError(f"learner_seat must be None or a seat in 0..{num_players - 1}, got {learner_seat!r}")
         self.num_players = num_players
@@ -186,6 +213,11 @@ class ScopaGymEnv(gym.Env):
         self.opponents = opponents if isinstance(opponents, OpponentSampler) else OpponentSampler(opponents)
         self.layout = ObservationLayout.for_rules(num_players, self.rules)
         low, high = observation_bounds(self.layout, self.rules)
+        self._score_clip: tuple[float, float] | None = None
+        if score_bound is not None:
+            scores = self.layout["scores"]
+            self._score_clip = (-float(score_bound) if self.rules.piva else 0.0, float(score_bound))
+            low[scores], high[scores] = self._score_clip
         self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self.action_space = spaces.Discrete(self.coder.num_actions)
         self.game: Game | None = None
@@ -274,7 +306,11 @@ class ScopaGymEnv(gym.Env):
 
     def _observe(self) -> np.ndarray:
         out = np.empty(self.layout.size, dtype=np.float32)
-        return write_observation(self.game, self.seat, self.layout, out, self._pending, self._selected)
+        write_observation(self.game, self.seat, self.layout, out, self._pending, self._selected)
+        if self._score_clip is not None:
+            scores = out[self.layout["scores"]]
+            np.clip(scores, *self._score_clip, out=scores)
+        return out
 
     def _play_opponents(self) -> float:
         """Let the other seats play until the learner's turn or the episode end."""
@@ -351,3 +387,12 @@ def make_vec_env(cfg, opponents: Any, seed: int):
     if cfg.reward_shaping:
         venv = PileShaping(venv, cfg.num_players, cfg.rules, cfg.gamma)
     return venv
+
+
+def register_envs() -> None:
+    """Register :data:`ENV_ID` with Gymnasium (done on import; calling it again does nothing)."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point="train.env:ScopaGymEnv", kwargs=dict(REGISTERED_DEFAULTS))
+
+
+register_envs()
