@@ -46,6 +46,7 @@ NOT_RERUN = (
     ".venv-rllib/bin/python -m pytest",
     "tensorboard ",  # a viewer (a server)
     "python -m train.report",  # needs finished run folders
+    "python -m train.checkpoint",  # needs a model.zip (tests/test_new_user.py runs the docs' line)
     "ray ",  # starts or stops a Ray cluster
     "python -m train.zoo.make",  # needs a finished run folder (tests/test_dmc.py checks the zoo)
     "python benchmarks/learning_curves.py",  # needs finished run folders

@@ -1,7 +1,10 @@
-"""What a new user tries first: ``gymnasium.make``."""
+"""What a new user tries first: ``gymnasium.make``, a plain Stable-Baselines3 ``model.zip`` into
+``scopa eval``, Jupyter from the ``all`` extra, and messages that say what to do next."""
 
 from __future__ import annotations
 
+import re
+import shlex
 import subprocess
 import sys
 import warnings
@@ -11,6 +14,7 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+TRAINING_MD = ROOT / "docs" / "training.md"
 
 
 def run_python(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
@@ -80,3 +84,100 @@ def test_score_bound_clips_the_scores_entries():
     assert env.observation_space.contains(obs)
     with pytest.raises(ValueError, match="score_bound"):
         ScopaGymEnv(score_bound=float("inf"))
+
+
+# --- 2. a plain SB3 model.zip to scopa eval and scopa play --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sb3_model(tmp_path_factory):
+    """A ``model.zip`` saved by ``MaskablePPO.save`` from the registered env, and the in-memory model."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium as gym
+    from sb3_contrib import MaskablePPO
+
+    import train.env  # noqa: F401
+
+    folder = tmp_path_factory.mktemp("sb3")
+    env = gym.make("scopa_rl/Scopa-v0")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, seed=0, policy_kwargs={"net_arch": [48, 24]})
+    model.save(folder / "model.zip")
+    return folder, model
+
+
+def docs_convert_command() -> list[str]:
+    """The ``python -m train.checkpoint`` line of docs/training.md, as argv after the module."""
+    lines = [ln for ln in TRAINING_MD.read_text().splitlines() if ln.startswith("python -m train.checkpoint ")]
+    assert len(lines) == 1, "docs/training.md shows one conversion line"
+    return shlex.split(lines[0])[3:]
+
+
+def test_docs_conversion_line_writes_a_checkpoint_eval_and_play_take(sb3_model):
+    """The docs' command converts the zip (weights only, no warning); the agent acts as the SB3 model."""
+    from agents.registry import make_agent
+    from train.policy_agent import load_batch_policy
+
+    folder, model = sb3_model
+    argv = docs_convert_command()
+    done = run_python("-m", "train.checkpoint", *argv, cwd=folder)
+    assert done.returncode == 0, done.stderr
+    assert "RuntimeWarning" not in done.stderr and "Warning" not in done.stderr, done.stderr
+    out = folder / argv[argv.index("--out") + 1]
+    policy, meta = load_batch_policy(out)
+    assert meta["net_arch"] == [48, 24], "net_arch read from the weights' shapes"
+    rng = np.random.default_rng(0)
+    obs = rng.random((64, 376), dtype=np.float32)
+    masks = rng.random((64, 41)) < 0.3
+    masks[np.arange(64), rng.integers(41, size=64)] = True
+    expected, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert (policy(obs, masks) == expected).all(), "the converted policy is the saved model's"
+    agent = make_agent(f"ppo:{out}")
+    assert agent.name.startswith("ppo:"), "scopa eval/play build the agent from the spec"
+
+
+def test_conversion_infers_players_and_mode_and_refuses_what_it_cannot_rebuild(sb3_model, tmp_path):
+    from train.checkpoint import import_sb3_zip, read_meta
+
+    folder, _ = sb3_model
+    out = import_sb3_zip(folder / "model.zip", tmp_path / "inferred", "standard")
+    meta = read_meta(out)
+    assert (meta["num_players"], meta["action_mode"]) == (2, "select"), "the only game of those sizes"
+    with pytest.raises(ValueError, match="no game under 'scopone'"):
+        import_sb3_zip(folder / "model.zip", tmp_path / "bad", "scopone")
+    with pytest.raises(ValueError, match="already a checkpoint folder"):
+        import_sb3_zip(folder / "model.zip", out, "standard")
+
+
+def test_conversion_refuses_another_activation_and_split_widths(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from train.checkpoint import import_sb3_zip
+    from train.env import ScopaGymEnv
+
+    env = ScopaGymEnv(illegal_action="lose")
+    for name, kwargs, message in (
+        ("relu", {"net_arch": [16], "activation_fn": torch.nn.ReLU}, "activation_fn"),
+        ("split", {"net_arch": {"pi": [16], "vf": [8, 8]}}, "one net_arch for both"),
+    ):
+        MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, policy_kwargs=kwargs).save(tmp_path / f"{name}.zip")
+        with pytest.raises(ValueError, match=message):
+            import_sb3_zip(tmp_path / f"{name}.zip", tmp_path / name, "standard")
+        assert not (tmp_path / name).exists(), "nothing is written for a refused model"
+
+
+def test_eval_of_a_bare_zip_says_how_to_convert(sb3_model, capsys):
+    from scopa_app.cli import main
+
+    folder, _ = sb3_model
+    assert main(["eval", f"ppo:{folder / 'model.zip'}", "random", "--games", "2"]) != 0
+    err = capsys.readouterr().err
+    assert "python -m train.checkpoint" in err and "--out" in err, err
+
+
+def test_checkpoint_module_runs_without_runpy_warning():
+    """Nothing imports train.checkpoint on ``import train``, so runpy has nothing to warn about."""
+    done = run_python("-W", "error::RuntimeWarning", "-m", "train.checkpoint", "--help")
+    assert done.returncode == 0 and "RuntimeWarning" not in done.stderr, done.stderr
+    assert re.search(r"--out", done.stdout), "the help shows the import of a plain model.zip"

@@ -24,7 +24,10 @@ Stable-Baselines3's own format (``model.zip``, how PPO checkpoints were saved be
 never loaded: its ``data`` entry holds cloudpickled Python objects (``":serialized:"``)
 that would run code on load. ``python -m train.checkpoint PATH`` converts such a folder:
 it reads only the zip's weights (``policy.pth``, with ``weights_only``) and writes
-``policy.pt``; the pickled entries are never read.
+``policy.pt``; the pickled entries are never read. ``python -m train.checkpoint model.zip
+--out FOLDER --rules PRESET`` does the same for a zip saved by ``MaskablePPO.save`` outside
+this kit: the network is read back from the weights' shapes (:mod:`train.sb3_import`) and
+the folder gets a ``meta.json``.
 """
 
 from __future__ import annotations
@@ -88,6 +91,11 @@ def find_checkpoint(path: str | Path) -> Path:
         p = p / "best"
     if not p.exists():
         raise FileNotFoundError(f"no checkpoint at {str(path)!r}")
+    if p.is_file() and p.suffix == ".zip":
+        raise FileNotFoundError(
+            f"{str(path)!r} is a Stable-Baselines3 model.zip, not a checkpoint folder; convert it (weights only) "
+            f"with `python -m train.checkpoint {path} --out FOLDER --rules PRESET`"
+        )
     if not (p / META_FILE).is_file():
         raise FileNotFoundError(f"{str(path)!r} is not a checkpoint folder (no {META_FILE}); use runs/<name>/best")
     return p
@@ -450,24 +458,122 @@ def _zip_weights(zf: zipfile.ZipFile, name: str, zip_path: Path) -> Any:
     return _load_weights_from(io.BytesIO(zf.read(info)), f"{zip_path}:{name}")
 
 
+def import_sb3_zip(
+    zip_path: str | Path,
+    out: str | Path,
+    rules: str,
+    num_players: int | None = None,
+    action_mode: str | None = None,
+) -> Path:
+    """Write the checkpoint folder ``out`` (``meta.json``, ``policy.pt``) from a ``model.zip`` saved by
+    ``MaskablePPO.save`` with an ``MlpPolicy``, reading only its weights (:mod:`train.sb3_import`).
+
+    ``net_arch`` comes from the weights' shapes; ``num_players`` and ``action_mode``, when not
+    given, are the only ones whose observation and action sizes under ``rules`` fit them.
+
+    Raises:
+        FileNotFoundError: no such zip.
+        ValueError: an unknown preset, a network this kit cannot rebuild, sizes no game fits, or
+            ``out`` already a checkpoint folder (the message says which).
+    """
+    import torch
+
+    from train.sb3_import import POLICY_ENTRY, check_policy_kwargs, mlp_architecture, read_zip, timesteps
+
+    zip_path, out = Path(zip_path), Path(out)
+    preset = get_rules(rules)
+    if (out / META_FILE).exists():
+        raise ValueError(f"{out}: already a checkpoint folder; choose another --out")
+    state, data = read_zip(zip_path)
+    check_policy_kwargs(data, zip_path)
+    arch = mlp_architecture(state, f"{zip_path}:{POLICY_ENTRY}")
+    sizes = {}
+    for n in ALLOWED_PLAYER_COUNTS if num_players is None else (num_players,):
+        for mode in ACTION_MODES if action_mode is None else (action_mode,):
+            try:
+                preset.check_players(n)
+                sizes[n, mode] = (ObservationLayout.for_rules(n, preset).size, num_actions(preset, mode))
+            except ValueError:  # a player count or action mode this preset does not have
+                continue
+    fits = [key for key, size in sizes.items() if size == (arch.obs_size, arch.num_actions)]
+    if len(fits) != 1:
+        games = "; ".join(f"{n} players, {m}: {o} -> {a}" for (n, m), (o, a) in sizes.items()) or "none"
+        raise ValueError(
+            f"{zip_path}: the policy maps {arch.obs_size} observation entries to {arch.num_actions} actions; "
+            + ("no game" if not fits else "more than one game")
+            + f" under {rules!r} with these options has those sizes ({games})"
+            + ("" if not fits else "; give --players and --action-mode")
+        )
+    ((n, mode),) = fits
+    meta = {
+        "algo": "ppo",
+        "action_mode": mode,
+        "num_players": n,
+        "rules": rules,
+        "net_arch": arch.net_arch,
+        "policy_net": "mlp",
+        "observation_size": arch.obs_size,
+        "num_actions": arch.num_actions,
+        "timestep": timesteps(data) or 0,
+        "run": out.name,
+        "converted_from": zip_path.name,
+    }
+    policy = build_ppo_policy(meta, f"{zip_path} as {out / META_FILE}")
+    load_state(policy, state, f"{zip_path}:{POLICY_ENTRY}")
+    out.mkdir(parents=True, exist_ok=True)
+    torch.save(policy.state_dict(), out / MODEL_FILES["ppo"])
+    write_meta(out, meta)  # last: a folder is a checkpoint only once its weights are there
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m train.checkpoint PATH [PATH ...]``: convert SB3 ``model.zip`` PPO checkpoints."""
+    """``python -m train.checkpoint PATH [PATH ...]``: convert SB3 ``model.zip`` PPO checkpoints;
+    ``python -m train.checkpoint model.zip --out FOLDER --rules PRESET``: import a plain SB3 model."""
     import argparse
 
     parser = argparse.ArgumentParser(
         prog="python -m train.checkpoint",
-        description="Convert PPO checkpoints saved as Stable-Baselines3 model.zip into policy.pt, reading only "
-        "their weights (never their pickled objects).",
+        description="Convert PPO checkpoints saved as Stable-Baselines3 model.zip into policy.pt, or a model.zip "
+        "saved by MaskablePPO.save into a checkpoint folder (--out), reading only their weights (never their "
+        "pickled objects).",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="checkpoint folder (or run folder: its best/)")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="checkpoint folder (or run folder: its best/) holding a model.zip; or, with --out, a model.zip",
+    )
+    parser.add_argument("--out", metavar="FOLDER", help="import the model.zip PATH into this new checkpoint folder")
+    parser.add_argument("--rules", metavar="PRESET", help="with --out: the rules preset the model was trained under")
+    parser.add_argument("--players", type=int, help="with --out: the player count (inferred when only one fits)")
+    parser.add_argument(
+        "--action-mode", choices=ACTION_MODES, help="with --out: the action mode (inferred when only one fits)"
+    )
     args = parser.parse_args(argv)
-    for path in args.paths:
-        try:
-            out = convert_sb3_checkpoint(path)
-        except (ValueError, FileNotFoundError) as exc:
-            print(f"python -m train.checkpoint: error: {exc}", file=sys.stderr)
-            return 2
-        print(f"wrote {out}")
+    if args.out is None:
+        for name in ("rules", "players", "action_mode"):
+            if getattr(args, name) is not None:
+                parser.error(f"--{name.replace('_', '-')} goes with --out (importing a model.zip)")
+        for path in args.paths:
+            p = Path(path)
+            if p.is_file() and p.suffix == ".zip" and not (p.parent / META_FILE).is_file():
+                parser.error(f"{path} is a model.zip outside a checkpoint folder: give --out FOLDER --rules PRESET")
+    elif len(args.paths) != 1 or args.rules is None:
+        parser.error("--out imports one model.zip and needs --rules PRESET (the preset it was trained under)")
+    try:
+        if args.out is not None:
+            out = import_sb3_zip(args.paths[0], args.out, args.rules, args.players, args.action_mode)
+            meta = read_meta(out)
+            print(
+                f"wrote {out} (ppo, {meta['num_players']} players, {meta['rules']}, {meta['action_mode']}, "
+                f"net_arch {meta['net_arch']}); try: scopa eval ppo:{out} heuristic"
+            )
+            return 0
+        for path in args.paths:
+            print(f"wrote {convert_sb3_checkpoint(path)}")
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"python -m train.checkpoint: error: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 
