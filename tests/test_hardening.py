@@ -327,7 +327,7 @@ def test_checkpoint_opponent_is_checked_against_the_game(web, tmp_path, monkeypa
     assert client.cookies.get("scopa_session") is None, "a refused game makes no session"
     for _ in range(3):
         state = client.post("/api/games", json={"opponent": spec}).json()
-        r = client.post(f"/api/games/{state['game_id']}/move", json=state["legal"][0])
+        r = client.post(f"/api/games/{state['game_id']}/move", json={**state["legal"][0], "version": 0})
         assert r.status_code == 200, r.text
     assert len(loads) == 1, "games share the loaded checkpoint"
     agents = [wg.agents[1] for wg in app.state.store._sessions[client.cookies.get("scopa_session")].values()]
@@ -363,7 +363,7 @@ def test_a_failing_agent_leaves_the_game_as_it_was(web, illegal):
         wg.game.rng.bit_generator.state,
         client.get(f"/api/games/{gid}").json(),
     )
-    r = client.post(f"/api/games/{gid}/move", json=state["legal"][0])
+    r = client.post(f"/api/games/{gid}/move", json={**state["legal"][0], "version": state["version"]})
     assert r.status_code == 500 and r.headers["content-type"].startswith("application/json"), r.text
     assert "player_1" in r.json()["detail"] and "as it was" in r.json()["detail"], r.text
     after = (
@@ -374,7 +374,8 @@ def test_a_failing_agent_leaves_the_game_as_it_was(web, illegal):
     )
     assert after == before, "the human's move was rolled back"
     wg.agents[1] = good
-    assert client.post(f"/api/games/{gid}/move", json=state["legal"][0]).status_code == 200, "the game goes on"
+    move = {**state["legal"][0], "version": state["version"]}  # a refused request leaves the version as it was
+    assert client.post(f"/api/games/{gid}/move", json=move).status_code == 200, "the game goes on"
 
 
 def test_visits_make_no_session_and_eviction_is_by_last_use(web, monkeypatch):
@@ -425,7 +426,7 @@ def test_request_bodies_are_limited(web):
 
     _, client = web()
     state = client.post("/api/games", json={}).json()
-    big = json.dumps({"card": 0, "captured": [], "pad": "x" * (MAX_BODY_BYTES + 1)})
+    big = json.dumps({"card": 0, "captured": [], "version": 0, "pad": "x" * (MAX_BODY_BYTES + 1)})
     r = client.post(f"/api/games/{state['game_id']}/move", content=big, headers={"content-type": "application/json"})
     assert r.status_code == 413 and "too large" in r.json()["detail"], r.text
 

@@ -1260,7 +1260,7 @@ def test_declaration_in_the_web_ui():
         state = client.get(f"/api/games/{gid}").json()
         hi = cards("2s")[0]
         assert state["declaring"] and state["legal"] == [{"card": hi, "captured": []}, {"card": hi, "captured": [hi]}]
-        r = client.post(f"/api/games/{gid}/move", json={"card": hi, "captured": [hi]})
+        r = client.post(f"/api/games/{gid}/move", json={"card": hi, "captured": [hi], "version": state["version"]})
         assert r.status_code == 200, r.text
         run_agents(wg)
         state = client.get(f"/api/games/{gid}").json()
@@ -1324,10 +1324,11 @@ def test_claim_in_the_web_ui():
         gid = client.post("/api/games", json={"opponent": "random", "rules": FUORI, "seed": 1}).json()["game_id"]
         wg = app.state.store.get(client.cookies.get(SESSION_COOKIE), gid)
         wg.game = claim_game([9, 3], "7d 7c 7s 7b Ad 2d 3d 4d 5d 6d")
-        claim = client.get(f"/api/games/{gid}").json()["claim"]
+        state = client.get(f"/api/games/{gid}").json()
+        claim = state["claim"]
         hi = max(cards("Kc 4s"))
         assert claim == {"card": hi, "captured": [hi]}
-        r = client.post(f"/api/games/{gid}/move", json=claim)
+        r = client.post(f"/api/games/{gid}/move", json={**claim, "version": state["version"]})
         assert r.status_code == 200, r.text
         state = r.json()
         assert state["winner"] == 0 and state["events"][0]["decision"] == "claim" and state["claim"] is None

@@ -49,6 +49,13 @@ def new_game(client, **body) -> dict:
     return r.json()
 
 
+def post_move(client, gid: str, body: dict, version: int | None = None):
+    """POST a move naming the game's version: ``version``, else the one the server sends now."""
+    if version is None:
+        version = client.get(f"/api/games/{gid}").json()["version"]
+    return client.post(f"/api/games/{gid}/move", json={**body, "version": version})
+
+
 def card_values(node, key=None, found=None):
     """Card ids in a response: the ints under CARD_KEYS. Also checks no int list hides under another key."""
     found = set() if found is None else found
@@ -170,7 +177,7 @@ def test_full_game_never_leaks_hidden_cards(app, client, rules, players):
         else:
             assert state["your_turn"], "agents finish their turns before the server answers"
             move = state["legal"][int(rng.integers(len(state["legal"])))]
-            r = client.post(f"/api/games/{gid}/move", json=move)
+            r = post_move(client, gid, move)
             events = r.json()["events"]
             assert events[0]["seat"] == 0 and events[0]["card"] == move["card"], "the human's play is listed first"
             seats = [e["seat"] for e in events if "decision" not in e]
@@ -224,6 +231,8 @@ BAD_MOVES = [
 def test_bad_move_is_refused_and_changes_nothing(app, client, body, status, words):
     gid = fixed_position(app, client)
     before = snapshot(app, client, gid)
+    if body.startswith("{") and body.endswith("}") and body != "{}":  # every other check is made at the right version
+        body = body[:-1] + ', "version": 0}'
     r = client.post(f"/api/games/{gid}/move", content=body, headers={"content-type": "application/json"})
     assert r.status_code == status, f"{body}: {r.status_code} {r.text}"
     detail = r.json()["detail"]
@@ -233,8 +242,8 @@ def test_bad_move_is_refused_and_changes_nothing(app, client, body, status, word
 
 def test_legal_move_after_refusals(app, client):
     gid = fixed_position(app, client)
-    client.post(f"/api/games/{gid}/move", json={"card": C("7d")})
-    r = client.post(f"/api/games/{gid}/move", json={"card": C("7d"), "captured": [C("7s")]})
+    post_move(client, gid, {"card": C("7d")})
+    r = post_move(client, gid, {"card": C("7d"), "captured": [C("7s")]})
     assert r.status_code == 200, r.text
     assert r.json()["events"][0] == {
         "seat": 0,
@@ -258,9 +267,9 @@ def test_moves_refused_at_a_hand_end(app, client):
     state = new_game(client, seed=5)
     gid = state["game_id"]
     while state["phase"] == "play":
-        state = client.post(f"/api/games/{gid}/move", json=state["legal"][0]).json()
+        state = post_move(client, gid, state["legal"][0]).json()
     assert state["phase"] == "hand_over" and state["last_hand"]["number"] == 1
-    r = client.post(f"/api/games/{gid}/move", json={"card": 0})
+    r = post_move(client, gid, {"card": 0})
     assert r.status_code == 409 and "deal the next hand" in r.json()["detail"]
     state = client.post(f"/api/games/{gid}/next-hand").json()
     assert state["phase"] == "play" and state["hand_number"] == 2 and state["last_hand"] is None
@@ -273,7 +282,7 @@ def test_sessions_are_isolated(app, client):
         other.get("/")
         before = snapshot(app, client, gid)
         assert other.get(f"/api/games/{gid}").status_code == 404, "another session cannot read the game"
-        r = other.post(f"/api/games/{gid}/move", json=state["legal"][0])
+        r = other.post(f"/api/games/{gid}/move", json={**state["legal"][0], "version": state["version"]})
         assert r.status_code == 404 and "no game" in r.json()["detail"], "another session cannot play in it"
         assert other.post(f"/api/games/{gid}/next-hand").status_code == 404
         assert snapshot(app, client, gid) == before, "the game is untouched"
@@ -329,7 +338,7 @@ def test_first_card_decision_keep_and_hidden(app, client):
         {"card": first, "captured": []},
         {"card": first, "captured": [first]},
     ]
-    r = client.post(f"/api/games/{gid}/move", json={"card": first, "captured": [first]})
+    r = post_move(client, gid, {"card": first, "captured": [first]})
     assert r.status_code == 200, r.text
     state = r.json()
     assert state["events"][0]["decision"] == "keep" and first in state["hand"]
@@ -361,7 +370,7 @@ def test_ace_takes_itself(app, client):
     ace = C("Ad")
     state = client.get(f"/api/games/{gid}").json()
     assert {"card": ace, "captured": [ace]} in state["legal"], state["legal"]
-    r = client.post(f"/api/games/{gid}/move", json={"card": ace, "captured": [ace]})
+    r = post_move(client, gid, {"card": ace, "captured": [ace]})
     assert r.status_code == 200, r.text
     assert r.json()["events"][0]["captured"] == [ace] and wg.game.piles[0] >> ace & 1
 
@@ -420,7 +429,7 @@ def test_french_52_whole_game_through_the_api(app, client):
             legal = {(c, tuple(cards_of(m))) for c, m in game.legal_pairs()}
             assert {(m["card"], tuple(m["captured"])) for m in state["legal"]} == legal
             move = state["legal"][int(rng.integers(len(state["legal"])))]
-            r = client.post(f"/api/games/{gid}/move", json=move)
+            r = post_move(client, gid, move)
             moves += 1
             seats = [e["seat"] for e in r.json()["events"]]
             assert seats == list(range(len(seats))), f"you, then player_1 .. player_7 in turn: {seats}"
@@ -464,7 +473,7 @@ def test_french_52_state_does_not_depend_on_hidden_cards(app, client):
             state = client.post(f"/api/games/{gid}/next-hand").json()
         else:
             move = state["legal"][int(rng.integers(len(state["legal"])))]
-            state = client.post(f"/api/games/{gid}/move", json=move).json()
+            state = post_move(client, gid, move).json()
     assert checked == 40 and moved > 60, (checked, moved)
 
 
@@ -491,9 +500,9 @@ def test_french_52_captures_with_values_up_to_13(app, client):
     assert {c["id"]: c["code"] for c in state["card_info"]}[king] == "Kd"
     captures = sorted(m["captured"] for m in state["legal"] if m["card"] == king)
     assert captures == sorted([sorted([F("6c"), F("7s")]), sorted([F("Qh"), F("As")])])
-    r = client.post(f"/api/games/{gid}/move", json={"card": king, "captured": [F("6c"), F("Qh")]})
+    r = post_move(client, gid, {"card": king, "captured": [F("6c"), F("Qh")]})
     assert r.status_code == 400 and "add up to 18" in r.json()["detail"] and "Kd" in r.json()["detail"], r.text
-    r = client.post(f"/api/games/{gid}/move", json={"card": king, "captured": [F("Qh"), F("As")]})
+    r = post_move(client, gid, {"card": king, "captured": [F("Qh"), F("As")]})
     assert r.status_code == 200, r.text
     assert r.json()["events"][0]["captured"] == sorted([F("Qh"), F("As")])
 
@@ -512,7 +521,7 @@ def test_french_52_captures_with_values_up_to_13(app, client):
 def test_french_52_bad_moves_are_clean_errors(app, client, body, status, words):
     gid = french_position(app, client)
     before = snapshot(app, client, gid)
-    r = client.post(f"/api/games/{gid}/move", json=body)
+    r = post_move(client, gid, body)
     detail = r.json()["detail"]
     assert r.status_code == status and isinstance(detail, str) and "\n" not in detail, r.text
     assert words in detail, detail
@@ -525,7 +534,7 @@ def test_the_40_card_game_refuses_the_52_card_pictures(app, client):
         ({"card": 45}, "card: Input should be less than 40"),
         ({"card": 6, "captured": [51]}, "captured.0"),
     ):
-        r = client.post(f"/api/games/{gid}/move", json=body)
+        r = post_move(client, gid, body)
         assert r.status_code == 422 and words in r.json()["detail"], r.text
 
 
@@ -533,7 +542,7 @@ def test_the_40_card_game_refuses_the_52_card_pictures(app, client):
 def test_french_52_agents(client, agent):
     state = new_game(client, rules="french_52", players=8, opponent=agent, seed=3)
     assert {p["agent"] for p in state["players"][1:]} == {agent}
-    r = client.post(f"/api/games/{state['game_id']}/move", json=state["legal"][0])
+    r = post_move(client, state["game_id"], state["legal"][0])
     assert r.status_code == 200, r.text
 
 
@@ -549,3 +558,68 @@ def test_french_52_refuses_a_checkpoint_of_another_game():
         assert "\n" not in detail
         r = c.post("/api/games", json={"rules": "french_52", "players": 8, "opponent": "heuristic"})
         assert r.status_code == 201, r.text
+
+
+# --- versions: a move is applied at most once ---------------------------------------------------------
+
+
+def test_every_state_names_its_version(app, client):
+    state = new_game(client, seed=4)
+    gid = state["game_id"]
+    assert state["version"] == 0 and client.get(f"/api/games/{gid}").json()["version"] == 0
+    state = post_move(client, gid, state["legal"][0], version=0).json()
+    assert state["version"] == 1, "a move is one version"
+    while state["phase"] == "play":
+        state = post_move(client, gid, state["legal"][0], version=state["version"]).json()
+    version = state["version"]
+    state = client.post(f"/api/games/{gid}/next-hand", json={"version": version}).json()
+    assert state["phase"] == "play" and state["version"] == version + 1, "a new hand is one version"
+
+
+def test_a_repeated_or_stale_move_is_refused_and_changes_nothing(app, client):
+    """A retried request (same body, same version) is refused with 409: the move is not played twice."""
+    state = new_game(client, rules="scopa_bazzica", seed=3)
+    gid = state["game_id"]
+    body = {**state["legal"][0], "version": state["version"]}
+    assert client.post(f"/api/games/{gid}/move", json=body).status_code == 200
+    after = snapshot(app, client, gid)
+    for stale in (body, {**body, "version": 0}, {**body, "version": 7}):
+        r = client.post(f"/api/games/{gid}/move", json=stale)
+        assert r.status_code == 409, f"{stale}: {r.status_code} {r.text}"
+        detail = r.json()["detail"]
+        assert f"version {stale['version']}" in detail and "nothing was played" in detail, detail
+        assert snapshot(app, client, gid) == after, "a refused move changes nothing"
+    r = client.post(f"/api/games/{gid}/move", json=state["legal"][0])
+    assert r.status_code == 422 and "version: Field required" in r.json()["detail"], r.text
+    r = client.post(f"/api/games/{gid}/next-hand", json={"version": 0})
+    assert r.status_code == 409 and "version 0" in r.json()["detail"], r.text
+    assert snapshot(app, client, gid) == after
+
+
+@pytest.mark.parametrize("rules, seed", [("standard", 0), ("scopa_bazzica", 3), ("scopa_bazzica", 9)])
+def test_sixteen_identical_moves_at_once_apply_once(app, client, rules, seed):
+    """16 simultaneous copies of one move: exactly one is played (before versions, scopa_bazzica with
+    these seeds played two: a declaration pass is also a legal trail of the same card)."""
+    import threading
+
+    state = new_game(client, rules=rules, seed=seed)
+    gid = state["game_id"]
+    body = {**state["legal"][0], "version": state["version"]}
+    start = threading.Barrier(16)
+    codes: list[int] = []
+
+    def send() -> None:
+        start.wait()
+        codes.append(client.post(f"/api/games/{gid}/move", json=body).status_code)
+
+    threads = [threading.Thread(target=send) for _ in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(codes) == [200] + [409] * 15, codes
+    once = new_game(client, rules=rules, seed=seed)["game_id"]  # the same deal and agents, one request
+    assert post_move(client, once, state["legal"][0], version=0).status_code == 200
+    game, reference = web_game(app, client, gid).game, web_game(app, client, once).game
+    assert (game.history, game.scores, repr(game)) == (reference.history, reference.scores, repr(reference))
+    assert client.get(f"/api/games/{gid}").json()["version"] == 1

@@ -6,8 +6,8 @@
     GET  /api/options                   presets, player counts, agents offered
     POST /api/games                     {"rules", "players", "opponent", "teammate"} -> state (201)
     GET  /api/games/{id}                state
-    POST /api/games/{id}/move           {"card": 6, "captured": [16]} -> state
-    POST /api/games/{id}/next-hand      deal the next hand -> state
+    POST /api/games/{id}/move           {"card": 6, "captured": [16], "version": 3} -> state
+    POST /api/games/{id}/next-hand      {"version": 7} (optional) deal the next hand -> state
 
 Trust and hidden information:
 
@@ -23,6 +23,10 @@ Trust and hidden information:
 * The deal's seed is the server's: a seed chosen by the client would let it recompute every
   hand and the stock. ``create_app(allow_client_seeds=True)`` (``scopa web --allow-seeds``)
   accepts ``"seed"`` in ``POST /api/games`` for tests and demos.
+* Every state carries the game's ``version`` (the actions applied so far: the human's moves
+  and new hands), and a move must name the version of the state it was chosen in. A stale
+  or repeated request (a retry, a second tab, a double click) gets 409 and changes nothing,
+  so a request is applied at most once. ``next-hand`` checks a version when it is given.
 * Every move is checked against ``Game.legal_pairs()``; malformed or illegal requests
   get a 4xx with a readable ``detail`` and leave the game untouched. A request is all or
   nothing: the human's move and the agents' replies are played on a copy of the game that
@@ -117,12 +121,14 @@ class NewGameRequest(BaseModel):
 
 
 class MoveRequest(BaseModel):
-    """Body of ``POST /api/games/{id}/move``: the hand card and the table cards it takes (empty: trail)."""
+    """Body of ``POST /api/games/{id}/move``: the hand card, the table cards it takes (empty: trail)
+    and the ``version`` of the state the move was chosen in."""
 
     model_config = ConfigDict(extra="forbid")
 
     card: StrictInt = Field(ge=0, lt=MAX_CARDS)
     captured: list[Annotated[StrictInt, Field(ge=0, lt=MAX_CARDS)]] = Field(default_factory=list, max_length=MAX_CARDS)
+    version: StrictInt = Field(ge=0)
 
     def out_of_deck(self, deck_size: int) -> str | None:
         """The 422 message for a card id beyond this game's deck (ids 40..51 are the 52-card
@@ -133,6 +139,14 @@ class MoveRequest(BaseModel):
             if c >= deck_size:
                 return f"bad request: captured.{i}: Input should be less than {deck_size}"
         return None
+
+
+class NextHandRequest(BaseModel):
+    """Body of ``POST /api/games/{id}/next-hand`` (optional): the ``version`` of the state that asked."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: StrictInt | None = Field(default=None, ge=0)
 
 
 # --- games and sessions ------------------------------------------------------------------------
@@ -148,6 +162,18 @@ class WebGame:
     specs: dict[int, str]
     events: list[dict] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    version: int = 0
+    """Actions applied (the human's moves and new hands): sent with every state, named by every move."""
+
+    def check_version(self, version: int | None) -> None:
+        """409 unless ``version`` (``None``: not given) is the game's: the request was made in an
+        earlier position (a retry of an applied request, another tab), so nothing is played."""
+        if version is not None and version != self.version:
+            raise HTTPException(
+                409,
+                f"this request was made at version {version} of the game, which is now at version {self.version} "
+                "(a repeated or outdated request); nothing was played: reload the game",
+            )
 
 
 @dataclass
@@ -409,6 +435,8 @@ def state_of(web_game: WebGame) -> dict:
     rules = view.rules
     state = {
         "game_id": web_game.id,
+        # A move names the version of the state it was chosen in (409 otherwise).
+        "version": web_game.version,
         "phase": phase,
         "your_turn": your_turn,
         "rules": {"name": rules.name, "description": player_description(rules.description), "target": rules.target},
@@ -712,6 +740,7 @@ def create_app(
     ) -> dict:
         web_game = store.get(scopa_session, game_id)
         with web_game.lock:
+            web_game.check_version(request.version)
             game = web_game.game
             if game.winner is not None:
                 raise HTTPException(409, "the game is over; start a new game")
@@ -739,12 +768,18 @@ def create_app(
                 run_agents(web_game)
 
             all_or_nothing(web_game, step)
+            web_game.version += 1
             return state_of(web_game)
 
     @app.post("/api/games/{game_id}/next-hand")
-    def next_hand(game_id: str, scopa_session: Annotated[str | None, Cookie()] = None) -> dict:
+    def next_hand(
+        game_id: str,
+        body: Annotated[NextHandRequest, Body()] = None,
+        scopa_session: Annotated[str | None, Cookie()] = None,
+    ) -> dict:
         web_game = store.get(scopa_session, game_id)
         with web_game.lock:
+            web_game.check_version(body.version if body is not None else None)
             game = web_game.game
             if game.winner is not None:
                 raise HTTPException(409, "the game is over; start a new game")
@@ -756,6 +791,7 @@ def create_app(
                 run_agents(web_game)
 
             all_or_nothing(web_game, step)
+            web_game.version += 1
             return state_of(web_game)
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

@@ -69,14 +69,14 @@
     }
   }
 
-  function accept(state) {
+  function accept(state, { events = true } = {}) {
     ui.state = state;
     for (const c of state.card_info || []) ui.cards.set(c.id, c);
     ui.selected = state.deciding && state.your_turn ? (state.declaring ? state.legal[0].card : state.hand[0]) : null;
     ui.picked.clear();
     sessionStorage.setItem(GAME_KEY, state.game_id);
     // The log reads top to bottom, oldest first; each hand's header opens its section.
-    for (const ev of state.events) ui.log.push(ev);
+    if (events) for (const ev of state.events) ui.log.push(ev);
     if (ui.log.length > LOG_LIMIT) ui.log.splice(0, ui.log.length - LOG_LIMIT);
     render();
     defaultMessage();
@@ -90,14 +90,28 @@
     accept(state);
   }
 
+  // Every action names the version of the state it was chosen in; the server refuses a stale or
+  // repeated one with 409 and changes nothing, and the page then shows the server's state again.
+  async function resync(err) {
+    if (err.status === 409 && ui.state) {
+      try {
+        accept(await api("GET", `/api/games/${ui.state.game_id}`), { events: false });
+      } catch (ignored) {
+        // the error shown is the 409's
+      }
+    }
+  }
+
   async function sendMove(card, captured) {
     await run(async () => {
       say(captured.length ? `You take ${listNames(captured)} with your ${nameOf(card)}…` : `You trail your ${nameOf(card)}…`);
+      const version = ui.state.version;
       try {
-        accept(await api("POST", `/api/games/${ui.state.game_id}/move`, { card, captured }));
+        accept(await api("POST", `/api/games/${ui.state.game_id}/move`, { card, captured, version }));
       } catch (err) {
         ui.picked.clear();
         render();
+        await resync(err);
         throw err;
       }
     });
@@ -644,8 +658,14 @@
         next.type = "button";
         next.addEventListener("click", () =>
           run(async () => {
-            ui.log.push({ marker: `Hand ${s.hand_number + 1}` });
-            accept(await api("POST", `/api/games/${s.game_id}/next-hand`));
+            try {
+              const state = await api("POST", `/api/games/${s.game_id}/next-hand`, { version: s.version });
+              ui.log.push({ marker: `Hand ${s.hand_number + 1}` });
+              accept(state);
+            } catch (err) {
+              await resync(err);
+              throw err;
+            }
           }),
         );
         buttons.append(next);
