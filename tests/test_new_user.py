@@ -181,3 +181,19 @@ def test_checkpoint_module_runs_without_runpy_warning():
     done = run_python("-W", "error::RuntimeWarning", "-m", "train.checkpoint", "--help")
     assert done.returncode == 0 and "RuntimeWarning" not in done.stderr, done.stderr
     assert re.search(r"--out", done.stdout), "the help shows the import of a plain model.zip"
+
+
+# --- 3. Jupyter from the install the README gives ------------------------------------------------
+
+
+def test_all_extra_brings_jupyterlab():
+    """``pip install -e ".[all]"`` (README's install) includes the ``notebooks`` extra, which has JupyterLab."""
+    from importlib.metadata import metadata
+
+    requires = metadata("scopa-rl").get_all("Requires-Dist") or []
+    notebooks = [r for r in requires if r.endswith('extra == "notebooks"')]
+    assert any(r.startswith("jupyterlab") for r in notebooks), f"notebooks extra: {notebooks}"
+    (everything,) = [r for r in requires if r.endswith('extra == "all"')]
+    assert "notebooks" in everything.split("[")[1].split("]")[0].split(","), everything
+    readme = (ROOT / "README.md").read_text()
+    assert "pip install jupyterlab" not in readme, "the README's install already brings JupyterLab"
