@@ -285,3 +285,85 @@ def test_the_zoo_loads_and_a_deep_card_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(ValueError) as info:
         zoo.card("deep")
     assert "card.json" in one_line(str(info.value)), str(info.value)
+
+
+# --- 2. training configs -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "overrides, words",
+    [
+        (["net_arch=[100000,100000,100000]"], "net_arch"),
+        (["net_arch=[16384]", "action_mode=move"], "net_arch"),
+        (["algo=dqn", "buffer_size=1e15"], "buffer_size"),
+        (["algo=dqn", "buffer_size=1e9"], "of the machine's memory"),
+        (["n_envs=100000"], "n_envs must be in [1, 4096]"),
+        (["total_timesteps=1e30"], "total_timesteps must be in [1, 1000000000000]"),
+        (["batch_size=1e12"], "batch_size"),
+        (["algo=dqn", "batch_size=1e12"], "batch_size"),
+        (["algo=dqn", "buffer_size=1000", "batch_size=2000"], "batch_size"),
+        (["algo=ppo", "n_steps=10", "n_envs=2", "batch_size=64"], "batch_size"),
+        (["eval_pairs=1e15"], "eval_pairs"),
+        (["net_arch=[" + "[" * 5000 + "]" * 5000 + "]"], "nested"),
+    ],
+)
+def test_train_config_sizes_are_bounded(overrides, words):
+    from train.config import ConfigError, TrainConfig
+
+    with pytest.raises(ConfigError) as info:
+        TrainConfig.load(ROOT / "configs" / "quickstart.yaml", overrides)
+    assert words in one_line(str(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize(
+    "overrides, words",
+    [
+        (["trunk=[1000000000]"], "trunk"),
+        (["net_arch=[100000,100000]"], "net_arch"),
+        (["buffer_size=1e15"], "buffer_size"),
+        (["batch_size=1e12"], "batch_size"),
+        (["label_buffer_size=1e13"], "label_buffer_size"),
+        (["selfplay_games=1e9"], "selfplay_games"),
+        (["total_timesteps=1e30"], "total_timesteps"),
+    ],
+)
+def test_dmc_config_sizes_are_bounded(overrides, words):
+    from train.config import ConfigError
+    from train.dmc_config import DmcConfig
+
+    with pytest.raises(ConfigError) as info:
+        DmcConfig.load(ROOT / "configs" / "dmc_standard.yaml", overrides)
+    assert words in one_line(str(info.value)), str(info.value)
+
+
+@pytest.mark.parametrize("which", ["train", "dmc"])
+@pytest.mark.parametrize("text", ["net_arch: " + "[" * 100_000 + "]" * 100_000, "seed: " + BIG_DIGITS])
+def test_odd_yaml_is_one_line(tmp_path, which, text):
+    from train.config import ConfigError, TrainConfig
+    from train.dmc_config import DmcConfig
+
+    path = tmp_path / "c.yaml"
+    path.write_text(("algo: dmc\n" if which == "dmc" else "") + text + "\n")
+    with pytest.raises(ConfigError) as info:
+        (DmcConfig if which == "dmc" else TrainConfig).load(path)
+    assert str(path) in one_line(str(info.value)), str(info.value)
+
+
+def test_every_shipped_config_is_within_the_bounds():
+    from train.config import TrainConfig
+    from train.dmc_config import DmcConfig, is_dmc_config
+
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        if path.name.startswith("rllib"):
+            continue
+        (DmcConfig if is_dmc_config(str(path), []) else TrainConfig).load(path)
+
+
+def test_config_docs_state_the_size_rules():
+    from train.config import describe_fields
+
+    text = describe_fields()
+    for words in ("50,000,000 parameters", "4,096", "10^12", "of the machine's memory"):
+        assert words in text, f"--help-config states {words!r}"
+    doc = (ROOT / "docs" / "training.md").read_text()
+    assert "50,000,000 parameters" in doc and "train/limits.py" in doc

@@ -5,6 +5,11 @@ Every field is documented below; ``scopa train --help-config`` prints them. Unkn
 (:attr:`RunConfig.RANGES`) raise :class:`ConfigError` before anything is written or
 trained, naming the key; a bad ``key=value`` override is blamed on the command line, not
 on the file.
+
+Sizes are checked against what the machine can hold (the limits of :mod:`train.limits`):
+a network of at most 50,000,000 parameters, buffers within half of the machine's memory,
+at most 4,096 games at once and 10^12 steps; each rule is stated once, in the docstring of
+the key it bounds.
 """
 
 from __future__ import annotations
@@ -23,7 +28,22 @@ from typing import Any, ClassVar, NamedTuple, TypeVar, Union
 
 import yaml
 
+from train.limits import (
+    MAX_ENVS,
+    MAX_EVAL_PAIRS,
+    MAX_LAYERS,
+    MAX_TIMESTEPS,
+    MAX_WIDTH,
+    memory_problem,
+    mlp_parameters,
+    parameters_problem,
+    ppo_parameters,
+    shown,
+)
+
 ALGOS = ("ppo", "dqn")
+ALGO_NAMES = (*ALGOS, "dmc")
+"""What ``algo`` may say: a ``dmc`` config goes to :mod:`train.dmc_config` before this module reads it."""
 
 IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch", "policy_net")
 """Keys a checkpoint is tied to: resuming with a different value is refused."""
@@ -80,6 +100,27 @@ class Range(NamedTuple):
 
 SEED_RANGE = Range(0, 2**31 - 1)
 """Seeds NumPy's legacy generator accepts (SB3 seeds it), with room for ``seed + timestep``."""
+STEPS_RANGE = Range(1, MAX_TIMESTEPS)
+"""Counts of env steps or decisions (:data:`train.limits.MAX_TIMESTEPS`)."""
+PAIRS_RANGE = Range(1, MAX_EVAL_PAIRS)
+"""Duplicate deals of one evaluation (:data:`train.limits.MAX_EVAL_PAIRS`)."""
+EPOCHS_RANGE = Range(1, 1000)
+"""Passes over the data (more are a typo, not a plan)."""
+
+
+def read_yaml(path: str | Path) -> Any:
+    """A YAML config file's contents, with one-line errors naming it (too deep, a number too long)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config file {str(path)!r} not found")
+    try:
+        return yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid YAML (nested too deeply)") from None
+    except ValueError:  # Python's limit on the digits of an int
+        raise ConfigError(f"{path}: not valid YAML (a number too long to read)") from None
 
 
 _Config = TypeVar("_Config", bound="RunConfig")
@@ -114,6 +155,12 @@ class RunConfig:
         "eval_seed": SEED_RANGE,
         "learning_rate": Range(0, 1, low_open=True),
         "gamma": Range(0, 1),
+        "total_timesteps": STEPS_RANGE,
+        "eval_every": STEPS_RANGE,
+        "selfplay_every": STEPS_RANGE,
+        "eval_pairs": PAIRS_RANGE,
+        "selfplay_pool_size": Range(1, 100),
+        "torch_threads": Range(1, 1024),
     }
     """Other number keys with a range (checked with the key named)."""
     KEYS_LABEL: ClassVar[str] = ""
@@ -147,15 +194,18 @@ class RunConfig:
     selfplay_fraction: float = 0.5
     """Probability that an opponent seat is played by a pool snapshot (once the pool has one)."""
     selfplay_pool_size: int = 5
-    """How many of the latest snapshots the pool keeps."""
+    """How many of the latest snapshots the pool keeps (1 to 100: each holds a network)."""
     selfplay_every: int = 50_000
     """Env steps between two snapshots added to the pool."""
     total_timesteps: int = 200_000
-    """Learner env steps (decisions) to train for (RLlib counts them across all env runners)."""
+    """Learner env steps (decisions) to train for (RLlib counts them across all env runners); at most
+    10^12, as every other count of steps."""
     torch_threads: int = 1
     """``torch.set_num_threads`` (RLlib: in the driver): 1 keeps runs reproducible and polite on shared CPUs."""
     net_arch: list = field(default_factory=lambda: [256, 256])
-    """Hidden layer sizes of the policy, value and (DQN) Q networks."""
+    """Hidden layer sizes of the policy, value and (DQN) Q networks: 1 to 16 layers of 1 to 16,384 units,
+    and at most 50,000,000 parameters in all (PPO: actor and critic together), counted before anything
+    is built (train/limits.py, the same bound as a checkpoint's)."""
     learning_rate: float = 3e-4
     """Adam step size."""
     gamma: float = 0.995
@@ -165,7 +215,7 @@ class RunConfig:
     eval_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     """Baselines evaluated against, each logged under ``eval/<opponent>/``."""
     eval_pairs: int = 50
-    """Duplicate deals per opponent and evaluation (each played in both seatings, full games)."""
+    """Duplicate deals per opponent and evaluation (each played in both seatings, full games); at most 10^6."""
     eval_seed: int = 1_000_003
     """Seed of the evaluation deals (the same deals at every evaluation, on both backends)."""
     best_opponent: str = ""
@@ -233,7 +283,8 @@ class RunConfig:
             if not _type_ok(value, hints[f.name]):
                 raise _bad(source, f.name, f"{f.name} must be {_type_name(hints[f.name])}, got {value!r}")
             if f.name in self.CHOICES and value not in self.CHOICES[f.name]:
-                raise _bad(source, f.name, f"{f.name} must be one of {list(self.CHOICES[f.name])}, got {value!r}")
+                allowed = ALGO_NAMES if f.name == "algo" else self.CHOICES[f.name]
+                raise _bad(source, f.name, f"{f.name} must be one of {list(allowed)}, got {value!r}")
         for key in self.POSITIVE_KEYS:
             if getattr(self, key) < 1:
                 raise _bad(source, key, f"{key} must be positive, got {getattr(self, key)!r}")
@@ -243,8 +294,7 @@ class RunConfig:
         for key, allowed in self.RANGES.items():
             if getattr(self, key) not in allowed:
                 raise _bad(source, key, f"{key} must be {allowed.describe()}, got {getattr(self, key)!r}")
-        if not self.net_arch or not all(_type_ok(h, int) and h > 0 for h in self.net_arch):
-            raise _bad(source, "net_arch", f"net_arch must be a non-empty list of positive ints, got {self.net_arch!r}")
+        check_layers(self.net_arch, "net_arch", source)
         from scopa_env.engine.rules import get_rules
 
         try:
@@ -252,6 +302,9 @@ class RunConfig:
             rules.check_players(self.num_players)
         except ValueError as exc:
             raise _bad(source, "rules", str(exc)) from None
+        problem = parameters_problem(self.network_parameters(source), "the network")
+        if problem:
+            raise _bad(source, "net_arch", f"net_arch: {problem}")
         from train.opponents import normalize_weights
 
         try:
@@ -266,6 +319,26 @@ class RunConfig:
             raise _bad(source, "best_opponent", f"best_opponent {self.best_opponent!r} is not in eval_opponents")
         if not self.name or "/" in self.name:
             raise _bad(source, "name", f"name must be a non-empty folder name, got {self.name!r}")
+
+    def sizes(self, source: str = "config") -> tuple[int, int]:
+        """``(observation size, number of actions)`` of the game this config trains on (rules checked)."""
+        from scopa_env.engine.actions import move_enumeration, num_select_actions
+        from scopa_env.engine.observation import ObservationLayout
+        from scopa_env.engine.rules import get_rules
+
+        rules = get_rules(self.rules)
+        obs_size = ObservationLayout.for_rules(self.num_players, rules).size
+        if self.action_mode != "move":
+            return obs_size, num_select_actions(rules)
+        try:  # rules with more moves than "move" mode's ids: refused here, not at the env
+            return obs_size, len(move_enumeration(rules))
+        except ValueError as exc:
+            raise _bad(source, "action_mode", str(exc)) from None
+
+    def network_parameters(self, source: str = "config") -> int:
+        """Parameters of the policy network ``net_arch`` describes (an MLP from observation to actions)."""
+        obs_size, actions = self.sizes(source)
+        return mlp_parameters([obs_size, *self.net_arch, actions])
 
     def agent_specs(self) -> list[str]:
         """Every agent the run builds from a spec: opponents and evaluation baselines."""
@@ -317,7 +390,7 @@ class TrainConfig(RunConfig):
     curriculum_threshold: float = 0.6
     """Game win rate against the current curriculum stage that moves to the next one."""
     n_envs: int = 8
-    """Parallel envs (each one game)."""
+    """Parallel envs (each one game): 1 to 4,096."""
     vec_env: str = "dummy"
     """"dummy" (one process), "subproc" (one process per env) or "fast" (the compiled core:
     ``n_envs`` games stepped together, compiled opponents only; see :mod:`train.fast`)."""
@@ -340,9 +413,11 @@ class TrainConfig(RunConfig):
     ``pretrain_steps`` more decisions, labels them with the teacher's choice, and fits again
     on everything so far (``pretrain_epochs`` passes)."""
     batch_size: int = 256
-    """PPO minibatch size; DQN batch size per gradient step."""
+    """PPO minibatch size, at most the rollout (``n_steps * n_envs``); DQN batch size per gradient step,
+    at most ``buffer_size``."""
     n_steps: int = 256
-    """PPO: steps per env per rollout (rollout = n_steps * n_envs)."""
+    """PPO: steps per env per rollout (rollout = n_steps * n_envs; its observations and action masks
+    must fit in half of the machine's memory)."""
     n_epochs: int = 4
     """PPO: passes over each rollout."""
     gae_lambda: float = 0.95
@@ -356,7 +431,9 @@ class TrainConfig(RunConfig):
     max_grad_norm: float = 0.5
     """Gradient norm clip (PPO and DQN)."""
     buffer_size: int = 100_000
-    """DQN: replay buffer transitions (the next state's action mask is stored bit-packed)."""
+    """DQN: replay buffer transitions (the next state's action mask is stored bit-packed); the buffer
+    (``buffer_size`` x observation size x 4 bytes x 2, and the masks) must fit in half of the machine's
+    memory (train/limits.py MEMORY_FRACTION)."""
     learning_starts: int = 5_000
     """DQN: env steps of random play before learning starts."""
     train_freq: int = 4
@@ -413,8 +490,17 @@ class TrainConfig(RunConfig):
         "ent_coef": Range(0),
         "vf_coef": Range(0),
         "max_grad_norm": Range(0, math.inf, low_open=True),
-        "learning_starts": Range(0),
-        "final_eval_pairs": Range(0),
+        "learning_starts": Range(0, MAX_TIMESTEPS),
+        "final_eval_pairs": Range(0, MAX_EVAL_PAIRS),
+        "n_envs": Range(1, MAX_ENVS),
+        "n_steps": STEPS_RANGE,
+        "buffer_size": STEPS_RANGE,
+        "train_freq": STEPS_RANGE,
+        "target_update_interval": STEPS_RANGE,
+        "pretrain_steps": STEPS_RANGE,
+        "n_epochs": EPOCHS_RANGE,
+        "pretrain_epochs": EPOCHS_RANGE,
+        "pretrain_rounds": EPOCHS_RANGE,
     }
 
     @classmethod
@@ -422,28 +508,17 @@ class TrainConfig(RunConfig):
         """A config from a YAML file (or the defaults when ``path`` is None) and ``key=value`` overrides."""
         data: dict[str, Any] = {}
         if path is not None:
-            p = Path(path)
-            if not p.is_file():
-                raise ConfigError(f"config file {str(path)!r} not found")
-            data = yaml.safe_load(p.read_text()) or {}
+            data = read_yaml(path) or {}
             if not isinstance(data, dict):
                 raise ConfigError(f"{path}: expected a mapping of keys to values")
-            data.setdefault("name", p.stem)
+            data.setdefault("name", Path(path).stem)
         extra = parse_overrides(overrides or [])
         data.update(extra)
         return cls.from_dict(data, str(path) if path else "config", overrides=extra)
 
     def validate(self, source: str = "config") -> None:
         super().validate(source)
-        from scopa_env.engine.rules import get_rules
-
-        if self.action_mode == "move":  # rules with more moves than "move" mode's ids: refused here, not at the env
-            from scopa_env.engine.actions import move_enumeration
-
-            try:
-                move_enumeration(get_rules(self.rules))
-            except ValueError as exc:
-                raise _bad(source, "action_mode", str(exc)) from None
+        self._check_memory(source)
         if not all(isinstance(s, str) for s in self.curriculum):
             raise _bad(source, "curriculum", f"curriculum must be a list of agent specs, got {self.curriculum!r}")
         if self.curriculum and not set(self.curriculum) <= set(self.eval_opponents):
@@ -469,6 +544,41 @@ class TrainConfig(RunConfig):
             if problem:
                 raise _bad(source, "vec_env", f"vec_env fast: {problem}")
 
+    def network_parameters(self, source: str = "config") -> int:
+        """Parameters of the network(s) trained: PPO's actor and critic, or DQN's Q-network."""
+        obs_size, actions = self.sizes(source)
+        if self.algo == "ppo":
+            return ppo_parameters(obs_size, actions, self.net_arch, self.policy_net)
+        return mlp_parameters([obs_size, *self.net_arch, actions])
+
+    def _check_memory(self, source: str) -> None:
+        """The buffers fit in the machine's memory and each batch in its buffer (see the key docstrings)."""
+        obs_size, actions = self.sizes(source)
+        if self.algo == "dqn":
+            if self.batch_size > self.buffer_size:
+                raise _bad(
+                    source,
+                    "batch_size",
+                    f"batch_size ({self.batch_size:,}) must be at most buffer_size ({self.buffer_size:,})",
+                )
+            per_transition = 2 * obs_size * 4 + (actions + 7) // 8 + 16  # obs, next obs, packed mask, the rest
+            problem = memory_problem(
+                self.buffer_size * per_transition, f"a replay buffer of {self.buffer_size:,} transitions"
+            )
+            if problem:
+                raise _bad(source, "buffer_size", f"buffer_size: {problem}")
+        else:
+            rollout = self.n_steps * self.n_envs
+            if self.batch_size > rollout:
+                raise _bad(
+                    source,
+                    "batch_size",
+                    f"batch_size ({self.batch_size:,}) must be at most the rollout n_steps * n_envs ({rollout:,})",
+                )
+            problem = memory_problem(rollout * (obs_size + actions + 8) * 4, f"a rollout of {rollout:,} steps")
+            if problem:
+                raise _bad(source, "n_steps", f"n_steps * n_envs: {problem}")
+
     def agent_specs(self) -> list[str]:
         return super().agent_specs() + list(self.curriculum)
 
@@ -483,8 +593,26 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         try:
             out[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
         except yaml.YAMLError as exc:
-            raise ConfigError(f"override {item!r}: bad value ({exc})") from None
+            raise ConfigError(f"override {shown(item)}: bad value ({' '.join(str(exc).split())[:200]})") from None
+        except RecursionError:
+            raise ConfigError(f"override {key.strip()}=...: bad value (nested too deeply)") from None
+        except ValueError:  # Python's limit on the digits of an int
+            raise ConfigError(f"override {key.strip()}=...: bad value (a number too long to read)") from None
     return out
+
+
+def check_layers(value: Any, key: str, source: str) -> None:
+    """``value`` is a list of 1 to :data:`~train.limits.MAX_LAYERS` ints from 1 to :data:`~train.limits.MAX_WIDTH`."""
+    if (
+        not isinstance(value, list)
+        or not 1 <= len(value) <= MAX_LAYERS
+        or not all(_type_ok(h, int) and 1 <= h <= MAX_WIDTH for h in value)
+    ):
+        raise _bad(
+            source,
+            key,
+            f"{key} must be a list of 1 to {MAX_LAYERS} layer widths from 1 to {MAX_WIDTH:,}, got {shown(value)}",
+        )
 
 
 def _coerce_number(value: Any, hint: Any) -> Any:

@@ -14,10 +14,19 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
-import yaml
 
-from train.config import RESUME_KEYS, ConfigError, RunConfig, parse_overrides
-from train.dmc_agent import ALGO
+from train.config import (
+    RESUME_KEYS,
+    STEPS_RANGE,
+    ConfigError,
+    Range,
+    RunConfig,
+    check_layers,
+    parse_overrides,
+    read_yaml,
+)
+from train.dmc_agent import ALGO, move_features
+from train.limits import MAX_ENVS, MAX_EVAL_PAIRS, dmc_parameters, memory_problem
 
 COMPILED = ("random", "greedy", "heuristic")
 """The compiled players DMC trains and evaluates against (and its ``teacher``)."""
@@ -38,9 +47,9 @@ class DmcConfig(RunConfig):
     opponents: Any = field(default_factory=lambda: {"heuristic": 1.0})
     """Compiled opponents of the baseline actors: "random", "greedy", "heuristic" or a mixture."""
     selfplay_games: int = 256
-    """Games in the self-play batch (the network plays every seat); 0: none."""
+    """Games in the self-play batch (the network plays every seat); 0: none; at most 4,096."""
     opponent_games: int = 256
-    """Games in the batch against ``opponents`` (the network holds one random seat); 0: none."""
+    """Games in the batch against ``opponents`` (the network holds one random seat); 0: none; at most 4,096."""
     heuristic_features: bool = False
     """Give the network the ``heuristic`` baseline's score of each move as three more move features
     (:mod:`train.dmc_agent`); the agent then computes that score at play time too."""
@@ -62,18 +71,20 @@ class DmcConfig(RunConfig):
     ``Q(s, best) - Q(s, a)`` on ``S(s, best) - S(s, a)`` (the ranking that decides the move; the level
     comes from the returns alone), and labels only positions with a choice."""
     trunk: list = field(default_factory=lambda: [512])
-    """Hidden layers of the state trunk (the observation alone, computed once per position)."""
+    """Hidden layers of the state trunk (the observation alone, computed once per position): 1 to 16 layers
+    of 1 to 16,384 units, and trunk and head together at most 50,000,000 parameters (train/limits.py)."""
     net_arch: list = field(default_factory=lambda: [256, 256])
-    """Hidden layers of the head over (trunk output, move features)."""
+    """Hidden layers of the head over (trunk output, move features); bounded as ``trunk``."""
     learning_rate: float = 3e-4
     """Adam step size."""
     batch_size: int = 2048
-    """Samples per gradient step."""
+    """Samples per gradient step (at most ``buffer_size``)."""
     sample_reuse: float = 2.0
     """Gradient samples per collected sample (updates per round = (new returns + new labels) * reuse /
     batch_size)."""
     buffer_size: int = 200_000
-    """Recent samples the minibatches are drawn from."""
+    """Recent samples the minibatches are drawn from; this buffer and the label buffer (observation and
+    move features, 4 bytes each) must fit in half of the machine's memory."""
     rollout_steps: int = 16
     """Actor steps of both batches between two learner rounds."""
     epsilon: float = 0.02
@@ -148,6 +159,18 @@ class DmcConfig(RunConfig):
         "learning_rate",
         "learning_rate_end",
     )
+    RANGES: ClassVar[dict[str, Range]] = {
+        **RunConfig.RANGES,
+        "selfplay_games": Range(0, MAX_ENVS),
+        "opponent_games": Range(0, MAX_ENVS),
+        "batch_size": STEPS_RANGE,
+        "buffer_size": STEPS_RANGE,
+        "label_buffer_size": STEPS_RANGE,
+        "teacher_steps": STEPS_RANGE,
+        "rollout_steps": Range(1, 1_000_000),
+        "label_threads": Range(1, 1024),
+        "final_eval_pairs": Range(0, MAX_EVAL_PAIRS),
+    }
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
     # a resume may change what a stage may (the labels, the learning-rate schedule) and the stages: a second
     # stage of a run (denser labels, a lower rate) continues the same network and optimizer
@@ -157,16 +180,10 @@ class DmcConfig(RunConfig):
     def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> DmcConfig:
         data: dict[str, Any] = {}
         if path is not None:
-            p = Path(path)
-            if not p.is_file():
-                raise ConfigError(f"config file {str(path)!r} not found")
-            try:
-                data = yaml.safe_load(p.read_text()) or {}
-            except yaml.YAMLError as exc:
-                raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+            data = read_yaml(path) or {}
             if not isinstance(data, dict):
                 raise ConfigError(f"{path}: expected a mapping of keys to values")
-            data.setdefault("name", p.stem)
+            data.setdefault("name", Path(path).stem)
         cfg = cls.from_dict(data, str(path) if path else "config")
         extra = parse_overrides(overrides or [])
         return cls.from_dict({**cfg.to_dict(), **extra}, "command line") if extra else cfg
@@ -201,8 +218,17 @@ class DmcConfig(RunConfig):
             raise ConfigError(f"{source}: sample_reuse must be positive, got {self.sample_reuse!r}")
         if not self.max_grad_norm > 0:
             raise ConfigError(f"{source}: max_grad_norm must be positive, got {self.max_grad_norm!r}")
-        if not self.trunk or not all(isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in self.trunk):
-            raise ConfigError(f"{source}: trunk must be a non-empty list of positive ints, got {self.trunk!r}")
+        if self.batch_size > self.buffer_size:
+            raise ConfigError(
+                f"{source}: batch_size ({self.batch_size:,}) must be at most buffer_size ({self.buffer_size:,})"
+            )
+        obs_size, _ = self.sizes(source)
+        feats = self._feature_size(source)
+        label_row = obs_size + (2 if self.label_loss == "differences" else 1) * feats + 1
+        nbytes = 4 * (self.buffer_size * (obs_size + feats + 1) + self.label_buffer_size * label_row)
+        problem = memory_problem(nbytes, "the sample buffers (buffer_size and label_buffer_size)")
+        if problem:
+            raise ConfigError(f"{source}: buffer_size: {problem}")
         if self.seed < 0:
             raise ConfigError(f"{source}: seed must be >= 0, got {self.seed!r}")
         from train.opponents import normalize_weights
@@ -232,6 +258,20 @@ class DmcConfig(RunConfig):
                 check_searchable(self.rules)
             except NotImplementedError as exc:
                 raise ConfigError(f"{source}: label_positions: {exc}") from None
+
+    def _feature_size(self, source: str) -> int:
+        from scopa_env.engine.rules import get_rules
+
+        try:
+            return move_features(get_rules(self.rules), self.num_players, self.heuristic_features).size
+        except ValueError as exc:
+            raise ConfigError(f"{source}: dmc's move features: {exc}") from None
+
+    def network_parameters(self, source: str = "config") -> int:
+        """Parameters of the state trunk and the head (:func:`train.limits.dmc_parameters`)."""
+        check_layers(self.trunk, "trunk", source)
+        obs_size, _ = self.sizes(source)
+        return dmc_parameters(obs_size, self._feature_size(source), self.trunk, self.net_arch)
 
     def _check_stages(self, source: str) -> None:
         if not isinstance(self.stages, list):
@@ -294,8 +334,8 @@ def is_dmc_config(config_path: str | None, overrides: list[str]) -> bool:
     if config_path is None or not Path(config_path).is_file():
         return False
     try:
-        data = yaml.safe_load(Path(config_path).read_text()) or {}
-    except yaml.YAMLError:
+        data = read_yaml(config_path) or {}
+    except ConfigError:  # the config's own loader says what is wrong with it
         return False
     if not isinstance(data, dict):
         return False
@@ -311,5 +351,8 @@ def is_dmc_run(run_dir: str | Path) -> bool:
     p = Path(run_dir) / "config.yaml"
     if not p.is_file():
         return False
-    data = yaml.safe_load(p.read_text()) or {}
+    try:
+        data = read_yaml(p) or {}
+    except ConfigError:
+        return False
     return isinstance(data, dict) and data.get("algo") == ALGO
