@@ -674,3 +674,73 @@ def test_dependency_arrows_go_one_way():
     for module in ("train.run", "train.policy_agent", "train.checkpoint"):
         assert not reaches(module, "train.dqn", ("train",)), f"{module} leads back to train.dqn"
     assert "chkobba" in PRESETS, "the package still registers every preset"
+
+
+# --- forwarded addresses -------------------------------------------------------------------------------
+
+
+def serve_web(*options: str):
+    """``scopa web --port 0 --opponent random OPTIONS`` in a child process; returns (process, base URL)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scopa_app.cli", "web", "--port", "0", "--opponent", "random", *options],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    if "open http://" not in line:
+        proc.kill()
+        pytest.fail(f"scopa web did not start: {line!r} {proc.stderr.read()}")
+    return proc, line.split("open ")[1].split()[0].rstrip("/")
+
+
+def new_sessions(base: str, forwarded_for: list[str]) -> list[int]:
+    """The status of ``POST /api/games`` without a cookie (each a new session), one per X-Forwarded-For."""
+    httpx = pytest.importorskip("httpx")
+    codes = []
+    for address in forwarded_for:
+        r = httpx.post(f"{base}/api/games", json={}, headers={"X-Forwarded-For": address}, timeout=30)
+        codes.append(r.status_code)
+    return codes
+
+
+def test_a_forged_forwarded_for_does_not_lift_the_session_limit():
+    """Before: uvicorn trusted X-Forwarded-For from any local client, so a new header per request
+    was a new address: 1,010 requests evicted everyone's games. Now every request here is 127.0.0.1."""
+    from scopa_app.web.server import NEW_SESSIONS_PER_MINUTE
+
+    proc, base = serve_web()
+    try:
+        forged = [f"10.0.{i // 250}.{i % 250 + 1}" for i in range(NEW_SESSIONS_PER_MINUTE + 1)]
+        codes = new_sessions(base, forged)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert codes == [201] * NEW_SESSIONS_PER_MINUTE + [429], codes
+
+
+def test_a_named_proxy_forwards_the_client_address():
+    """With --trusted-proxy, the proxy's X-Forwarded-For names the client: each client has its own limit."""
+    from scopa_app.web.server import NEW_SESSIONS_PER_MINUTE
+
+    n = NEW_SESSIONS_PER_MINUTE
+    proc, base = serve_web("--trusted-proxy", "127.0.0.1")
+    try:
+        many = new_sessions(base, [f"10.1.0.{i + 1}" for i in range(n + 1)])
+        one = new_sessions(base, ["10.2.0.1"] * (n + 1))
+    finally:
+        proc.kill()
+        proc.wait()
+    assert many == [201] * (n + 1), "different clients behind the proxy each start sessions"
+    assert one == [201] * n + [429], "one client behind the proxy is limited"
+
+
+@pytest.mark.parametrize("value", ["*", "proxy.example", "10.0.0.300"])
+def test_trusted_proxy_must_be_an_address(capsys, value):
+    with pytest.raises(SystemExit) as info:
+        build_parser().parse_args(["web", "--trusted-proxy", value])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "--trusted-proxy" in err and "IP address or network of your reverse proxy" in err, (
+        err
+    )

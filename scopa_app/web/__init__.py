@@ -8,6 +8,10 @@ HTML, CSS and JavaScript that draws the cards as SVG, so nothing is downloaded a
 The command binds its port before it prints the address, so a port in use is an error
 (with a free one suggested), never a link to someone else's server.
 
+Forwarded headers (``X-Forwarded-For``) are trusted only from the proxies named with
+``--trusted-proxy``; by default none, so the per-address limit on new sessions counts the
+address that connected, and no client can pose as many by forging the header.
+
 This module only registers the subcommand; FastAPI and uvicorn (the ``web`` extra) are
 imported when the command runs.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import ipaddress
 import socket
 
 DEFAULT_PORT = 8000
@@ -33,6 +38,30 @@ def port_arg(text: str) -> int:
     if not 0 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {port}")
     return port
+
+
+def proxy_arg(text: str) -> str:
+    """argparse type for ``--trusted-proxy``: an IP address or network (``10.0.0.0/8``)."""
+    try:
+        ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be the IP address or network of your reverse proxy (e.g. 127.0.0.1), got {text!r}"
+        ) from None
+    return text
+
+
+def uvicorn_config(app, trusted_proxies: list[str] | tuple[str, ...] = ()):
+    """The uvicorn settings of ``scopa web``: forwarded headers are read only from ``trusted_proxies``.
+
+    uvicorn's own default trusts ``X-Forwarded-For`` from any local client, so a client on the
+    machine (or a local proxy passing the header through) could name a new address with every
+    request and lift the per-address session limit.
+    """
+    import uvicorn
+
+    proxies = list(trusted_proxies)
+    return uvicorn.Config(app, log_level="warning", proxy_headers=bool(proxies), forwarded_allow_ips=proxies or None)
 
 
 def add_web_parser(subparsers) -> argparse.ArgumentParser:
@@ -60,6 +89,15 @@ def add_web_parser(subparsers) -> argparse.ArgumentParser:
         "--allow-seeds",
         action="store_true",
         help="let the page choose the deal's seed (tests and demos only: a known seed reveals every hidden card)",
+    )
+    p.add_argument(
+        "--trusted-proxy",
+        type=proxy_arg,
+        action="append",
+        default=[],
+        metavar="ADDR",
+        help="the address (or network) of a reverse proxy whose X-Forwarded-For header names the client; "
+        "repeat for several (default: none, forwarded headers are ignored)",
     )
     p.set_defaults(func=_web_command)
     return p
@@ -93,7 +131,7 @@ def bind(host: str, port: int) -> socket.socket:
 
 def _web_command(args: argparse.Namespace) -> int:
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401  (the web extra: checked before anything is loaded)
 
         from scopa_app.web.server import create_app
     except ModuleNotFoundError as exc:
@@ -111,7 +149,9 @@ def _web_command(args: argparse.Namespace) -> int:
     print(f"Scopa: open http://{shown}:{port}/ in your browser (Ctrl-C stops the server)", flush=True)
     if args.allow_seeds:
         print("  --allow-seeds: the page may choose deals by seed; do not use this for real games", flush=True)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    if args.trusted_proxy:
+        print(f"  client addresses are read from X-Forwarded-For sent by {', '.join(args.trusted_proxy)}", flush=True)
+    server = uvicorn.Server(uvicorn_config(app, args.trusted_proxy))
     try:
         server.run(sockets=[sock])
     finally:
