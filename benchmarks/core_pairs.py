@@ -24,8 +24,6 @@ load average, and the whole run is written to ``benchmarks/results/core_split_pa
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
 import resource
 import statistics
@@ -33,6 +31,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from scopa_env.bench.results import result_record, write_record
 
 RESULTS = Path(__file__).resolve().parent / "results" / "core_split_pairs.json"
 SPEED = """
@@ -101,7 +101,8 @@ def _run(root: Path, code: str, cache: str, *args: str) -> tuple[str, float]:
 
 
 def _commit(root: Path) -> str:
-    out = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    """The full commit of ``root``'s checkout, with ``+changes`` where its tracked files differ from it."""
+    out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True)
     dirty = subprocess.run(
         ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"], capture_output=True
     )
@@ -152,27 +153,43 @@ def main(argv: list[str] | None = None) -> dict:
         }
         for m in metrics
     }
-    result = {
-        "command": "python benchmarks/core_pairs.py BEFORE AFTER " + f"--pairs {args.pairs} --seconds {args.seconds}",
-        "commits": {side: _commit(root) for side, root in roots.items()},
-        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "cpu_count": os.cpu_count(),
-        "load_average_before": load_before,
-        "load_average_after": _load(),
-        "units": {
-            "random_play": "moves per CPU-second",
-            "batch_step": "steps per CPU-second, N=4096, select, the batch's row loop",
-            "batch_step_jit": "steps per CPU-second, N=4096, select, the JIT's row loop",
-            "cold_start": "CPU seconds, fresh process, empty numba cache",
-        },
-        "summary": summary,
-        "pairs": pairs,
+    units = {
+        "random_play": "moves per CPU-second",
+        "batch_step": "steps per CPU-second, N=4096, select, the batch's row loop",
+        "batch_step_jit": "steps per CPU-second, N=4096, select, the JIT's row loop",
+        "cold_start": "CPU seconds, fresh process, empty numba cache",
     }
+    commits = {side: _commit(root) for side, root in roots.items()}
+    load_after = _load()
+    result = result_record(
+        "python benchmarks/core_pairs.py BEFORE AFTER " + f"--pairs {args.pairs} --seconds {args.seconds}",
+        [
+            {
+                "measurement": m,
+                "unit": units[m],
+                "median_before": s["median_before"],
+                "median_after": s["median_after"],
+                "median_ratio": s["median_ratio"],
+                "range": f"{s['min_ratio']:.3f} to {s['max_ratio']:.3f}",
+            }
+            for m, s in summary.items()
+        ],
+        what=f"the compiled core after/before a change, {args.pairs} interleaved pairs of fresh processes",
+        commit=commits["after"].removesuffix("+changes"),
+        load={"start": load_before[0], "end": load_after[0]},
+        id="core-pairs",
+        title="Compiled core, interleaved pairs",
+        load_note="1-minute load average at the start and at the end; each pair's load is in `pairs`",
+        machine=f"{os.cpu_count()} CPU cores",
+        commits=commits,
+        summary=summary,
+        pairs=pairs,
+    )
     for m, s in summary.items():
         print(f"{m}: median after/before {s['median_ratio']:.3f} ({s['min_ratio']:.3f}..{s['max_ratio']:.3f})")
-    print(f"load average after {result['load_average_after']}")
+    print(f"load average after {load_after}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n")
+    write_record(result, args.out)
     return result
 
 
