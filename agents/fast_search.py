@@ -17,6 +17,10 @@ of ``time_chunk`` until the time is spent or ``worlds`` are done, so the decisio
 the machine's speed (positions the kernel solves exactly, or gives fewer worlds under a ply
 budget, are one call as without it).
 
+Every option has a range (:data:`OPTION_RANGES`, :data:`FLOAT_RANGES`; the table in docs/agents.md):
+a value outside it is refused when the agent is built, with one line naming the option and its
+range, before anything is searched (``ab_depth=100`` would not finish a decision in hours).
+
 The agent builds the kernel's state row from the :class:`~scopa_env.engine.game.PlayerView` alone
 (its hand, the table, piles, scores, played cards, hand sizes), so it decides from the view
 only. Each decision draws one seed from the agent's generator: a seeded agent repeats its
@@ -32,6 +36,44 @@ from agents.base import Agent
 from agents.search import SearchAgent
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.rules import Move, move_of
+
+OPTION_RANGES: dict[str, tuple[int, int]] = {
+    "worlds": (1, 65_536),
+    "min_worlds": (1, 65_536),
+    "time_chunk": (1, 65_536),
+    "exact_worlds": (1, 1024),
+    "exact_cards": (0, 12),
+    "ab_depth": (0, 8),
+    "ply_budget": (0, 1_000_000_000),
+}
+"""Allowed values of the int options, ends included. The costly ones are bounded by what a decision
+can afford: ``ab_depth`` 8 takes about a second per decision and each ply multiplies that by the
+moves; ``exact_cards`` 12 solves the last two rounds of a 2-player hand exactly, and the tree grows
+factorially with every card."""
+FLOAT_RANGES: dict[str, tuple[float, float]] = {"infer_temp": (0.01, 1000.0), "time_limit": (0.0, 3600.0)}
+"""Allowed values of the number options: ``infer_temp`` in [0.01, 1000] points, ``time_limit`` in
+(0, 3600] seconds (or none)."""
+
+
+def check_options(options: dict, agent: str = "fsearch") -> None:
+    """Refuse an option outside :data:`OPTION_RANGES` or :data:`FLOAT_RANGES` with one line naming it and its range."""
+    for name, (low, high) in OPTION_RANGES.items():
+        value = options.get(name)
+        if name in options and (
+            isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high
+        ):
+            raise ValueError(f"{agent} {name} must be an int in [{low}, {high}], got {value!r}")
+    low, high = FLOAT_RANGES["infer_temp"]
+    temp = options.get("infer_temp", 1.0)
+    if isinstance(temp, bool) or not isinstance(temp, (int, float)) or not low <= temp <= high:
+        raise ValueError(f"{agent} infer_temp must be a number in [{low:g}, {high:g}], got {temp!r}")
+    limit = options.get("time_limit")
+    if limit is not None and (
+        isinstance(limit, bool) or not isinstance(limit, (int, float)) or not 0 < limit <= FLOAT_RANGES["time_limit"][1]
+    ):
+        raise ValueError(
+            f"{agent} time_limit must be positive seconds in (0, {FLOAT_RANGES['time_limit'][1]:g}], got {limit!r}"
+        )
 
 
 class FastSearchAgent(Agent):
@@ -61,12 +103,19 @@ class FastSearchAgent(Agent):
         time_chunk: int = 32,
     ) -> None:
         super().__init__(seed)
-        if time_limit is not None and (
-            isinstance(time_limit, bool) or not isinstance(time_limit, (int, float)) or not time_limit > 0
-        ):
-            raise ValueError(f"fsearch time_limit must be positive seconds, got {time_limit!r}")
-        if isinstance(time_chunk, bool) or not isinstance(time_chunk, int) or time_chunk < 1:
-            raise ValueError(f"fsearch time_chunk must be an int >= 1, got {time_chunk!r}")
+        check_options(
+            dict(
+                worlds=worlds,
+                min_worlds=min_worlds,
+                time_chunk=time_chunk,
+                exact_worlds=exact_worlds,
+                exact_cards=exact_cards,
+                ab_depth=ab_depth,
+                ply_budget=ply_budget,
+                infer_temp=infer_temp,
+                time_limit=time_limit,
+            )
+        )
         self.time_limit = time_limit
         from scopa_env.fast.search import search_config  # numba loads on first use, not at import
 

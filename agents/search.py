@@ -22,7 +22,9 @@ Budget: ``ply_budget`` bounds the rollout plies per decision; the number of worl
 so decisions late in the hand sample more worlds for the same cost. This keeps the agent
 deterministic for a fixed seed. ``time_limit`` (seconds) additionally stops sampling
 once exceeded; it makes results depend on the machine, so it is off by default.
-``benchmarks/baselines.py`` measures the default at under 50 ms per move.
+``benchmarks/baselines.py`` measures the default at under 50 ms per move. Each option has a
+range (:data:`OPTION_RANGES`, ``time_limit`` at most :data:`MAX_TIME_LIMIT` seconds); a value
+outside it is refused with one line naming the option and its range.
 
 The rollout function is a parameter (``rollout=``) so a compiled core can replace it: it
 takes a :class:`~scopa_env.engine.game.Game` positioned after the candidate move (with
@@ -56,6 +58,16 @@ EXACT_ENDGAME_CARDS = 6
 """Solve the last round exactly only with this many cards left in hands or fewer (3 each in the
 standard 2-player game); variants dealing bigger hands fall back to rollouts, as the tree grows
 factorially."""
+
+OPTION_RANGES: dict[str, tuple[int, int]] = {
+    "ply_budget": (1, 10_000_000),
+    "min_worlds": (1, 4096),
+    "max_worlds": (1, 4096),
+}
+"""Allowed values of the int options, ends included: a Python rollout takes about a millisecond, so
+4,096 worlds of a dozen moves are already about a minute per decision."""
+MAX_TIME_LIMIT = 3600.0
+"""Most seconds per decision ``time_limit`` may be (it is an upper bound on a budget, not a wait)."""
 
 
 def fast_clone(game: Game) -> Game:
@@ -160,12 +172,19 @@ class SearchAgent(Agent):
     ) -> None:
         super().__init__(seed)
         for name, value in (("ply_budget", ply_budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds)):
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"SearchAgent {name} must be a positive int, got {value!r}")
+            low, high = OPTION_RANGES[name]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"SearchAgent {name} must be an int in [{low}, {high}], got {value!r}")
         if min_worlds > max_worlds:
             raise ValueError(f"SearchAgent min_worlds ({min_worlds}) exceeds max_worlds ({max_worlds})")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"SearchAgent time_limit must be positive seconds or None, got {time_limit!r}")
+        if time_limit is not None and (
+            isinstance(time_limit, bool)
+            or not isinstance(time_limit, (int, float))
+            or not 0 < time_limit <= MAX_TIME_LIMIT
+        ):
+            raise ValueError(
+                f"SearchAgent time_limit must be positive seconds in (0, {MAX_TIME_LIMIT:g}] or None, got {time_limit!r}"
+            )
         self.ply_budget = ply_budget
         self.min_worlds = min_worlds
         self.max_worlds = max_worlds

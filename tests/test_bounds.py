@@ -367,3 +367,38 @@ def test_config_docs_state_the_size_rules():
         assert words in text, f"--help-config states {words!r}"
     doc = (ROOT / "docs" / "training.md").read_text()
     assert "50,000,000 parameters" in doc and "train/limits.py" in doc
+
+
+# --- 3. agent options ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("fsearch:ab_depth=100", "ab_depth must be an int in [0, 8]"),
+        ("fsearch:worlds=100000000", "worlds must be an int in [1, 65536]"),
+        ("fsearch:exact_cards=40", "exact_cards must be an int in [0, 12]"),
+        ("fsearch:exact_worlds=1000000", "exact_worlds must be an int in [1, 1024]"),
+        ("fsearch:min_worlds=1000000", "min_worlds must be an int in [1, 65536]"),
+        ("fsearch:ply_budget=1e12", "ply_budget"),
+        ("fsearch:time_limit=1e9", "time_limit must be positive seconds in (0, 3600]"),
+        ("fsearch:time_chunk=1000000", "time_chunk must be an int in [1, 65536]"),
+        ("fsearch:infer_temp=1e9", "infer_temp must be a number in [0.01, 1000]"),
+        ("search:max_worlds=100000000", "max_worlds must be an int in [1, 4096]"),
+        ("search:ply_budget=1e15", "ply_budget"),
+        ("search:time_limit=1e9", "time_limit must be positive seconds in (0, 3600]"),
+        ("search:min_worlds=true", "min_worlds must be an int"),
+    ],
+)
+def test_search_options_are_bounded(spec, words):
+    message = refused_in_subprocess(f"from agents.registry import make_agent\nmake_agent({spec!r})")
+    assert words in message, message
+
+
+def test_agent_docs_give_the_option_ranges():
+    from agents.fast_search import OPTION_RANGES as FAST
+    from agents.search import OPTION_RANGES as SLOW
+
+    doc = (ROOT / "docs" / "agents.md").read_text()
+    for name, (_, high) in {**FAST, **SLOW}.items():
+        assert f"`{name}`" in doc and f"{high:,}" in doc, f"docs/agents.md gives the range of {name}"
