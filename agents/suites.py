@@ -1,0 +1,260 @@
+"""Benchmark suites: frozen, versioned sets of deals, one game each, and the ladder that rates on them.
+
+A suite (``agents/suites/NAME.json``, shipped with the package) fixes everything a result
+depends on but the agent:
+
+============  ==========================================================================
+field         meaning
+============  ==========================================================================
+name          versioned name, ``standard-2p-v1``; a change of any field below is a new version
+rules         the rules preset (``scopa presets``)
+num_players   the player count; the sides follow from the preset (teams or each for themselves)
+target        the preset's target: an episode is a whole game to it (checked against the preset)
+seed          master seed; deal ``i`` is ``Game(seed=agents.matches.deal_seed(seed, i))``
+tiers         deal pairs per tier: ``full`` (10,000) and ``quick`` (its first few hundred)
+rotations     games per deal: the agent plays every side once, the reference all the others
+ladder        the reference agents (specs), each with its published rating or ``null``
+anchor        the reference whose rating is fixed by definition (its number never moves)
+fingerprints  per tier, the SHA-256 of the deals the engine makes for the tier's seeds
+============  ==========================================================================
+
+The fingerprint (:func:`fingerprint`) hashes, for every deal of the tier, the first hand as
+the engine deals it (dealer, redeals, every seat's hand, the table, the stock in order) and
+the deck orders its generator holds for the next :data:`LATER_SHUFFLES` hands. If a change to
+the engine, the presets or numpy would deal the suite differently, :func:`check` says so
+(tests/test_suites.py runs it), so a result on ``-v1`` always means the same cards.
+
+Agents of the suite's ladder are built by spec (:func:`agents.registry.make_agent`); the zoo
+agent of a game is named by its ``zoo:NAME`` spec, so this module needs nothing from training.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from agents.matches import deal_seed
+from scopa_env.engine.game import Game
+from scopa_env.engine.rules import Rules, get_rules
+
+SUITES_DIR = Path(__file__).resolve().parent / "suites"
+"""Where the suite files are (package data)."""
+
+TIERS = ("full", "quick")
+"""Tier names; ``quick`` is the first deals of ``full``."""
+
+LATER_SHUFFLES = 7
+"""Deck orders after the first hand's deal that a deal's fingerprint covers (a game to 11 lasts about 8 hands)."""
+
+FORMAT = 1
+"""Version of the suite file format."""
+
+
+@dataclass(frozen=True)
+class LadderEntry:
+    """A reference agent of a suite and its published rating (Elo points, ``None`` until measured)."""
+
+    agent: str
+    rating: float | None = None
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A frozen benchmark suite (see the module docstring for every field)."""
+
+    name: str
+    title: str
+    rules: Rules
+    num_players: int
+    target: int
+    seed: int
+    tiers: dict[str, int]
+    ladder: tuple[LadderEntry, ...]
+    anchor: str
+    fingerprints: dict[str, str]
+    ratings_source: dict | None = None
+    """Where the published ratings come from: the command, commit, date and tier that measured them."""
+
+    @property
+    def num_sides(self) -> int:
+        return self.rules.num_sides(self.num_players)
+
+    @property
+    def ladder_specs(self) -> list[str]:
+        return [e.agent for e in self.ladder]
+
+    def rating_of(self, agent: str) -> float | None:
+        """The published rating of a reference (``None`` where not measured yet)."""
+        for e in self.ladder:
+            if e.agent == agent:
+                return e.rating
+        raise ValueError(f"{agent!r} is not on the ladder of {self.name}: {', '.join(self.ladder_specs)}")
+
+    @property
+    def anchor_rating(self) -> float:
+        rating = self.rating_of(self.anchor)
+        if rating is None:
+            raise ValueError(f"suite {self.name}: the anchor {self.anchor!r} has no rating")
+        return rating
+
+    @property
+    def rated(self) -> bool:
+        """Whether every reference has a published rating (the suite's scale exists)."""
+        return all(e.rating is not None for e in self.ladder)
+
+    def deals(self, tier: str) -> int:
+        """Deal pairs of ``tier``; an unknown tier lists the known ones."""
+        if tier not in self.tiers:
+            raise ValueError(f"suite {self.name} has no tier {tier!r}; its tiers: {', '.join(self.tiers)}")
+        return self.tiers[tier]
+
+    def deal_seeds(self, tier: str) -> list[int]:
+        """The shuffle seed of every deal of ``tier``, in order."""
+        return [deal_seed(self.seed, i) for i in range(self.deals(tier))]
+
+
+def names() -> list[str]:
+    """Names of the shipped suites (sorted)."""
+    return sorted(p.stem for p in SUITES_DIR.glob("*.json"))
+
+
+def load_suite(name: str) -> Suite:
+    """The suite ``name``; an unknown name lists the known ones in one line."""
+    known = names()
+    if name not in known:
+        raise ValueError(f"unknown suite {name!r}; known suites: {', '.join(known)}")
+    return from_dict(json.loads((SUITES_DIR / f"{name}.json").read_text()))
+
+
+def from_dict(data: dict) -> Suite:
+    """A :class:`Suite` from the JSON object of a suite file."""
+    if data.get("format") != FORMAT:
+        raise ValueError(f"suite {data.get('name')!r}: file format {data.get('format')!r}, this kit reads {FORMAT}")
+    return Suite(
+        name=data["name"],
+        title=data["title"],
+        rules=get_rules(data["rules"]),
+        num_players=int(data["num_players"]),
+        target=int(data["target"]),
+        seed=int(data["seed"]),
+        tiers={t: int(data["tiers"][t]) for t in TIERS},
+        ladder=tuple(LadderEntry(e["agent"], e["rating"]) for e in data["ladder"]),
+        anchor=data["anchor"],
+        fingerprints=dict(data["fingerprints"]),
+        ratings_source=data.get("ratings_source"),
+    )
+
+
+def to_dict(suite: Suite) -> dict:
+    """The JSON object of a suite file (the inverse of :func:`from_dict`)."""
+    return {
+        "format": FORMAT,
+        "name": suite.name,
+        "title": suite.title,
+        "rules": suite.rules.name,
+        "num_players": suite.num_players,
+        "sides": suite.num_sides,
+        "target": suite.target,
+        "episode": f"whole games to {suite.target}",
+        "seed": suite.seed,
+        "deal_seeds": "deal i of a tier (i = 0, 1, ...) is shuffled by "
+        "numpy.random.SeedSequence(seed, spawn_key=(i,)).generate_state(1)[0]; the quick tier is the full tier's first deals",
+        "tiers": dict(suite.tiers),
+        "rotations": f"{suite.num_sides} per deal: the agent plays each side once, the reference every other side",
+        "anchor": suite.anchor,
+        "ladder": [{"agent": e.agent, "rating": e.rating} for e in suite.ladder],
+        "ratings_source": suite.ratings_source,
+        "fingerprint_method": f"sha256 over every deal of the tier: the first hand as dealt and the next "
+        f"{LATER_SHUFFLES} deck orders (agents/suites.py fingerprint)",
+        "fingerprints": dict(suite.fingerprints),
+    }
+
+
+def deal_record(rules: Rules, num_players: int, seed: int) -> str:
+    """One deal as text: the first hand as the engine deals it and the next hands' deck orders."""
+    game = Game(num_players, rules, seed=seed, auto_next_hand=False)
+    later = game.clone().rng  # the generator as the game will draw its later shuffles
+    orders = [later.permutation(len(rules.deck)).tolist() for _ in range(LATER_SHUFFLES)]
+    return json.dumps(
+        {
+            "dealer": game.dealer,
+            "redeals": game.redeals,
+            "hands": list(game.hands),
+            "table": game.table,
+            "stock": list(game.stock),
+            "later": orders,
+        },
+        separators=(",", ":"),
+    )
+
+
+def fingerprint(rules: Rules, num_players: int, seed: int, deals: int) -> str:
+    """SHA-256 (hex) of the first ``deals`` deals of a suite (:func:`deal_record`, one line each)."""
+    digest = hashlib.sha256()
+    for i in range(deals):
+        digest.update(deal_record(rules, num_players, deal_seed(seed, i)).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def check(suite: Suite, tiers: tuple[str, ...] = TIERS) -> list[str]:
+    """What no longer matches the suite file (empty when the engine deals it as frozen)."""
+    problems = []
+    if suite.target != suite.rules.target:
+        problems.append(
+            f"{suite.name}: target {suite.target}, but preset {suite.rules.name!r} plays to {suite.rules.target}"
+        )
+    suite.rules.check_players(suite.num_players)
+    if suite.tiers["quick"] > suite.tiers["full"]:
+        problems.append(f"{suite.name}: the quick tier is longer than the full tier")
+    if suite.anchor not in suite.ladder_specs:
+        problems.append(f"{suite.name}: the anchor {suite.anchor!r} is not on the ladder")
+    for tier in tiers:
+        got = fingerprint(suite.rules, suite.num_players, suite.seed, suite.tiers[tier])
+        if got != suite.fingerprints.get(tier):
+            problems.append(
+                f"{suite.name}: the engine deals the {tier} tier differently (fingerprint {got[:12]}..., "
+                f"the suite says {str(suite.fingerprints.get(tier))[:12]}...)"
+            )
+    return problems
+
+
+def new_suite(
+    name: str,
+    title: str,
+    rules: str,
+    num_players: int,
+    ladder: list[str],
+    anchor: str,
+    anchor_rating: float,
+    full: int = 10_000,
+    quick: int = 200,
+) -> Suite:
+    """Define a suite (its seed from its name, its fingerprints computed now); for authoring a new version.
+
+    The seed is the first 8 hex digits of the name's SHA-256, so two suites never share their deals.
+    """
+    r = get_rules(rules)
+    r.check_players(num_players)
+    seed = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
+    prints = {t: fingerprint(r, num_players, seed, n) for t, n in (("full", full), ("quick", quick))}
+    entries = tuple(LadderEntry(a, float(anchor_rating) if a == anchor else None) for a in ladder)
+    return Suite(name, title, r, num_players, r.target, seed, {"full": full, "quick": quick}, entries, anchor, prints)
+
+
+def with_ratings(suite: Suite, ratings: dict[str, float], source: dict) -> Suite:
+    """The suite with its ladder's published ratings (the anchor's must be its own number)."""
+    if not math.isclose(ratings[suite.anchor], suite.anchor_rating, abs_tol=1e-9):
+        raise ValueError(f"the anchor {suite.anchor} is rated {ratings[suite.anchor]}, not {suite.anchor_rating}")
+    ladder = tuple(LadderEntry(e.agent, round(float(ratings[e.agent]), 1)) for e in suite.ladder)
+    return Suite(**{**suite.__dict__, "ladder": ladder, "ratings_source": source})
+
+
+def write_suite(suite: Suite, directory: Path = SUITES_DIR) -> Path:
+    """Write ``NAME.json`` (indented, one key per line, for readable diffs)."""
+    path = Path(directory) / f"{suite.name}.json"
+    path.write_text(json.dumps(to_dict(suite), indent=2) + "\n")
+    return path
