@@ -16,7 +16,7 @@ import argparse
 import random
 import sys
 
-from scopa_app.args import RULES_HELP, positive_seconds, rules_arg
+from scopa_app.args import RULES_HELP, positive_seconds, rules_arg, seed_arg
 from scopa_env.engine.rules import PRESETS, get_rules
 
 
@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="number of players (default 2; 8: the 52-card game, --rules french_52)",
     )
     p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the moves (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and the moves (default 0)")
     p.add_argument("--hand", action="store_true", help="stop after one hand")
     p.add_argument("--quiet", action="store_true", help="print only the hand results")
     p.add_argument("--no-color", action="store_true", help="plain text")

@@ -21,6 +21,7 @@ import argparse
 import csv
 import math
 import sys
+from pathlib import Path
 
 from agents.matches import Match, game_agent, run_deals
 from agents.plots import plot_ratings
@@ -112,6 +113,21 @@ def _check_inputs(args: argparse.Namespace) -> str | None:
     return None
 
 
+def _output_problem(args: argparse.Namespace) -> str | None:
+    """A one-line error when ``--json``/``--csv``/``--png`` name a file in a folder that does not exist
+    (checked before any game, not after the whole evaluation), else ``None``."""
+    for option in ("json", "csv", "png"):
+        path = getattr(args, option, None)
+        if not path:
+            continue
+        target = Path(path)
+        if target.is_dir():
+            return f"--{option} {path}: that is a folder; give a file name"
+        if not target.parent.is_dir():
+            return f"--{option} {path}: the folder {str(target.parent)!r} does not exist (create it first)"
+    return None
+
+
 def _fail(command: str, message: str) -> int:
     print(f"scopa {command}: error: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
@@ -119,6 +135,9 @@ def _fail(command: str, message: str) -> int:
 
 def run_eval(args: argparse.Namespace) -> int:
     """Run ``scopa eval``; returns the exit status."""
+    problem = _output_problem(args)
+    if problem:
+        return _fail("eval", problem)
     error = _check_inputs(args)
     if error:
         return _fail("eval", error)
@@ -269,6 +288,9 @@ def _fast_player(spec: str, args: argparse.Namespace):
 
 def run_tournament(args: argparse.Namespace) -> int:
     """Run ``scopa tournament``; returns the exit status."""
+    problem = _output_problem(args)
+    if problem:
+        return _fail("tournament", problem)
     if len(args.agents) < 2 or len(set(args.agents)) != len(args.agents):
         return _fail("tournament", f"needs at least two distinct agents, got {args.agents}")
     error = _check_inputs(args)

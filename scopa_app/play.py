@@ -426,6 +426,12 @@ class TerminalGame:
             if not 1 <= k <= len(hand):
                 return None, f"you hold {len(hand)} cards: choose 1..{len(hand)} or name a card"
             return self._choose_capture(view, hand[k - 1])
+        if text.isalpha() and len(text) > 3:  # a word, not card notation (at most "10d" long)
+            return None, (
+                f"{text!r} is not a move: enter a hand card by its number (1-{len(hand)}) or its name "
+                f"(e.g. {format_card(hand[0], self.deck)}), m1..m{len(legal)} for a listed move; "
+                "? legal moves, h help, q quit"
+            )
         try:
             cards = parse_cards(text, self.deck)
         except ValueError as exc:
@@ -659,7 +665,7 @@ def new_terminal_game(
 
 def add_play_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``scopa play``."""
-    from scopa_app.args import RULES_HELP, rules_arg
+    from scopa_app.args import RULES_HELP, rules_arg, seed_arg
 
     p = subparsers.add_parser(
         "play",
@@ -681,7 +687,7 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--players", type=int, default=2, choices=(2, 3, 4, 6, 8), help="number of players (you are player_0)"
     )
-    p.add_argument("--seed", type=int, default=None, help="seed the deal and the agents")
+    p.add_argument("--seed", type=seed_arg, default=None, help="seed the deal and the agents")
     p.add_argument("--no-color", action="store_true", help="plain text")
     p.set_defaults(func=_play_command)
     return p

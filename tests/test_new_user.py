@@ -197,3 +197,155 @@ def test_all_extra_brings_jupyterlab():
     assert "notebooks" in everything.split("[")[1].split("]")[0].split(","), everything
     readme = (ROOT / "README.md").read_text()
     assert "pip install jupyterlab" not in readme, "the README's install already brings JupyterLab"
+
+
+# --- 4. messages that say what to do next ----------------------------------------------------------
+
+
+def test_ctrl_c_before_the_first_checkpoint_says_how_to_start_again(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    import train.trainer
+    from scopa_app.cli import main
+
+    def interrupted(cfg, resume=False, report=True):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train.trainer, "train", interrupted)
+    argv = ["train", str(ROOT / "configs" / "quickstart.yaml"), f"runs_dir={tmp_path}", "name=ctrlc"]
+    assert main(argv) == 130, "Ctrl-C exits with 130"
+    err = capsys.readouterr().err.strip()
+    assert "before the first checkpoint" in err and "scopa train " in err and "quickstart.yaml" in err, err
+    assert "\n" not in err, "one line"
+
+
+def test_ctrl_c_after_a_checkpoint_says_how_to_resume_or_report(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("torch")
+    import train.trainer
+    from scopa_app.cli import main
+
+    def interrupted(cfg, resume=False, report=True):
+        latest = Path(cfg.runs_dir) / cfg.name / "latest"
+        latest.mkdir(parents=True)
+        (latest / "state.json").write_text('{"timestep": 20000}')
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train.trainer, "train", interrupted)
+    assert main(["train", str(ROOT / "configs" / "quickstart.yaml"), f"runs_dir={tmp_path}", "name=ctrlc"]) == 130
+    err = capsys.readouterr().err
+    run_dir = tmp_path / "ctrlc"
+    assert f"scopa train --resume {run_dir}" in err and f"scopa train --report {run_dir}" in err, err
+    assert "step 20,000" in err, err
+
+
+def test_resume_before_the_first_checkpoint_names_what_is_missing(tmp_path):
+    pytest.importorskip("torch")
+    from train.config import ConfigError, TrainConfig
+    from train.run import resume_config
+
+    run_dir = tmp_path / "early"
+    run_dir.mkdir()
+    TrainConfig.load(ROOT / "configs" / "quickstart.yaml").dump(run_dir / "config.yaml")
+    with pytest.raises(ConfigError) as info:
+        resume_config(run_dir, None, [])
+    message = str(info.value)
+    assert "latest/meta.json is missing" in message and "no config.yaml" not in message, message
+    assert f"scopa train {run_dir / 'config.yaml'}" in message, "says how to start it again"
+    (run_dir / "config.yaml").unlink()
+    with pytest.raises(ConfigError, match="has no config.yaml"):
+        resume_config(run_dir, None, [])
+
+
+def test_unknown_algo_lists_dmc_too():
+    from train.config import ConfigError, TrainConfig
+
+    with pytest.raises(ConfigError, match=r"algo must be one of \['ppo', 'dqn', 'dmc'\], got 'dqnn'"):
+        TrainConfig.load(ROOT / "configs" / "quickstart.yaml", ["algo=dqnn"])
+
+
+@pytest.mark.parametrize(
+    "command, option",
+    [("eval", "--json"), ("eval", "--csv"), ("tournament", "--png"), ("tournament", "--json")],
+)
+def test_output_in_a_missing_folder_is_refused_before_any_game(command, option, tmp_path, monkeypatch, capsys):
+    import scopa_app.evaluate
+    from scopa_app.cli import main
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played before the output path was checked")
+
+    monkeypatch.setattr(scopa_app.evaluate, "run_deals", no_games)
+    monkeypatch.setattr(scopa_app.evaluate, "tournament", no_games)
+    path = tmp_path / "missing" / "out.file"
+    assert main([command, "random", "greedy", "--games", "2", option, str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"scopa {command}: error: {option} ") and "does not exist" in err and "\n" not in err, err
+
+
+def test_a_word_at_the_move_prompt_says_what_is_expected():
+    from test_play import run_script
+
+    code, text, _ = run_script(["clear", "2d"])
+    assert "'clear' is not a move" in text and "number (1-3)" in text, text
+    assert "unknown rank" not in text, "a word is not read as a card with an odd rank"
+
+
+@pytest.mark.parametrize("command", ["play-random", "play"])
+def test_negative_seed_names_the_option(command, capsys):
+    from scopa_app.cli import main
+
+    with pytest.raises(SystemExit) as info:
+        main([command, "--seed", "-1"])
+    assert info.value.code == 2
+    assert "argument --seed: must be a non-negative integer, got -1" in capsys.readouterr().err
+
+
+def test_play_doc_gives_the_real_default_opponent():
+    from scopa_app.play import default_opponent
+
+    line = next(ln for ln in (ROOT / "docs" / "play.md").read_text().splitlines() if ln.startswith("* `--opponent`"))
+    assert f"`{default_opponent('standard', 2)}` for the standard" in line, line
+    assert "(default `heuristic`)" not in line
+
+
+def test_docs_evaluate_each_quick_run_with_its_algorithm():
+    """A ``PREFIX:runs/NAME`` in the docs, where ``configs/NAME.yaml`` trains that run, uses that config's algo."""
+    import yaml
+
+    found = 0
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for prefix, name in re.findall(r"\b(ppo|dqn|dmc):runs/(\w+)", doc.read_text()):
+            config = ROOT / "configs" / f"{name}.yaml"
+            if config.is_file():
+                found += 1
+                algo = yaml.safe_load(config.read_text()).get("algo", "ppo")
+                assert prefix == algo, f"{doc.name}: {prefix}:runs/{name} but {config.name} trains {algo}"
+    assert found, "the docs evaluate at least one run of a shipped config"
+
+
+def test_switching_card_style_renames_the_cards_in_the_banner():
+    """The web page's banner is rewritten in the new card style (app.js restyleMessage, run in node)."""
+    import json
+    import shutil
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    static = ROOT / "scopa_app" / "web" / "static"
+    app = (static / "app.js").read_text()
+    start = app.index("  function restyleMessage(")
+    body = app[start : app.index("\n  }\n", start) + 4]
+    switch = app[app.index("  function switchStyle()") :]
+    assert "restyleMessage(" in switch[: switch.index("\n  }\n")], "switchStyle restyles the banner"
+    script = (
+        (static / "cards.js").read_text()
+        + "\nconst box = {textContent: "
+        + json.dumps("Your Sette di denari can take Re di coppe, so it cannot be trailed.")
+        + "};\nconst $ = () => box;\n"
+        + body
+        + "\nrestyleMessage('italian', 'french');\nconsole.log(box.textContent);\n"
+    )
+    done = subprocess.run([node, "-"], input=script, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Your Seven of diamonds can take King of hearts, so it cannot be trailed.", (
+        done.stdout
+    )

@@ -11,7 +11,11 @@
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 # RLlib backend (train/rllib, docs/rllib.md): importing it registers the rllib:PATH agents
 # for scopa eval/play; run_train hands configs with `backend: rllib` to rllib_dispatch.
@@ -39,7 +43,7 @@ def add_train_parser(subparsers) -> argparse.ArgumentParser:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from train.config import ConfigError, TrainConfig, describe_fields
+    from train.config import describe_fields
 
     if args.help_config:
         print(describe_fields())
@@ -51,6 +55,18 @@ def run_train(args: argparse.Namespace) -> int:
         config = None
     if args.report:
         return _report_only(args.report, overrides)
+    where: dict[str, Path | str | None] = {"run_dir": Path(args.resume) if args.resume else None, "backend": None}
+    try:
+        return _train(args, config, overrides, where)
+    except KeyboardInterrupt:
+        run_dir = where["run_dir"] if where["run_dir"] is not None else _run_dir_of(config, overrides)
+        print("\n" + interrupted_message(run_dir, config, overrides, where["backend"]), file=sys.stderr)
+        return 130
+
+
+def _train(args: argparse.Namespace, config: str | None, overrides: list[str], where: dict) -> int:
+    from train.config import ConfigError, TrainConfig
+
     # Deep Monte-Carlo (train/dmc.py): configs with `algo: dmc` and DMC run folders.
     from train.dmc import dmc_dispatch
 
@@ -58,9 +74,11 @@ def run_train(args: argparse.Namespace) -> int:
     if status is not None:
         return status
     # RLlib backend: configs with `backend: rllib` run on Ray RLlib (None: not an RLlib config).
+    where["backend"] = "rllib"
     status = rllib_dispatch(config, overrides, resume=args.resume)
     if status is not None:
         return status
+    where["backend"] = None
     try:
         if args.resume:
             from train.run import resume_config
@@ -77,14 +95,63 @@ def run_train(args: argparse.Namespace) -> int:
         return 2
     from train.trainer import train
 
+    where["run_dir"] = Path(cfg.runs_dir) / cfg.name
     run = train(cfg, resume=bool(args.resume), report=not args.no_report)
     print(f"run folder: {run.dir}" + ("" if args.no_report else f" (report: {run.dir / 'report.md'})"))
     return 0
 
 
-def _report_only(run_dir: str, overrides: list[str]) -> int:
-    from pathlib import Path
+def interrupted_message(
+    run_dir: Path | None, config: str | None = None, overrides: Sequence[str] = (), backend: str | None = None
+) -> str:
+    """What Ctrl-C during ``scopa train`` leaves, and the command that goes on from there (one line)."""
+    again = shlex.join(["scopa", "train", *([config] if config else []), *overrides])
+    if run_dir is None:
+        return f"scopa train: interrupted; start again with `{again}`"
+    latest = run_dir / "latest"
+    state = latest / "state.json"
+    if not state.is_file():
+        saved = run_dir / "config.yaml"
+        if saved.is_file():
+            again = shlex.join(["scopa", "train", str(saved)])
+        return f"scopa train: interrupted before the first checkpoint (no {latest} yet); start again with `{again}`"
+    try:
+        step = f" (step {int(json.loads(state.read_text())['timestep']):,})"
+    except (OSError, ValueError, KeyError, TypeError):
+        step = ""
+    if backend == "rllib":
+        return (
+            f"scopa train: interrupted; {latest} holds the last checkpoint{step}, which `scopa eval rllib:{run_dir}` "
+            f"plays (the RLlib backend does not resume runs)"
+        )
+    from train.dmc_config import is_dmc_run
 
+    report = "" if is_dmc_run(str(run_dir)) else f", or write its report with `scopa train --report {run_dir}`"
+    return (
+        f"scopa train: interrupted; {latest} holds the last checkpoint{step}: continue with "
+        f"`scopa train --resume {run_dir}`{report}"
+    )
+
+
+def _run_dir_of(config: str | None, overrides: list[str]) -> Path | None:
+    """The run folder a config names (``runs_dir/name``), or None when it cannot be read."""
+    if config is None:
+        return None
+    from train.config import TrainConfig
+    from train.dmc_config import DmcConfig, is_dmc_config
+    from train.rllib.cli import load_rllib_config
+
+    try:
+        loaded = load_rllib_config(config, overrides)
+        if loaded is not None:
+            return Path(loaded[1])
+        cfg = (DmcConfig if is_dmc_config(config, overrides) else TrainConfig).load(config, overrides)
+    except Exception:  # the config was read once already; a failure now only loses the folder's name
+        return None
+    return Path(cfg.runs_dir) / cfg.name
+
+
+def _report_only(run_dir: str, overrides: list[str]) -> int:
     from train.config import ConfigError, TrainConfig, parse_overrides
     from train.report import write_report
 

@@ -273,8 +273,18 @@ def resume_config(run_dir: str | Path, config_path: str | None, overrides: list[
     """
     run_dir = Path(run_dir)
     saved_path = run_dir / "config.yaml"
-    if not saved_path.is_file() or not (run_dir / "latest" / META_FILE).is_file():
-        raise ConfigError(f"{str(run_dir)!r} is not a run folder with a checkpoint (no config.yaml or latest/)")
+    if not run_dir.is_dir():
+        raise ConfigError(f"no run folder {str(run_dir)!r}")
+    if not saved_path.is_file():
+        raise ConfigError(
+            f"{str(run_dir)!r} is not a run folder: it has no config.yaml (scopa train CONFIG writes one)"
+        )
+    if not (run_dir / "latest" / META_FILE).is_file():
+        raise ConfigError(
+            f"{str(run_dir)!r} has no checkpoint to resume: {run_dir / 'latest' / META_FILE} is missing (latest/ is "
+            f"written at the first evaluation, after eval_every steps); start it again with "
+            f"`scopa train {saved_path}`"
+        )
     saved = TrainConfig.load(saved_path)
     saved_dict = saved.to_dict()
     if config_path is not None:

@@ -763,9 +763,20 @@
     else b.textContent = ui.style === "italian" ? "Switch card style (French)" : "Switch card style (Italian)";
   }
 
+  // The banner (#message) names cards in the style it was written in: after a switch it names
+  // them in the new one ("Sette di denari" becomes "Seven of diamonds"), errors included.
+  function restyleMessage(from, to) {
+    const m = $("message");
+    let text = m.textContent;
+    for (let id = 0; id < 40; id++) text = text.split(Cards.name(id, from)).join(Cards.name(id, to));
+    m.textContent = text;
+  }
+
   function switchStyle() {
     if (deck52()) return;
+    const from = ui.style;
     ui.style = ui.style === "italian" ? "french" : "italian";
+    restyleMessage(from, ui.style);
     ui.shown = { table: new Set(), hand: new Set() };
     localStorage.setItem(STYLE_KEY, ui.style);
     styleButton();
