@@ -78,6 +78,7 @@ def _add_subcommands(sub) -> None:
     its optional dependencies only when it runs, so every subcommand shows up and a missing extra
     is one line when it is used."""
     from scopa_app.evaluate import add_eval_parser, add_tournament_parser
+    from scopa_app.leaderboard import add_leaderboard_parser
     from scopa_app.play import add_play_parser
     from scopa_app.web import add_web_parser
     from train.cli import add_train_parser
@@ -86,6 +87,7 @@ def _add_subcommands(sub) -> None:
     for add in (
         add_eval_parser,
         add_tournament_parser,
+        add_leaderboard_parser,
         add_train_parser,
         add_play_parser,
         add_web_parser,

@@ -1,0 +1,404 @@
+"""An agent's row on a benchmark suite: its games against the suite's ladder, rated on the suite's scale.
+
+:func:`rate_agent` plays an agent against every reference of a suite's ladder
+(:mod:`agents.suites`) on the suite's deals and returns its row:
+
+- ``rating``: Bradley-Terry strength in Elo points on the suite's published scale, with a 95%
+  interval from a bootstrap over deals. The references keep their published ratings (the anchor,
+  ``greedy = 1000`` in the shipped suites, by definition): only the agent's number is fitted, so
+  rating a new agent never moves the scale;
+- per reference, the margin in points per hand and the game win rate, with 95% intervals
+  clustered by deal (:func:`agents.stats.summarize`);
+- the per-hand rates of primiera, settebello, coins and cards won, and of scope made.
+
+A game of more than two sides counts as one comparison between the agent and each other side:
+the winner beats every side it played, another side's win is a draw between the two who lost
+(so two equal agents come out even whatever the number of sides).
+
+:func:`rate_ladder` plays the references against each other (every pair, the first of the pair
+on one side and the second on all the others, as the agent plays) and fits the scale that
+:func:`agents.suites.with_ratings` publishes. The row depends on the suite, the tier and the
+agent only: the deals and the agents' seeds come from the suite's seed, so any number of
+workers gives the same row.
+
+An agent is a spec (:func:`agents.registry.make_agent`), a checkpoint spec (``dmc:PATH``) or a
+user's class ``module:Class`` (:func:`resolve_agent`), imported by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+import re
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from agents.base import Agent
+from agents.matches import Match, RunResult, game_agent, run_deals
+from agents.registry import AGENT_NAMES, known_specs, prefixes, register_agent_factory
+from agents.stats import ELO_PER_NATURAL_UNIT, bradley_terry, summarize
+from agents.suites import Suite
+
+BOOTSTRAP = 1000
+"""Resamples of the deals behind a rating's interval."""
+
+PRIOR = 0.5
+"""Pseudo-comparisons won and lost against every reference played, so an agent that never loses is rated."""
+
+PER_HAND = ("primiera", "settebello", "coins", "cards", "scope")
+"""The per-hand rates of a row: categories won (a share of hands) and scope made per hand."""
+
+_MODULE_CLASS = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+
+_USER_MODULES: set[str] = set()
+"""Prefixes :func:`resolve_agent` registered for users' modules (checked again at every use)."""
+
+
+# --- the agent ---------------------------------------------------------------------------
+
+
+class _ClassFactory:
+    """``factory(argument, seed=None)`` for ``module:Class`` specs: ``Class(seed=seed)``."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+
+    def __call__(self, argument: str, seed=None, **kwargs) -> Agent:
+        return getattr(importlib.import_module(self.module), argument)(seed=seed, **kwargs)
+
+
+def resolve_agent(spec: str) -> str:
+    """The spec to play ``spec`` by; a user's ``module:Class`` is imported and checked first.
+
+    A spec whose prefix is a built-in agent or a registered prefix is returned as it is. Otherwise
+    ``module:Class`` names a subclass of :class:`agents.base.Agent` in an importable module: its
+    module becomes an agent prefix (:func:`agents.registry.register_agent_factory`) for this
+    process and the worker processes it forks, and the spec plays ``Class(seed=...)``.
+
+    Raises:
+        ValueError: one line: the module cannot be imported, has no such name, or the name is not
+            a class implementing the agent interface.
+    """
+    prefix, sep, rest = spec.partition(":")
+    known = prefix in AGENT_NAMES or (prefix in prefixes() and prefix not in _USER_MODULES)
+    if not sep or known or not _MODULE_CLASS.match(spec):
+        return spec
+    try:
+        module = importlib.import_module(prefix)
+    except ImportError as exc:
+        raise ValueError(
+            f"unknown agent {spec!r}: no agent prefix {prefix!r} and no importable module ({exc}); "
+            f"known agents: {', '.join(known_specs())}, or module:Class"
+        ) from None
+    cls = getattr(module, rest, None)
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        what = "nothing" if cls is None else f"a {type(cls).__name__}"
+        raise ValueError(f"{spec} is {what}, not a subclass of agents.base.Agent (the agent interface)")
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(cls.__abstractmethods__))
+        raise ValueError(f"{spec} does not implement the agent interface: it lacks {missing}")
+    try:
+        cls(seed=0)
+    except Exception as exc:  # the user's constructor: any failure is theirs, said in one line
+        raise ValueError(f"{spec}(seed=0) failed: {type(exc).__name__}: {exc}") from None
+    register_agent_factory(prefix, _ClassFactory(prefix))
+    _USER_MODULES.add(prefix)
+    return spec
+
+
+def check_agents(suite: Suite, spec: str) -> None:
+    """Refuse, before any game, an agent or a reference that cannot play the suite's game.
+
+    Raises:
+        ValueError: one line naming the agent and why (:func:`agents.matches.game_agent`).
+    """
+    for s in [spec, *suite.ladder_specs]:
+        game_agent(s, suite.num_players, suite.rules)
+
+
+# --- playing ------------------------------------------------------------------------------
+
+
+def lineup(suite: Suite, first: str, other: str) -> tuple[str, ...]:
+    """``first`` on one side, ``other`` on every other side (the rotations move ``first`` round)."""
+    return (first,) + (other,) * (suite.num_sides - 1)
+
+
+def pair_comparisons(run: RunResult) -> np.ndarray:
+    """Per deal, the comparisons the first agent won and lost against the other sides (module docstring)."""
+    out = np.zeros((len(run.deals), 2))
+    for d, records in enumerate(run.deals):
+        for rec in records:
+            if rec["winner"] is None:
+                continue
+            first = rec["lineup"].index(0)
+            if rec["winner"] == first:
+                out[d, 0] += len(rec["lineup"]) - 1
+            else:
+                out[d, 1] += 1
+    return out
+
+
+def play_pair(
+    suite: Suite,
+    first: str,
+    other: str,
+    deals: int,
+    workers: int = 1,
+    progress: bool = False,
+    desc: str | None = None,
+) -> tuple[Match, RunResult]:
+    """Play the first ``deals`` deals of the suite, ``first`` against ``other``."""
+    match = Match(lineup(suite, first, other), suite.num_players, suite.rules, suite.seed)
+    return match, run_deals(match, deals, workers, progress, desc=desc)
+
+
+# --- ratings -------------------------------------------------------------------------------
+
+
+def fit_against(wins: np.ndarray, losses: np.ndarray, ratings: np.ndarray, prior: float = PRIOR) -> np.ndarray:
+    """Maximum-likelihood Elo rating of one agent against references of fixed ``ratings``.
+
+    Args:
+        wins, losses: ``(..., k)`` comparisons won and lost against each of ``k`` references;
+            leading axes (bootstrap resamples) are fitted independently.
+        ratings: ``(k,)`` the references' ratings in Elo points.
+
+    The log-likelihood is concave in the rating, so its derivative, decreasing, is solved by
+    bisection to well below a hundredth of a point.
+    """
+    w = np.asarray(wins, float) + prior
+    n = w + np.asarray(losses, float) + prior
+    x = np.asarray(ratings, float) / ELO_PER_NATURAL_UNIT
+    lo = np.full(w.shape[:-1], x.min() - 40.0)
+    hi = np.full(w.shape[:-1], x.max() + 40.0)
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        p = 1 / (1 + np.exp(x - mid[..., None]))  # P(agent beats reference j)
+        grad = (w - n * p).sum(axis=-1)
+        lo = np.where(grad > 0, mid, lo)
+        hi = np.where(grad > 0, hi, mid)
+    return (lo + hi) / 2 * ELO_PER_NATURAL_UNIT
+
+
+def rating_with_interval(per_ref: Sequence[np.ndarray], ratings: Sequence[float], seed: int) -> dict:
+    """Rating and 95% bootstrap interval from per-deal comparisons against each reference.
+
+    Every reference was played on the same deals, so a resample draws deals once for all of them.
+    """
+    stack = np.stack(per_ref, axis=1)  # (deals, refs, won/lost)
+    r = np.asarray(ratings, float)
+    mean = float(fit_against(stack[:, :, 0].sum(0), stack[:, :, 1].sum(0), r))
+    rng = np.random.default_rng(seed)
+    picks = rng.integers(len(stack), size=(BOOTSTRAP, len(stack)))
+    boot = stack[picks].sum(axis=1)  # (resamples, refs, 2)
+    samples = fit_against(boot[..., 0], boot[..., 1], r)
+    return {
+        "mean": round(mean, 1),
+        "lo": round(float(np.percentile(samples, 2.5)), 1),
+        "hi": round(float(np.percentile(samples, 97.5)), 1),
+    }
+
+
+def anchored_bradley_terry(
+    specs: Sequence[str], per_pair: dict[tuple[int, int], np.ndarray], anchor: int, anchor_rating: float, seed: int
+) -> list[dict]:
+    """Bradley-Terry ratings in Elo points with ``specs[anchor]`` at ``anchor_rating``, and bootstrap intervals.
+
+    Args:
+        per_pair: for each pair ``(i, j)`` played, per deal the comparisons ``i`` won and lost
+            against ``j`` (:func:`pair_comparisons`); every pair on the same deals.
+    """
+    k = len(specs)
+
+    def fit(sums: dict[tuple[int, int], np.ndarray]) -> np.ndarray:
+        wins = np.zeros((k, k))
+        for (i, j), s in sums.items():
+            wins[i, j] += s[0]
+            wins[j, i] += s[1]
+        theta = bradley_terry(wins) * ELO_PER_NATURAL_UNIT
+        return theta - theta[anchor] + anchor_rating
+
+    point = fit({p: w.sum(0) for p, w in per_pair.items()})
+    deals = len(next(iter(per_pair.values())))
+    rng = np.random.default_rng(seed)
+    samples = []
+    for _ in range(BOOTSTRAP // 5):  # each resample is a whole fit: fewer of them
+        pick = rng.integers(deals, size=deals)
+        samples.append(fit({p: w[pick].sum(0) for p, w in per_pair.items()}))
+    arr = np.array(samples)
+    return [
+        {
+            "agent": specs[a],
+            "rating": {
+                "mean": round(float(point[a]), 1),
+                "lo": round(float(np.percentile(arr[:, a], 2.5)), 1),
+                "hi": round(float(np.percentile(arr[:, a], 97.5)), 1),
+            },
+        }
+        for a in range(k)
+    ]
+
+
+# --- the row -------------------------------------------------------------------------------
+
+
+def _ci(ci: dict) -> dict:
+    return {k: (None if math.isnan(ci[k]) else round(float(ci[k]), 4)) for k in ("mean", "lo", "hi")}
+
+
+def per_hand_rates(side: dict) -> dict:
+    """The per-hand rates of one agent's row of :func:`agents.stats.summarize`."""
+    rates = {cat: side["categories"][cat]["won"] for cat in PER_HAND if cat != "scope"}
+    rates["scope"] = side["scope_per_hand"]
+    return {k: round(float(v), 4) for k, v in rates.items()}
+
+
+def rate_agent(
+    suite: Suite,
+    spec: str,
+    tier: str = "quick",
+    deals: int | None = None,
+    workers: int = 1,
+    progress: bool = False,
+    on_reference: Callable[[str, dict], None] | None = None,
+) -> dict:
+    """Play ``spec`` against the suite's ladder and return its leaderboard report.
+
+    Args:
+        deals: only the first ``deals`` deals of the tier (a trial run, marked in the report).
+        on_reference: called with each reference and its entry as it finishes.
+
+    Returns:
+        ``{"row": ..., "forfeits": [...], "timing": {...}, "interrupted": bool}``. ``row`` is the
+        leaderboard row (the same for any ``workers``); its ``rating`` is ``None`` while the
+        suite's ladder has no published ratings.
+
+    Raises:
+        ValueError: an unknown tier, or an agent or reference that cannot play the suite's game
+            (before any game).
+    """
+    spec = resolve_agent(spec)
+    tier_deals = suite.deals(tier)
+    n = tier_deals if deals is None else deals
+    if not 1 <= n <= tier_deals:
+        raise ValueError(f"deals must be between 1 and the {tier} tier's {tier_deals}, got {n}")
+    check_agents(suite, spec)
+    refs = suite.ladder_specs
+    per_ref, comparisons, totals = [], [], {"hands": 0.0, **{k: 0.0 for k in PER_HAND}}
+    forfeits: list[dict] = []
+    wall = cpu = 0.0
+    interrupted = False
+    for k, ref in enumerate(refs, 1):
+        match, run = play_pair(suite, spec, ref, n, workers, progress, desc=f"[{k}/{len(refs)}] vs {ref}")
+        wall += run.wall_seconds
+        cpu += sum(rec["seconds"] for records in run.deals for rec in records)
+        if run.interrupted or len(run.deals) < n:
+            interrupted = True
+            break
+        report = summarize(match, run)
+        forfeits += [f for f in report["forfeits"]]
+        side = report["agents"][0]
+        rates = per_hand_rates(side)
+        totals["hands"] += side["hands"]
+        for key in PER_HAND:
+            totals[key] += rates[key] * side["hands"]
+        entry = {
+            "reference": ref,
+            "reference_rating": suite.rating_of(ref),
+            "deals": report["deals"],
+            "games": side["games"],
+            "hands": side["hands"],
+            "margin_per_hand": _ci(side["margin_per_hand"]),
+            "win_rate": _ci(side["win_rate"]),
+            "per_hand": rates,
+        }
+        per_ref.append(entry)
+        comparisons.append(pair_comparisons(run))
+        if on_reference is not None:
+            on_reference(ref, entry)
+    complete = len(per_ref) == len(refs)
+    rating = None
+    if complete and suite.rated:
+        rating = rating_with_interval(comparisons, [suite.rating_of(r) for r in refs], suite.seed)
+    hands = totals["hands"]
+    row = {
+        "agent": spec,
+        "suite": suite.name,
+        "tier": tier,
+        "deals": n,
+        "trial": n != tier_deals,
+        "rating": rating,
+        "scale": f"Elo points, {suite.anchor} = {suite.anchor_rating:g}",
+        "references": per_ref,
+        "per_hand": {k: round(totals[k] / hands, 4) for k in PER_HAND} if hands else None,
+    }
+    return {
+        "row": row,
+        "forfeits": forfeits,
+        "interrupted": interrupted,
+        "timing": {
+            "wall_seconds": round(wall, 1),
+            "cpu_seconds": round(cpu, 1),
+            "workers": workers,
+            "python": sys.version.split()[0],
+        },
+    }
+
+
+def rate_ladder(
+    suite: Suite, tier: str = "quick", deals: int | None = None, workers: int = 1, progress: bool = False
+) -> dict:
+    """Play every pair of the suite's references and fit its scale (the anchor keeps its number).
+
+    Returns ``{"ratings": [{"agent", "rating": {mean, lo, hi}}], "per_hand": {agent: rates}, "pairs": [...],
+    "forfeits", "deals", "tier", "timing"}``; the per-hand rates are over all of a reference's games.
+    """
+    refs = suite.ladder_specs
+    n = suite.deals(tier) if deals is None else deals
+    for ref in refs:
+        game_agent(ref, suite.num_players, suite.rules)
+    per_pair: dict[tuple[int, int], np.ndarray] = {}
+    hands_seen: dict[str, dict[str, float]] = {}
+    pairs, forfeits = [], []
+    wall = cpu = 0.0
+    total = len(refs) * (len(refs) - 1) // 2
+    for i in range(len(refs)):
+        for j in range(i + 1, len(refs)):
+            desc = f"[{len(pairs) + 1}/{total}] {refs[i]} vs {refs[j]}"
+            match, run = play_pair(suite, refs[i], refs[j], n, workers, progress, desc=desc)
+            wall += run.wall_seconds
+            cpu += sum(rec["seconds"] for records in run.deals for rec in records)
+            if run.interrupted or len(run.deals) < n:
+                raise KeyboardInterrupt
+            report = summarize(match, run)
+            forfeits += report["forfeits"]
+            per_pair[(i, j)] = pair_comparisons(run)
+            for side in report["agents"]:
+                rates = per_hand_rates(side)
+                acc = hands_seen.setdefault(side["agent"], {"hands": 0.0, **{k: 0.0 for k in PER_HAND}})
+                acc["hands"] += side["hands"]
+                for key in PER_HAND:
+                    acc[key] += rates[key] * side["hands"]
+            side = report["agents"][0]
+            pairs.append(
+                {
+                    "pair": [refs[i], refs[j]],
+                    "deals": report["deals"],
+                    "margin_per_hand": _ci(side["margin_per_hand"]),
+                    "win_rate": _ci(side["win_rate"]),
+                }
+            )
+    ratings = anchored_bradley_terry(refs, per_pair, refs.index(suite.anchor), suite.anchor_rating, suite.seed)
+    return {
+        "ratings": ratings,
+        "per_hand": {a: {k: round(v[k] / v["hands"], 4) for k in PER_HAND} for a, v in hands_seen.items()},
+        "pairs": pairs,
+        "forfeits": forfeits,
+        "deals": n,
+        "tier": tier,
+        "timing": {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "workers": workers},
+    }

@@ -1,0 +1,174 @@
+"""``scopa leaderboard``: an agent's row on a suite, its rating on a fixed scale, refusals before any game."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import re
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import agents.leaderboard as lb
+from agents.leaderboard import (
+    anchored_bradley_terry,
+    fit_against,
+    pair_comparisons,
+    rate_agent,
+    rating_with_interval,
+    resolve_agent,
+)
+from agents.matches import RunResult
+from agents.suites import LadderEntry, load_suite
+from scopa_app.cli import main
+
+
+def tiny_suite(deals: int = 3, name: str = "standard-2p-v1"):
+    """A suite with a cheap rated ladder and a tiny quick tier (its deals are the real suite's first ones)."""
+    suite = load_suite(name)
+    ladder = (LadderEntry("random", 650.0), LadderEntry("greedy", 1000.0), LadderEntry("heuristic", 1100.0))
+    return dataclasses.replace(suite, ladder=ladder, tiers={"full": suite.tiers["full"], "quick": deals})
+
+
+def test_fit_against_recovers_an_elo_difference():
+    """Winning 76% against a reference rated 1000 is about 200 Elo points above it."""
+    got = float(fit_against(np.array([760.0]), np.array([240.0]), np.array([1000.0]), prior=0.0))
+    want = 1000 + 400 * math.log10(760 / 240)
+    assert abs(got - want) < 0.01, f"rating {got}, Elo says {want}"
+    even = float(fit_against(np.array([10.0, 30.0]), np.array([30.0, 10.0]), np.array([900.0, 1100.0])))
+    assert abs(even - 1000) < 0.01, f"even results against 900 and 1100 rate {even}, not 1000"
+
+
+def test_anchor_keeps_its_number():
+    """The ladder's fit puts the anchor at its number exactly, with no width; the rest move around it."""
+    rng = np.random.default_rng(0)
+    per_pair = {(i, j): rng.integers(0, 3, size=(40, 2)).astype(float) for i in range(3) for j in range(i + 1, 3)}
+    for anchor in range(3):
+        ratings = anchored_bradley_terry(["a", "b", "c"], per_pair, anchor, 1000.0, seed=1)
+        assert ratings[anchor]["rating"] == {"mean": 1000.0, "lo": 1000.0, "hi": 1000.0}, ratings[anchor]
+    shifted = anchored_bradley_terry(["a", "b", "c"], per_pair, 1, 0.0, seed=1)
+    base = anchored_bradley_terry(["a", "b", "c"], per_pair, 1, 1000.0, seed=1)
+    assert [r["rating"]["mean"] + 1000 for r in shifted] == [r["rating"]["mean"] for r in base]
+
+
+def test_rating_an_agent_moves_no_reference():
+    """Only the agent is fitted: however it plays, the references' ratings are the suite's."""
+    ref_ratings = [650.0, 1000.0, 1100.0]
+    crushing = [np.tile([[2.0, 0.0]], (20, 1)) for _ in ref_ratings]
+    r = rating_with_interval(crushing, ref_ratings, seed=0)
+    assert r["lo"] <= r["mean"] <= r["hi"] and r["mean"] > 1100, r
+    assert ref_ratings == [650.0, 1000.0, 1100.0]
+
+
+def test_pair_comparisons_count_each_other_side():
+    """A win beats every other side; another side's win beats only the agent (the rest is a draw)."""
+    records = [
+        {"lineup": [0, 1, 1], "winner": 0},
+        {"lineup": [1, 0, 1], "winner": 2},
+        {"lineup": [1, 1, 0], "winner": None},
+    ]
+    run = RunResult(deals=[records, records[:1]], requested=2)
+    assert pair_comparisons(run).tolist() == [[2.0, 1.0], [2.0, 0.0]]
+
+
+def test_row_is_the_same_on_one_and_two_workers():
+    suite = tiny_suite(3)
+    one = rate_agent(suite, "greedy", "quick", workers=1)
+    two = rate_agent(suite, "greedy", "quick", workers=2)
+    assert json.dumps(one["row"], sort_keys=True) == json.dumps(two["row"], sort_keys=True), "workers changed the row"
+    row = one["row"]
+    assert [e["reference"] for e in row["references"]] == ["random", "greedy", "heuristic"]
+    assert row["rating"]["lo"] <= row["rating"]["mean"] <= row["rating"]["hi"]
+    assert set(row["per_hand"]) == {"primiera", "settebello", "coins", "cards", "scope"}
+    assert all(e["games"] == 6 for e in row["references"]), "3 deals, 2 rotations each"
+
+
+USER_MODULE = """
+from agents.base import Agent
+from agents.random_agent import RandomAgent
+
+
+class MyAgent(RandomAgent):
+    name = "mine"
+
+
+class NotAnAgent:
+    pass
+
+
+class Abstract(Agent):
+    pass
+"""
+
+
+@pytest.fixture
+def user_module(tmp_path, monkeypatch):
+    (tmp_path / "my_scopa_agents.py").write_text(textwrap.dedent(USER_MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "my_scopa_agents"
+    sys.modules.pop("my_scopa_agents", None)
+
+
+def test_a_users_class_gets_a_row(user_module):
+    """``module:Class`` plays through forked workers, and its row equals the one-worker row."""
+    suite = tiny_suite(2)
+    spec = f"{user_module}:MyAgent"
+    two = rate_agent(suite, spec, "quick", workers=2)
+    one = rate_agent(suite, spec, "quick", workers=1)
+    assert one["row"] == two["row"] and one["row"]["agent"] == spec
+    assert not one["forfeits"], one["forfeits"]
+
+
+@pytest.mark.parametrize(
+    "cls, message",
+    [("NotAnAgent", "not a subclass of agents.base.Agent"), ("Abstract", "lacks act"), ("Missing", "is nothing")],
+)
+def test_a_class_that_is_not_an_agent_is_refused(user_module, cls, message):
+    with pytest.raises(ValueError, match=message):
+        resolve_agent(f"{user_module}:{cls}")
+
+
+def no_games(*args, **kwargs):
+    raise AssertionError("a game was played before the refusal")
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["heuristic", "--suite", "nope"], "unknown suite 'nope'; known suites: .*standard-2p-v1"),
+        (["zoo:standard-2p", "--suite", "standard-3p-v1"], "cannot play this game: .*trained for 2 players"),
+        (["my_scopa_agents:NotAnAgent"], "not a subclass of agents.base.Agent"),
+        (["no_such_module_here:Agent"], "unknown agent 'no_such_module_here:Agent'"),
+        (["heuristic", "--quick", "--deals", "0"], "deals must be between 1"),
+    ],
+)
+def test_bad_input_is_one_line_before_any_game(user_module, monkeypatch, capsys, argv, message):
+    monkeypatch.setattr(lb, "run_deals", no_games)
+    assert main(["leaderboard", *argv, "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len([line for line in err if "error" in line]) == 1, err
+    assert err[-1].startswith("scopa leaderboard: error: ")
+    assert re.search(message, err[-1]), err[-1]
+
+
+def test_command_prints_the_row_and_writes_json(tmp_path, capsys, monkeypatch):
+    import scopa_app.leaderboard as app
+
+    monkeypatch.setattr(app, "load_suite", lambda name: tiny_suite(1))
+    path = tmp_path / "row.json"
+    assert main(["leaderboard", "heuristic", "--quick", "--no-progress", "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "rating: " in out and "greedy = 1000" in out, out
+    for ref in ("random", "greedy", "heuristic"):
+        assert f"\n{ref} " in out, out
+    report = json.loads(path.read_text())
+    assert report["row"]["agent"] == "heuristic" and report["timing"]["load_average"]["start"]
+
+
+def test_list_shows_every_suite(capsys):
+    assert main(["leaderboard", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "standard-2p-v1" in out and "french52-8p-v1" in out
