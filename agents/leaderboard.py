@@ -22,23 +22,23 @@ agent only: the deals and the agents' seeds come from the suite's seed, so any n
 workers gives the same row.
 
 An agent is a spec (:func:`agents.registry.make_agent`), a checkpoint spec (``dmc:PATH``) or a
-user's class ``module:Class`` (:func:`resolve_agent`), imported by name.
+user's class ``module:Class`` (:func:`resolve_agent`), loaded as an entry point's object reference is.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 import re
 import sys
 from collections.abc import Callable, Sequence
+from importlib.metadata import EntryPoint
 
 import numpy as np
 
 from agents.base import Agent
 from agents.matches import Match, RunResult, game_agent, run_deals
-from agents.registry import AGENT_NAMES, known_specs, prefixes, register_agent_factory
+from agents.registry import AGENT_NAMES, ENTRY_POINT_GROUP, known_specs, prefixes, register_agent_factory
 from agents.stats import ELO_PER_NATURAL_UNIT, bradley_terry, summarize
 from agents.suites import Suite
 
@@ -60,6 +60,15 @@ _USER_MODULES: set[str] = set()
 # --- the agent ---------------------------------------------------------------------------
 
 
+ABOVE_AGENTS = ("train", "scopa_app")
+"""The kit's packages above this layer: their agents are played by their specs, never imported from here."""
+
+
+def _load_class(spec: str):
+    """The object ``module:Class`` names, loaded as an entry point's object reference is."""
+    return EntryPoint(name="user", value=spec, group=ENTRY_POINT_GROUP).load()
+
+
 class _ClassFactory:
     """``factory(argument, seed=None)`` for ``module:Class`` specs: ``Class(seed=seed)``."""
 
@@ -67,7 +76,7 @@ class _ClassFactory:
         self.module = module
 
     def __call__(self, argument: str, seed=None, **kwargs) -> Agent:
-        return getattr(importlib.import_module(self.module), argument)(seed=seed, **kwargs)
+        return _load_class(f"{self.module}:{argument}")(seed=seed, **kwargs)
 
 
 def resolve_agent(spec: str) -> str:
@@ -86,14 +95,17 @@ def resolve_agent(spec: str) -> str:
     known = prefix in AGENT_NAMES or (prefix in prefixes() and prefix not in _USER_MODULES)
     if not sep or known or not _MODULE_CLASS.match(spec):
         return spec
+    if prefix.split(".")[0] in ABOVE_AGENTS:
+        raise ValueError(f"{spec}: the kit's own agents are played by their specs: {', '.join(known_specs())}")
     try:
-        module = importlib.import_module(prefix)
+        cls = _load_class(spec)
     except ImportError as exc:
         raise ValueError(
             f"unknown agent {spec!r}: no agent prefix {prefix!r} and no importable module ({exc}); "
             f"known agents: {', '.join(known_specs())}, or module:Class"
         ) from None
-    cls = getattr(module, rest, None)
+    except AttributeError:
+        cls = None
     if not (isinstance(cls, type) and issubclass(cls, Agent)):
         what = "nothing" if cls is None else f"a {type(cls).__name__}"
         raise ValueError(f"{spec} is {what}, not a subclass of agents.base.Agent (the agent interface)")
