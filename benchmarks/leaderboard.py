@@ -11,6 +11,7 @@ plays the suite's game on that scale (:func:`agents.leaderboard.rate_agent`), an
     python benchmarks/leaderboard.py --suite standard-2p-v1 --quick --workers 2
     python benchmarks/leaderboard.py --suite standard-2p-v1 --quick --publish-scale   # also write the ladder's
                                                      # ratings into agents/suites/standard-2p-v1.json
+    python benchmarks/leaderboard.py --plot benchmarks/results/leaderboard-standard-2p-v1.json   # its figure
 
 Without ``--publish-scale`` the suite file is left as it is and the other agents are rated on
 the scale this run measured. The record says the commit, the date, the load average and the
@@ -100,6 +101,42 @@ def agent_row(report: dict) -> dict:
     return out
 
 
+def plot(record: dict, path: Path) -> None:
+    """The ratings with their 95% intervals, best on top, the anchor's number marked."""
+    from matplotlib.figure import Figure
+
+    rows = sorted(record["rows"], key=lambda r: r["rating"]["mean"])
+    fig = Figure(figsize=(7, 0.45 * len(rows) + 1.4))
+    ax = fig.subplots()
+    mean = [r["rating"]["mean"] for r in rows]
+    err = [
+        [r["rating"]["mean"] - r["rating"]["lo"] for r in rows],
+        [r["rating"]["hi"] - r["rating"]["mean"] for r in rows],
+    ]
+    colors = ["#c44e52" if r["role"] == "rated" else "#4c72b0" for r in rows]
+    ax.errorbar(mean, range(len(rows)), xerr=err, fmt="none", ecolor="grey", capsize=4)
+    ax.scatter(mean, range(len(rows)), c=colors, zorder=3)
+    ax.set_yticks(range(len(rows)), [r["agent"] for r in rows])
+    anchor = next(r for r in rows if r["role"] == "anchor")
+    ax.axvline(anchor["rating"]["mean"], color="black", linewidth=0.8)
+    ax.set_xlabel(f"rating, Elo points ({anchor['agent']} = {anchor['rating']['mean']:g}), 95% interval")
+    ax.set_title(f"{record['suite']}, {record['tier']} tier ({record['deals']} deals per pair)", fontsize=10)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
+def add_figure(results_file: Path) -> Path:
+    """Draw the figure of a leaderboard file (``docs/img/leaderboard-<suite>.png``) and name it in the record."""
+    data = json.loads(results_file.read_text())
+    record = data["records"][0]
+    figure = f"docs/img/leaderboard-{record['suite']}.png"
+    plot(record, ROOT / figure)
+    record["figure"] = figure
+    results_file.write_text(json.dumps(data, indent=2) + "\n")
+    return ROOT / figure
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="standard-2p-v1")
@@ -109,7 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--publish-scale", action="store_true", help="write the ladder's ratings into the suite file")
     parser.add_argument("--out", type=Path, help="default benchmarks/results/leaderboard-<suite>.json")
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--plot", type=Path, metavar="JSON", help="only draw the figure of a leaderboard file")
     args = parser.parse_args(argv)
+    if args.plot:
+        print(f"wrote {os.path.relpath(add_figure(args.plot), ROOT)}")
+        return 0
     command = shlex.join(["python", "benchmarks/leaderboard.py", *(argv if argv is not None else sys.argv[1:])])
     try:
         suite = load_suite(args.suite)
@@ -167,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         "records": [record],
     }
     out.write_text(json.dumps(data, indent=2) + "\n")
-    print(f"wrote {os.path.relpath(out, ROOT)}")
+    print(f"wrote {os.path.relpath(out, ROOT)} and {os.path.relpath(add_figure(out), ROOT)}")
     return 0
 
 
