@@ -37,14 +37,16 @@ def add_leaderboard_parser(subparsers) -> argparse.ArgumentParser:
         "leaderboard",
         help="rate an agent on a frozen benchmark suite against its reference ladder",
         description="Play an agent against every reference agent of a frozen, versioned benchmark suite "
-        "(its deals fixed by the suite) and print its leaderboard row: a rating with a 95%% interval on the "
+        "(its deals fixed by the suite) and print its leaderboard row: a rating with a 95% interval on the "
         "suite's published scale, the margin in points per hand and the game win rate against each reference "
-        "(95%% intervals clustered by deal), and the per-hand rates of primiera, settebello, coins, cards and "
+        "(95% intervals clustered by deal), and the per-hand rates of primiera, settebello, coins, cards and "
         "scope. docs/benchmark.md explains the suites.",
     )
     p.add_argument("agent", nargs="?", metavar="AGENT", help="an agent spec, a checkpoint spec or module:Class")
     p.add_argument("--suite", default=DEFAULT_SUITE, help=f"the suite (default {DEFAULT_SUITE}; --list shows them)")
-    p.add_argument("--quick", action="store_true", help="the quick tier (a few hundred deal pairs) instead of 10,000")
+    p.add_argument(
+        "--quick", action="store_true", help="the quick tier (the first 50 to 200 deal pairs) instead of all 10,000"
+    )
     p.add_argument("--deals", type=int, help="only the tier's first DEALS deals: a trial, not a published row")
     p.add_argument("--workers", type=int, default=1, help="processes; the row does not depend on it")
     p.add_argument("--json", metavar="PATH", help="write the report (the row, its timing) as JSON")
