@@ -106,6 +106,8 @@ def resolve_agent(spec: str) -> str:
         ) from None
     except AttributeError:
         cls = None
+    except Exception as exc:  # the user's module failed to run: theirs to fix, said in one line
+        raise ValueError(f"{spec}: importing {prefix} failed: {type(exc).__name__}: {exc}") from None
     if not (isinstance(cls, type) and issubclass(cls, Agent)):
         what = "nothing" if cls is None else f"a {type(cls).__name__}"
         raise ValueError(f"{spec} is {what}, not a subclass of agents.base.Agent (the agent interface)")
