@@ -402,3 +402,60 @@ def test_agent_docs_give_the_option_ranges():
     doc = (ROOT / "docs" / "agents.md").read_text()
     for name, (_, high) in {**FAST, **SLOW}.items():
         assert f"`{name}`" in doc and f"{high:,}" in doc, f"docs/agents.md gives the range of {name}"
+
+
+# --- 4. the compiled core's API and seeds --------------------------------------------------------------
+
+
+def test_check_seed_rule():
+    from scopa_env.engine.bounds import SEED_LIMIT, check_seed
+
+    assert check_seed(None) is None and check_seed(0) == 0 and check_seed(np.int64(5)) == 5
+    assert check_seed(SEED_LIMIT - 1) == SEED_LIMIT - 1
+    for bad in (-1, SEED_LIMIT, True, 1.0, "3", [1]):
+        with pytest.raises(ValueError, match=r"seed must be None or an int in \[0, 2\*\*63\)"):
+            check_seed(bad)
+
+
+def test_batch_api_errors_are_one_line():
+    from scopa_env.fast.batch import BatchedScopa
+
+    b = BatchedScopa(2)
+    for call, words in (
+        (lambda: b.reset([]), "seeds must have shape (2,)"),
+        (lambda: b.reset([-1, 0]), "game 0: seeds value -1"),
+        (lambda: b.reset(np.array([2**63 - 1, 2**64 - 1], np.uint64)), "game 1"),
+    ):
+        with pytest.raises(ValueError) as info:
+            call()
+        assert words in one_line(str(info.value)), str(info.value)
+    b.reset([0, 1])
+    out = np.zeros((2, b.layout.size), np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError) as info:
+        b.observe([0, 0], out=out)
+    assert "writable" in one_line(str(info.value)), str(info.value)
+    assert b.observe([0, 1]).shape == (2, b.layout.size)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**63, 1.5, True])
+def test_envs_share_the_seed_rule(seed):
+    from scopa_env.aec.scopa_v0 import raw_env
+    from scopa_env.fast.vec_env import ScopaVectorEnv
+
+    for reset in (lambda: raw_env().reset(seed=seed), lambda: ScopaVectorEnv(2).reset(seed=seed)):
+        with pytest.raises(ValueError) as info:
+            reset()
+        assert "seed must be None or an int in [0, 2**63)" in one_line(str(info.value)), str(info.value)
+
+
+def test_vector_env_seed_rows_stay_in_range():
+    from scopa_env.fast.vec_env import ScopaVectorEnv
+
+    env = ScopaVectorEnv(3)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=2**63 - 2)  # rows seed, seed + 1, seed + 2: the last does not fit
+    env.reset(seed=2**63 - 3)
+    env.reset(seed=[0, 1, 2])
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=[0, -1, 2])

@@ -65,7 +65,8 @@ Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
 :class:`~scopa_env.engine.rules.Rules`), ``episode`` ("game" | "hand"), ``reward`` ("game" |
 "points"), ``action_mode`` ("move" | "select"), ``render_mode`` (None, "ansi", "human").
 
-``reset(seed=...)`` makes the deals (and so the episode) reproducible. ``reset(options=
+``reset(seed=...)`` makes the deals (and so the episode) reproducible; a seed is ``None`` or an
+int in ``[0, 2**63)``, as for every env of the kit (:mod:`scopa_env.engine.bounds`). ``reset(options=
 {"deal": {...}})`` starts from an explicit deal: the keyword arguments of
 :meth:`scopa_env.engine.game.Game.from_deal` (``hands``, ``table``, ``stock``, ``dealer`` ...).
 ``reset(options={"dealer": k})`` picks the first dealer (default: the last seat, so
@@ -91,6 +92,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from scopa_env.engine.actions import TAKE_ALL, confirm_action, move_enumeration, num_select_actions, select_options
+from scopa_env.engine.bounds import check_seed
 from scopa_env.engine.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.engine.game import Game
 from scopa_env.engine.observation import ObservationLayout, observation_bounds
@@ -234,6 +236,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # --- episode -----------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        seed = check_seed(seed)  # None or an int in [0, 2**63): the rule of every env (scopa_env/engine/bounds.py)
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
         self.np_random = self._np_random

@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions
+from scopa_env.engine.bounds import SEED_RULE
 from scopa_env.engine.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
 from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules, support_of, supported_by
@@ -551,11 +552,15 @@ class BatchedScopa:
     # --- episode API -------------------------------------------------------------
 
     def reset(self, seeds: np.ndarray | list[int]) -> np.ndarray:
-        """Start a new game in every row; row ``i``'s deals and opponents draw from ``seeds[i]``.
+        """Start a new game in every row; row ``i``'s deals and opponents draw from ``seeds[i]``, an int
+        in ``[0, 2**63)`` (the seed rule of every env, :mod:`scopa_env.engine.bounds`).
 
         Returns ``obs`` (read-only).
         """
         seeds = self._check_int_array(seeds, "seeds")
+        bad = np.flatnonzero(seeds < 0)
+        if bad.size:  # the seed rule of scopa_env/engine/bounds.py, per game
+            raise ValueError(f"game {bad[0]}: seeds value {seeds[bad[0]]} is not {SEED_RULE}")
         self._run(core.OP_RESET, seeds)
         self._ready = True
         return self.obs
@@ -643,11 +648,13 @@ class BatchedScopa:
 
     def _check_int_array(self, values, what: str) -> np.ndarray:
         arr = np.asarray(values)
-        if arr.dtype.kind not in "iu":
+        if arr.dtype.kind not in "iu" and arr.size:
             bad = next((i for i, v in enumerate(arr.reshape(-1)) if not isinstance(v, (int, np.integer))), 0)
             raise ValueError(f"{what} must be integers, got dtype {arr.dtype} (game {bad}: {arr.reshape(-1)[bad]!r})")
         if arr.shape != (self.num_games,):
             raise ValueError(f"{what} must have shape ({self.num_games},) (one per game), got shape {arr.shape}")
+        if arr.dtype.kind not in "iu":  # an empty list: numpy's float64
+            raise ValueError(f"{what} must be integers, got dtype {arr.dtype}")
         if arr.dtype.kind == "u" and arr.size and arr.max() > np.iinfo(np.int64).max:
             game = int(np.argmax(arr > np.iinfo(np.int64).max))
             raise ValueError(f"game {game}: {what} value {arr[game]} does not fit in int64")
@@ -725,8 +732,16 @@ class BatchedScopa:
             raise ValueError(f"game {bad[0]}: seat {seats[bad[0]]} is not in 0..{self.num_players - 1}")
         if out is None:
             out = np.empty((self.num_games, self.layout.size), np.float32)
-        elif out.shape != (self.num_games, self.layout.size) or out.dtype != np.float32 or not out.flags.c_contiguous:
-            raise ValueError(f"out must be a C-contiguous float32 array of shape {(self.num_games, self.layout.size)}")
+        elif (
+            not isinstance(out, np.ndarray)
+            or out.shape != (self.num_games, self.layout.size)
+            or out.dtype != np.float32
+            or not out.flags.c_contiguous
+            or not out.flags.writeable
+        ):
+            raise ValueError(
+                f"out must be a writable C-contiguous float32 array of shape {(self.num_games, self.layout.size)}"
+            )
         self._call(core.OP_OBSERVE, seats, out)
         return out
 

@@ -36,21 +36,37 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from scopa_env.engine.bounds import SEED_LIMIT, SEED_RULE, check_seed
 from scopa_env.engine.game import sides_for
 from scopa_env.engine.observation import observation_bounds
 from scopa_env.engine.rules import Rules
 from scopa_env.fast.batch import OPPONENT_KINDS, BatchedScopa
 
 
-def _seeds(seed: int | list[int] | np.ndarray | None, n: int, rng: np.random.Generator) -> np.ndarray:
+def check_seeds(seed: int | list[int] | np.ndarray | None, n: int) -> int | list[int] | None:
+    """``seed`` once it follows the seed rule (:func:`scopa_env.engine.bounds.check_seed`): ``None``, an
+    int (sub-environment ``i`` gets ``seed + i``, which must stay below 2**63 too) or ``n`` ints."""
+    if seed is None or isinstance(seed, (int, np.integer, bool, np.bool_, float)):
+        seed = check_seed(seed)
+        if seed is not None and seed + n - 1 >= SEED_LIMIT:
+            raise ValueError(
+                f"seed {seed} gives sub-environment {n - 1} the seed {seed + n - 1}; every seed must be {SEED_RULE}"
+            )
+        return seed
+    if not isinstance(seed, (list, tuple, np.ndarray)) or len(seed) != n:
+        raise ValueError(f"seed must be an int or {n} ints (one per sub-environment), got {seed!r}")
+    return [check_seed(s, f"seed[{i}]") for i, s in enumerate(seed)]
+
+
+def _seeds(seed: int | list[int] | None, n: int, rng: np.random.Generator) -> np.ndarray:
+    seed = check_seeds(seed, n)
     if seed is None:
         return rng.integers(0, 2**63 - 1, size=n, dtype=np.int64)
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-        return int(seed) + np.arange(n, dtype=np.int64)
-    arr = np.asarray(seed)
-    if arr.shape != (n,) or arr.dtype.kind not in "iu":
+    if isinstance(seed, int):
+        return seed + np.arange(n, dtype=np.int64)
+    if any(s is None for s in seed):
         raise ValueError(f"seed must be an int or {n} ints (one per sub-environment), got {seed!r}")
-    return arr.astype(np.int64)
+    return np.array(seed, np.int64)
 
 
 class _Learner:
@@ -133,6 +149,7 @@ class ScopaVectorEnv(VectorEnv, _Learner):
         return {"observation": self.batch.obs.copy(), "action_mask": self.batch.dense_move_mask()}
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict[str, Any] | None = None):
+        seed = check_seeds(seed, self.num_envs)
         if seed is not None:
             self._np_rng = np.random.default_rng(seed if isinstance(seed, (int, np.integer)) else None)
         self.batch.reset(_seeds(seed, self.num_envs, self._np_rng))
