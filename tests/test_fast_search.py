@@ -358,7 +358,7 @@ def test_cli_fast_eval_of_specs_and_zoo_agents(scopa_cli, tmp_path):
     for args, message in (
         (("heuristic", "heuristic"), "both agents are 'heuristic'"),
         (("heuristic", "search"), "not 'search'"),
-        (("zoo:standard-2p", "greedy", "--players", "4"), "not 4 under"),
+        (("zoo:standard-2p", "greedy", "--players", "4"), "not 4 players"),
         (("greedy", "fsearch:worldz=4"), "bad options for agent 'fsearch'"),
     ):
         result = scopa_cli("eval", *args, "--fast", "--games", "2")
