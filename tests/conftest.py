@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_collection_modifyitems(config, items):
+    """A notebook whose metadata says ``"scopa": {"slow": true}`` is in the slow tier, like a test
+    marked ``@pytest.mark.slow`` (nbmake gives notebooks no other place for a marker)."""
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.suffix == ".ipynb" and json.loads(path.read_text()).get("metadata", {}).get("scopa", {}).get("slow"):
+            item.add_marker(pytest.mark.slow)
+
 
 TINY_FAST_TRAINING = [
     "vec_env=fast",

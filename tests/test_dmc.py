@@ -504,6 +504,7 @@ def test_the_zoo_ships_the_standard_agent():
     assert "standard-2p" in zoo_names()
 
 
+@pytest.mark.slow  # plays each zoo agent for its card
 @pytest.mark.parametrize("name", zoo_names())
 def test_zoo_agent_card_matches_and_plays(name):
     """Every zoo checkpoint loads, its card matches its file (hash, game), and it plays legal games."""
@@ -597,6 +598,7 @@ def test_there_are_the_dmc_configs():
     assert {p.stem for p in DMC_CONFIGS} >= {"dmc_standard", "dmc_scopone"}
 
 
+@pytest.mark.slow  # one training run per shipped DMC config (test_cli_trains_a_dmc_config is the quick one)
 @pytest.mark.parametrize("config", DMC_CONFIGS, ids=[p.stem for p in DMC_CONFIGS])
 def test_every_dmc_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli):
     """The shipped recipes run end to end (their own game, features, opponents and stages) at a tiny budget:

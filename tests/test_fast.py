@@ -768,6 +768,7 @@ def test_seeds_make_games_reproducible():
         assert np.array_equal(a.obs, b.obs)
 
 
+@pytest.mark.slow  # cold compiles of every preset's kernels, several minutes
 def test_presets_without_decisions_compile_no_decision_code(tmp_path):
     """The kernels take ``D`` None where no decision rule plays and ``V`` None with the standard
     captures, and numba prunes that code: a standard batch on an empty cache compiles neither

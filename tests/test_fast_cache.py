@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from numba.core.registry import CPUDispatcher
 
 from scopa_env.fast import cache, core, features, search, sources
@@ -50,6 +51,7 @@ def _probe(tree: Path, cache_dir: Path, **env) -> tuple[str, int, int]:
     return where, answer, hits
 
 
+@pytest.mark.slow  # cold compiles in a copy of the package
 def test_a_helper_changed_in_another_file_is_compiled_afresh(tmp_path):
     """Edit ``bits._rank`` in a copy: ``captures.card_capture``'s cached code is not reused, its answer
     follows the edit. numba's own locator (``NUMBA_CACHE_LOCATOR_CLASSES`` names it alone) reuses

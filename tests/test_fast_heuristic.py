@@ -104,6 +104,7 @@ def has_move_mode(rules_name: str) -> bool:
     return True
 
 
+@pytest.mark.slow  # 200 whole games per player count
 @pytest.mark.parametrize("n", [2, 4])
 def test_compiled_heuristic_plays_the_python_heuristics_best_move(n):
     """200 whole standard games per player count: every compiled choice is a best move of the Python agent."""

@@ -87,6 +87,7 @@ def test_batch_policy_is_legal_and_weight_one_is_the_network():
         batch.step(ids)
 
 
+@pytest.mark.slow  # a compiled evaluation of the search mixed with a network
 def test_cli_fast_eval_of_netsearch_against_the_network(scopa_cli, tmp_path):
     """scopa eval --fast plays a netsearch agent against a zoo agent (policies on both sides)."""
     import json

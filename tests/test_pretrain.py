@@ -32,6 +32,7 @@ def test_the_teacher_plays_as_itself():
     assert captures > 0, "capture choices are decisions too"
 
 
+@pytest.mark.slow  # clones the heuristic for real
 def test_cloning_learns_the_teachers_choices():
     from sb3_contrib import MaskablePPO
 

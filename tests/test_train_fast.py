@@ -27,8 +27,8 @@ def test_fast_configs_the_core_cannot_play_are_refused_before_training(tiny_fast
 
 
 @pytest.mark.parametrize(
-    "rules, mode", [("chkobba", "select"), ("chiamarsi_fuori", "select"), ("piva", "select"), ("cirulla", "select"),
-                    ("cirulla", "move")]
+    "rules, mode", [pytest.param("chkobba", "select", marks=pytest.mark.slow), ("chiamarsi_fuori", "select"),
+                    pytest.param("piva", "select", marks=pytest.mark.slow), ("cirulla", "select"), ("cirulla", "move")]
 )  # fmt: skip
 def test_fast_configs_take_the_decision_presets(tiny_fast_config, rules, mode):
     """The compiled core plays the first card, the claim, the declarations and Cirulla (issue 18),
@@ -164,6 +164,7 @@ def test_fast_evaluation_refuses_an_empty_run():
         evaluate_fast(random_batch_policy(0), "greedy", 0)
 
 
+@pytest.mark.slow  # trains, then evaluates in a second process
 def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path, tiny_fast_config, scopa_cli):
     from train.trainer import train
 

@@ -230,11 +230,12 @@ def test_pile_shaping_counts_the_52_card_deck():
 @pytest.mark.parametrize(
     "algo, extra",
     [
-        ("ppo", ["policy_net=cards"]),
+        pytest.param("ppo", ["policy_net=cards"], marks=pytest.mark.slow),
         ("dqn", []),
         ("ppo", ["vec_env=fast", "opponents=heuristic"]),  # the compiled core and its heuristic
-        ("ppo", ["action_mode=move", "policy_net=mlp"]),  # Discrete(72,752): one id per (card, captured set)
-        ("dqn", ["action_mode=move", "vec_env=fast"]),  # "move" mode on the compiled core
+        # Discrete(72,752): one id per (card, captured set); minutes of training each
+        pytest.param("ppo", ["action_mode=move", "policy_net=mlp"], marks=pytest.mark.slow),
+        pytest.param("dqn", ["action_mode=move", "vec_env=fast"], marks=pytest.mark.slow),  # on the compiled core
     ],
     ids=["ppo-cards", "dqn", "ppo-compiled", "ppo-move", "dqn-move-compiled"],
 )

@@ -49,7 +49,13 @@ def test_there_are_the_documented_configs():
     assert {"quickstart", "ppo_vs_heuristic", "ppo_selfplay", "dqn_vs_greedy"} <= names
 
 
-@pytest.mark.parametrize("config", CONFIGS, ids=[p.stem for p in CONFIGS])
+QUICK_CONFIGS = {"quickstart", "dqn_vs_greedy", "ppo_vs_heuristic"}
+"""The configs trained in the quick tier; the others (longer: curricula, self-play, the 52-card game) are ``slow``."""
+
+
+@pytest.mark.parametrize(
+    "config", [pytest.param(p, id=p.stem, marks=() if p.stem in QUICK_CONFIGS else pytest.mark.slow) for p in CONFIGS]
+)
 def test_every_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli):
     result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *TINY)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -75,6 +81,7 @@ def test_same_seed_same_metrics(config, tmp_path):
     assert a == b, f"{config}: same seed and config must give the same evaluation metrics"
 
 
+@pytest.mark.slow  # several training runs in subprocesses
 def test_resume_refusals_and_checkpoint_agents(tmp_path, scopa_cli):
     config = ROOT / "configs" / "ppo_vs_heuristic.yaml"
     result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", "name=r", *TINY, "--no-report")
