@@ -71,6 +71,10 @@ def rating_text(r: dict) -> str:
     return f"{r['mean']:.0f} [{r['lo']:.0f}, {r['hi']:.0f}]"
 
 
+def _minus(a: float, b: float | None) -> float | None:
+    return None if b is None else round(a - b, 4)
+
+
 def ladder_rows(ladder: dict, anchor: str) -> list[dict]:
     """One row per reference: its rating and its games against the anchor (as the first of the pair or the second)."""
     rows = []
@@ -82,10 +86,18 @@ def ladder_rows(ladder: dict, anchor: str) -> list[dict]:
         for p in ladder["pairs"]:
             if p["pair"] == [r["agent"], anchor]:
                 row["margin_vs_greedy"], row["win_rate_vs_greedy"] = p["margin_per_hand"], p["win_rate"]
-            elif p["pair"] == [anchor, r["agent"]] and p["margin_per_hand"]["mean"] is not None:
+            elif p["pair"] == [anchor, r["agent"]]:  # the anchor played first: the other side's view
                 m, w = p["margin_per_hand"], p["win_rate"]
-                row["margin_vs_greedy"] = {"mean": -m["mean"], "lo": -m["hi"], "hi": -m["lo"]}
-                row["win_rate_vs_greedy"] = {"mean": 1 - w["mean"], "lo": 1 - w["hi"], "hi": 1 - w["lo"]}
+                row["margin_vs_greedy"] = {
+                    "mean": _minus(0, m["mean"]),
+                    "lo": _minus(0, m["hi"]),
+                    "hi": _minus(0, m["lo"]),
+                }
+                row["win_rate_vs_greedy"] = {
+                    "mean": _minus(1, w["mean"]),
+                    "lo": _minus(1, w["hi"]),
+                    "hi": _minus(1, w["lo"]),
+                }
         rows.append(row)
     return rows
 
@@ -137,6 +149,42 @@ def add_figure(results_file: Path) -> Path:
     return ROOT / figure
 
 
+def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, pairs: list[dict]) -> None:
+    """Write the leaderboard file of the rows rated so far (best first)."""
+    tier, deals, load_start = run["tier"], run["deals"], run["load_start"]
+    record = result_record(
+        run["command"],
+        sorted(rows, key=lambda r: -r["rating"]["mean"]),
+        what=f"every shipped agent on {suite.name} ({suite.title}), {tier} tier: {deals} deals x "
+        f"{suite.num_sides} rotations per pair; ratings in Elo points with {suite.anchor} = "
+        f"{suite.anchor_rating:g} (the references fitted together, the others against them), per-hand "
+        f"rates over every reference; {cpu / 3600:.2f} CPU-hours",
+        columns=COLUMNS,
+        load={"start": load_start, "end": load_average()} if load_start else None,
+        commit=run["commit"],
+        id=f"leaderboard-{suite.name}",
+        title=f"Leaderboard {suite.name}",
+        machine="this project's shared 2-core CPU machine",
+        load_note="other jobs shared the machine" if load_start and max(load_start) > 2 else None,
+        cpu_hours=round(cpu / 3600, 3),
+        suite=suite.name,
+        tier=tier,
+        deals=deals,
+        ladder_pairs=pairs,
+    )
+    in_docs = out.resolve().parent == RESULTS.resolve()
+    figure = ROOT / "docs" / "img" / f"leaderboard-{suite.name}.png" if in_docs else out.with_suffix(".png")
+    plot(record, figure)
+    record["figure"] = os.path.relpath(figure, ROOT) if in_docs else str(figure)
+    data = {
+        "title": f"Leaderboard: {suite.name}",
+        "about": "The suite's reference ladder and the other shipped agents, rated on the suite's frozen deals "
+        f"(docs/benchmark.md). `scopa leaderboard AGENT --suite {suite.name}` puts a new agent on the same scale.",
+        "records": [record],
+    }
+    out.write_text(json.dumps(data, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default="standard-2p-v1")
@@ -170,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scale published in {write_suite(rated)}", file=sys.stderr)
     rows = ladder_rows(ladder, suite.anchor)
     cpu = ladder["timing"]["cpu_seconds"]
+    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
+    run = {"command": command, "commit": commit, "load_start": load_start, "tier": tier, "deals": ladder["deals"]}
+    write(out, suite, rows, cpu, run, ladder["pairs"])  # the ladder is kept if the other agents are stopped
     for spec in extra_specs(suite):
         report = rate_agent(rated, spec, tier, args.deals, args.workers, progress=not args.no_progress)
         cpu += report["timing"]["cpu_seconds"]
@@ -177,38 +228,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"leaderboard: {spec} forfeited {len(report['forfeits'])} games; left out", file=sys.stderr)
             continue
         rows.append(agent_row(report))
-    rows.sort(key=lambda r: -r["rating"]["mean"])
-    deals = ladder["deals"]
-    record = result_record(
-        command,
-        rows,
-        what=f"every shipped agent on {suite.name} ({suite.title}), {tier} tier: {deals} deals x "
-        f"{suite.num_sides} rotations per pair; ratings in Elo points with {suite.anchor} = "
-        f"{suite.anchor_rating:g} (the references fitted together, the others against them), per-hand "
-        f"rates over every reference; {cpu / 3600:.2f} CPU-hours",
-        columns=COLUMNS,
-        load={"start": load_start, "end": load_average()} if load_start else None,
-        commit=commit,
-        id=f"leaderboard-{suite.name}",
-        title=f"Leaderboard {suite.name}",
-        machine="this project's shared 2-core CPU machine",
-        load_note="other jobs shared the machine" if load_start and max(load_start) > 2 else None,
-        cpu_hours=round(cpu / 3600, 3),
-        suite=suite.name,
-        tier=tier,
-        deals=deals,
-        ladder_pairs=ladder["pairs"],
-    )
-    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
-    data = {
-        "title": f"Leaderboard: {suite.name}",
-        "about": "The suite's reference ladder and the other shipped agents, rated on the suite's frozen deals "
-        "(docs/benchmark.md). `scopa leaderboard AGENT --suite "
-        f"{suite.name}` puts a new agent on the same scale.",
-        "records": [record],
-    }
-    out.write_text(json.dumps(data, indent=2) + "\n")
-    print(f"wrote {os.path.relpath(out, ROOT)} and {os.path.relpath(add_figure(out), ROOT)}")
+        write(out, suite, rows, cpu, run, ladder["pairs"])
+    print(f"wrote {out} and its figure")
     return 0
 
 
