@@ -1,7 +1,7 @@
-"""Install-time build of the compiled core's ahead-of-time row loops and observers (scopa_env/fast/aot.py).
+"""Install-time build of the compiled core's ahead-of-time extensions (scopa_env/fast/aot.py).
 
 Everything else is in pyproject.toml. A failed build (no C compiler, say) only warns: the
-package then compiles those loops on first use, as it does for everything else.
+package then compiles those kernels on first use, as it does for everything else.
 """
 
 import os
@@ -13,7 +13,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-EXTENSIONS = ("plain", "opponents", "heuristic", "observe")  # aot.EXTENSIONS (tests/test_aot.py holds them equal)
+# aot.EXTENSIONS (tests/test_aot.py holds them equal)
+EXTENSIONS = ("plain", "opponents", "heuristic", "observe", "search")
 
 
 class AheadOfTime(build_ext):

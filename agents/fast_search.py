@@ -37,6 +37,11 @@ from agents.search import SearchAgent
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.rules import Move, move_of
 
+COMPILE_NOTICE = "compiling the compiled search once (about a minute; cached afterwards)..."
+"""Said on stderr when numba is about to compile the search kernel: where the install-time build
+does not take the call (``SCOPA_AOT=0``, a stale or missing build) and numba's cache is cold."""
+
+
 OPTION_RANGES: dict[str, tuple[int, int]] = {
     "worlds": (1, 65_536),
     "min_worlds": (1, 65_536),
@@ -142,8 +147,11 @@ class FastSearchAgent(Agent):
         """``(P, F, TBL)`` for the view's rules and player count, or ``None`` if the core cannot play them."""
         key = (view.rules, view.num_players)
         if key not in self._compiled:
+            from scopa_env.fast.aot import announce_compile
             from scopa_env.fast.batch import compiled_rules
-            from scopa_env.fast.search import search_params
+            from scopa_env.fast.search import search_kernel, search_params
+
+            announce_compile(search_kernel, COMPILE_NOTICE)  # before the first search of these rules
 
             try:
                 P, F, TBL, _ = compiled_rules(view.rules, view.num_players)

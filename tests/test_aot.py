@@ -1,7 +1,8 @@
 """The ahead-of-time row loops and observers (scopa_env/fast/aot.py, built by setup.py at install):
 the loops play exactly as the JIT's, are used only where they take a batch's arguments and match
 the sources, and spare a fresh process the row loop's compile; the observers serve every preset's
-env without importing numba. (That they write what write_observation writes is
+env without importing numba; the compiled search's kernel searches as the JIT's and spares the
+``fsearch`` agent's first move its compile. (That they write what write_observation writes is
 tests/test_env_speed_paths.py's.)
 
 Cold-start times themselves are measured by ``scopa bench``, never asserted here.
@@ -19,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scopa_env.fast import BatchedScopa, aot, core
-from scopa_env.fast.batch import aot_arg_kinds
+from scopa_env.fast import BatchedScopa, aot, core, search
+from scopa_env.fast.batch import aot_arg_kinds, compiled_rules
 from scopa_env.fast.observers import observers_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -61,7 +62,7 @@ def test_an_edit_to_any_file_of_the_core_makes_the_extensions_stale(tmp_path, mo
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, copy)
         copies.append(copy)
-    monkeypatch.setattr(aot, "source_files", lambda: tuple(copies))
+    monkeypatch.setattr(aot, "source_files", lambda name=None: tuple(copies))
     unchanged = aot.source_hash.__wrapped__()
     for copy in copies:
         text = copy.read_bytes()
@@ -69,6 +70,36 @@ def test_an_edit_to_any_file_of_the_core_makes_the_extensions_stale(tmp_path, mo
         assert aot.source_hash.__wrapped__() != unchanged, f"an edit to {copy.name} left the hash as it was"
         copy.write_bytes(text)
     assert aot.source_hash.__wrapped__() == unchanged
+
+
+def test_the_search_has_a_stamp_of_its_own(tmp_path, monkeypatch):
+    """The search's extension is stale after an edit to ``search.py``, to any module of the compiled
+    core it imports or to the build, and only the search's is after an edit to ``search.py`` (the
+    row loops hold none of it); on copies of the files, so that no build goes stale."""
+    fast = ROOT / "scopa_env" / "fast"
+    real = aot.source_files
+    search_files, core_files = set(real(aot.SEARCH)), set(real())
+    modules = {p for p in (fast / "core").glob("*.py") if p.name != "__init__.py"}
+    assert modules | {fast / "search.py", fast / "aot_build.py"} <= search_files, [f.name for f in search_files]
+    assert fast / "search.py" not in core_files
+    copies = {}
+    for path in search_files | core_files:
+        copy = tmp_path / path.relative_to(ROOT)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, copy)
+        copies[path] = copy
+    monkeypatch.setattr(aot, "source_files", lambda name=None: tuple(copies[p] for p in real(name)))
+    before = {name: aot.source_hash.__wrapped__(name) for name in (None, aot.SEARCH)}
+    assert before[None] != before[aot.SEARCH]
+    for path, copy in copies.items():
+        text = copy.read_bytes()
+        copy.write_bytes(text + b"\n# an edit\n")
+        for name, files in ((aot.SEARCH, search_files), (None, core_files)):
+            changed = aot.source_hash.__wrapped__(name) != before[name]
+            assert changed == (path in files), (
+                f"an edit to {path.name}: stamp of {name or 'the core'} changed={changed}"
+            )
+        copy.write_bytes(text)
 
 
 def _play(batch: BatchedScopa, steps: int, seed: int) -> list[tuple]:
@@ -131,9 +162,10 @@ def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
     from scopa_env.engine.observation import ObservationLayout
 
     aot.load.cache_clear()
-    monkeypatch.setattr(aot, "source_hash", lambda: -1)
+    monkeypatch.setattr(aot, "source_hash", lambda name=None: -1)
     try:
         assert all(aot.load(name) is None for name in aot.EXTENSIONS)
+        assert aot.search_for(_search_args(), search.aot_arg_kinds) is None
         assert aot.observer(2, 2) is None
         assert aot.card_capture() is None
         assert not observers_for(ObservationLayout(2)).ahead_of_time
@@ -153,6 +185,7 @@ def test_stale_or_switched_off_extension_is_not_used(monkeypatch):
     assert aot.observer(2, 2) is None
     assert aot.card_capture() is None
     assert not observers_for(ObservationLayout(3)).ahead_of_time
+    assert aot.search_for(_search_args(), search.aot_arg_kinds) is None
 
 
 def test_every_preset_has_an_observer():
@@ -411,3 +444,231 @@ def test_move_ids_refuse_what_does_not_fit():
     lines = _lines_of_a_process(code)
     assert lines[:2] == ["2", "[-1, -1, -1, -1, -1, -1, -1, -1]"], lines
     assert lines[2:] == ["TypeError pairs"] * 3 + ["TypeError starts", "TypeError out"], lines
+
+
+# --- the compiled search ------------------------------------------------------------------------
+
+
+def _search_args(rules="standard", players=2, plies=3, games=6, seed=3, C=None, obs=False):
+    """``search_kernel``'s arguments as ``search_rows`` makes them, for the positions of ``games``
+    "move"-mode games ``plies`` random plies in (with empty inference rows where ``obs``)."""
+    batch = BatchedScopa(games, players, rules=rules, action_mode="move", episode="hand")
+    batch.reset(np.arange(games) + seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        batch.step(np.array([rng.choice(ids[:k]) for ids, k in zip(batch.legal_ids, batch.legal_count)]))
+    P, F, TBL, _ = compiled_rules(batch.rules, players)
+    S = batch._S.copy()
+    rows = np.full((games, search.MAX_OBS, search.OBS_W), -1, np.int64) if obs else None
+    C = search.search_config(worlds=8) if C is None else C
+    return search._kernel_args(
+        S, search.hand_counts(S, players), np.arange(games) + seed, search.search_params(P), F, TBL, C, rows
+    )
+
+
+def _outputs(kernel, args) -> tuple[np.ndarray, np.ndarray]:
+    """``(out, values)`` of one call of ``kernel`` on fresh copies of the outputs in ``args``."""
+    args = (*args[:-2], np.zeros_like(args[-2]), np.zeros_like(args[-1]))
+    kernel(*args)
+    return args[-2], args[-1]
+
+
+@pytest.mark.parametrize(
+    ("rules", "players", "plies", "settings"),
+    [
+        ("standard", 2, 3, {}),
+        ("standard", 2, 7, {"rollout": "heuristic", "ab_depth": 2, "worlds": 6}),
+        ("standard", 2, 31, {"exact_cards": 8, "exact_worlds": 2}),  # the last round, stock empty: one world
+        ("scopone", 4, 27, {"exact_cards": 12, "exact_worlds": 2}),  # several worlds solved
+        ("scopone", 4, 5, {"ply_budget": 600, "min_worlds": 2}),  # the budget lowers the worlds
+        ("napola", 3, 4, {"rollout": "heuristic"}),
+        ("escoba", 2, 3, {"ab_depth": 1}),
+        ("french_52", 8, 9, {"worlds": 4}),
+    ],
+)
+def test_aot_search_searches_as_the_jit(rules, players, plies, settings):
+    """The install-time search kernel takes every preset's arguments and gives the JIT's moves, move
+    indices, worlds and values exactly, position by position, for the rollout players, alpha-beta,
+    the exact endgame and the ply budget."""
+    C = search.search_config(**{"worlds": 8, **settings})
+    args = _search_args(rules, players, plies, C=C)
+    built = aot.search_for(args, search.aot_arg_kinds)
+    assert built is not None, f"the built search does not take {rules} with {players} players"
+    (out, values), (jit_out, jit_values) = _outputs(built, args), _outputs(search.search_kernel, args)
+    np.testing.assert_array_equal(out, jit_out, err_msg=f"moves differ ({rules}, {players} players)")
+    np.testing.assert_array_equal(values, jit_values, err_msg=f"values differ ({rules}, {players} players)")
+    assert (out[:, search.OUT_WORLDS] > 0).all() and np.abs(values).sum() > 0, "a position had one move"
+
+
+def test_aot_search_weighs_worlds_as_the_jit():
+    """With inference on (the other seats' plays this round weighing the worlds), the agent's
+    positions searched by the built kernel and the JIT's give the same values."""
+    from agents.fast_search import FastSearchAgent
+    from scopa_env.engine.game import Game
+
+    agent = FastSearchAgent(seed=1, worlds=8, inference=True)
+    compared = 0
+    for seed in range(4):
+        game = Game(2, seed=seed, auto_next_hand=False)
+        for _ in range(5):
+            game.play_pair(*game.legal_pairs()[0])
+        row, counts, _, P, F, TBL, obs = agent._kernel_inputs(game.view())
+        assert (obs[0, :, search.OBS_SEAT] >= 0).any(), "no play to infer from"
+        args = search._kernel_args(row[None], counts[None], np.array([seed]), P, F, TBL, agent.C, obs)
+        built = aot.search_for(args, search.aot_arg_kinds)
+        assert built is not None, "the built search does not take the agent's inference rows"
+        for a, b in zip(_outputs(built, args), _outputs(search.search_kernel, args)):
+            np.testing.assert_array_equal(a, b, err_msg=f"game {seed}")
+        compared += 1
+    assert compared == 4
+
+
+def test_search_rows_takes_the_built_kernel_only_for_its_argument_types():
+    """``search_rows``' arguments for every preset the search plays have the built types, while an
+    array of another type, layout or writability is the JIT's (pycc would read it as the built one)."""
+    from scopa_env.engine.rules import PRESETS
+
+    kinds = search.aot_arg_kinds()
+    for name, rules in PRESETS.items():
+        for n in rules.player_counts:
+            try:
+                P, F, TBL, _ = compiled_rules(rules, n)
+            except NotImplementedError:
+                continue
+            S = np.zeros((2, core.NUM_COLS), np.int64)
+            counts, seeds, C = np.zeros((2, core.MAX_PLAYERS), np.int64), np.arange(2), search.search_config()
+            args = search._kernel_args(S, counts, seeds, search.search_params(P), F, TBL, C, None)
+            assert aot.search_for(args, search.aot_arg_kinds) is not None, (name, n)
+    args = _search_args()
+    for k, other in (
+        (4, args[4].copy()),  # F writable: another type to numba
+        (6, args[6].astype(np.int32)),
+        (0, np.asfortranarray(args[0])),
+        (8, args[8][:, :, :1]),
+    ):
+        changed = (*args[:k], other, *args[k + 1 :])
+        assert aot.search_for(changed, search.aot_arg_kinds) is None, (k, kinds[k])
+
+
+def test_array_kinds_tell_apart_what_numba_types_tell_apart():
+    """``aot.array_kinds``, read from numpy where ``numba.typeof`` is slow, is equal for two arrays
+    exactly where their numba types are: one row or several, C or Fortran order, a strided view,
+    read-only, another dtype or dimension count."""
+    from numba import typeof
+
+    base = np.arange(24, dtype=np.int64).reshape(4, 6)
+    frozen = base.copy()
+    frozen.flags.writeable = False
+    arrays = [base, base[:1], base[1:3], np.asfortranarray(base), base[:, ::2], base.T, frozen, frozen[:1],
+              base.astype(np.int32), base.ravel(), base.ravel()[::2], base.reshape(2, 3, 4), np.zeros((1, 1)),
+              np.zeros((3, 1))]  # fmt: skip
+    for a in arrays:
+        for b in arrays:
+            same = aot.array_kinds((a,)) == aot.array_kinds((b,))
+            assert same == (typeof(a) == typeof(b)), (typeof(a), typeof(b))
+    assert aot.array_kinds((base, [1, 2])) is None
+
+
+def test_aot_search_releases_the_gil():
+    """Built like the JIT's ``nogil=True`` kernel, the search's wrapper releases the GIL around the
+    call (it calls ``PyEval_SaveThread``, which the row loops' wrappers, holding it, do not), so
+    ``search_rows``' threads search at once."""
+    built = Path(aot.load(aot.SEARCH).__file__).read_bytes()
+    plain = Path(aot.load("plain").__file__).read_bytes()
+    assert b"PyEval_SaveThread" in built
+    assert b"PyEval_SaveThread" not in plain
+
+
+def test_a_fresh_process_compiles_no_search(tmp_path):
+    """On an empty numba cache a fresh process's ``fsearch`` agent makes its first move on the
+    standard game, and ``scopa eval --fast``'s warm-up searches, without compiling the search
+    kernel, and says nothing of a compile."""
+    code = (
+        "from agents.fast_search import FastSearchAgent\n"
+        "from scopa_env.engine.game import Game\n"
+        "from scopa_env.fast import search\n"
+        "from train.fast_eval import _warm_up_search\n"
+        "g = Game(2, seed=1)\n"
+        "FastSearchAgent(seed=0).act(g.view(g.current))\n"
+        "_warm_up_search('fsearch:worlds=8', 2, g.rules)\n"
+        "print(search.search_kernel.signatures)\n"
+    )
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "[]", out.stdout
+    assert "compiling" not in out.stderr, out.stderr
+
+
+def test_a_compile_on_a_cold_cache_is_announced_once(tmp_path):
+    """``aot.announce_compile`` says its line on stderr when numba is about to compile the kernel
+    (once however often it is called or registered), never when numba loads it from its cache
+    (a second process on the same cache) or for another kernel; on a small kernel of its own."""
+    (tmp_path / "kernels_here.py").write_text(
+        "from numba import njit\n"
+        "@njit(cache=True)\n"
+        "def twice(x):\n"
+        "    return 2 * x\n"
+        "@njit(cache=True)\n"
+        "def thrice(x):\n"
+        "    return 3 * x\n"
+    )
+    code = (
+        "from kernels_here import thrice, twice\n"
+        "from scopa_env.fast.aot import announce_compile\n"
+        "announce_compile(twice, 'compiling twice')\n"
+        "announce_compile(twice, 'compiling twice again')\n"
+        "print(thrice(1), twice(2), twice(3), twice(2.5))\n"
+    )
+    env = dict(
+        os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)])
+    )
+    runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)]
+    runs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True))
+    assert runs[0].stdout.split() == ["3", "4", "6", "5.0"], runs[0].stdout
+    assert runs[0].stderr.splitlines() == ["compiling twice"], runs[0].stderr
+    assert runs[1].stderr == "", "a warm cache compiles nothing: " + runs[1].stderr
+
+
+def test_the_agent_and_the_fast_evaluation_announce_the_search_compile_first(monkeypatch):
+    """The ``fsearch`` agent's first decision registers the notice for the search kernel
+    (``aot.announce_compile``) before it searches; ``scopa eval --fast`` registers it and searches
+    once before its progress bar starts, so a compile is neither silent nor in the bar's ETA, and
+    the bar moves by whole batches, so that no game alone sets its rate."""
+    import tqdm
+
+    from agents.fast_search import COMPILE_NOTICE, FastSearchAgent
+    from scopa_env.engine.game import Game
+    from train import fast_eval
+
+    events = []
+    real_rows = search.search_rows
+
+    def announce(kernel, message):
+        events.append(("announce", kernel is search.search_kernel, message))
+
+    def rows(*args, **kwargs):
+        events.append("search")
+        return real_rows(*args, **kwargs)
+
+    class Bar:
+        def __init__(self, *args, **kwargs):
+            events.append("bar")
+
+        def update(self, n):
+            events.append(("games", n))
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(aot, "announce_compile", announce)
+    monkeypatch.setattr(search, "search_rows", rows)
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    notice = ("announce", True, COMPILE_NOTICE)
+    FastSearchAgent(seed=0, worlds=4).act(Game(2, seed=2).view())
+    assert events[:2] == [notice, "search"], events
+    events.clear()
+    fast_eval.evaluate_fast_sides("fsearch:worlds=2", "greedy", 3, batch_size=2, progress=True)
+    assert events[:3] == [notice, "search", "bar"], events[:4]
+    # the bar moves by whole batches (2 then 1 deals, per seating): a batch's games end together
+    assert [e for e in events if e[0] == "games"] == [("games", 2), ("games", 1)] * 2, events
+    assert "compiling the compiled search once" in COMPILE_NOTICE

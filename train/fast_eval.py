@@ -91,8 +91,10 @@ def evaluate_fast(
             )
             for d, rec in zip(ids, _play(batch, policy, [deal_seed(seed, d) for d in ids])):
                 deals[d][rotation] = {"deal": d, "rotation": rotation, "lineup": [rotation, 1 - rotation], **rec}
-                if bar is not None:
-                    bar.update(1)
+            if bar is not None:
+                # One update per batch: its games end together, and tqdm (drawing at most every 0.1 s)
+                # would show their first update alone, one game in the batch's time, as the rate.
+                bar.update(len(ids))
     if bar is not None:
         bar.close()
     return summarize(match, RunResult(deals=deals, requested=num_deals))
@@ -212,6 +214,9 @@ def evaluate_fast_sides(
     sides = match.num_sides
     lineups = match.lineups()
     deals: list[list[dict]] = [[{} for _ in lineups] for _ in range(num_deals)]
+    for side in names:
+        if side.partition(":")[0] == "fsearch":
+            _warm_up_search(side, num_players, match.rules)
     bar = None
     if progress:
         from tqdm import tqdm
@@ -225,13 +230,31 @@ def evaluate_fast_sides(
             seeds = [deal_seed(seed, d) for d in ids]
             for d, rec in zip(ids, _play_sides(batch, policy, opponent, learner_side, sides, seeds)):
                 deals[d][rotation] = {"deal": d, "rotation": rotation, "lineup": list(lineup), **rec}
-                if bar is not None:
-                    bar.update(1)
+            if bar is not None:
+                # One update per batch: its games end together, and tqdm (drawing at most every 0.1 s)
+                # would show their first update alone, one game in the batch's time, as the rate.
+                bar.update(len(ids))
     if bar is not None:
         bar.close()
     report = summarize(match, RunResult(deals=deals, requested=num_deals, wall_seconds=time.time() - wall))
     report["config"]["engine"] = "compiled core"
     return report
+
+
+def _warm_up_search(spec: str, num_players: int, rules) -> None:
+    """Search one position with the ``fsearch`` ``spec`` before the progress bar starts: where the
+    search kernel is compiled now (no install-time build takes it and numba's cache is cold: about
+    a minute, said on stderr), the bar then times games only and its ETA holds. Draws nothing
+    from the evaluation's generators; rules the search refuses raise here as they would later."""
+    from agents.fast_search import COMPILE_NOTICE
+    from scopa_env.fast import BatchedScopa
+    from scopa_env.fast.aot import announce_compile
+    from scopa_env.fast.search import search_kernel, search_move_ids
+
+    announce_compile(search_kernel, COMPILE_NOTICE)
+    batch = BatchedScopa(1, num_players, rules, action_mode="move", episode="game", reward="game")
+    batch.reset(np.zeros(1, np.int64))
+    search_move_ids(batch, np.zeros(1, np.int64), np.zeros(1, np.int64), fsearch_config(spec))
 
 
 def side_moves(batch, player: LegalPolicy | str, rows: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -9,7 +9,7 @@ heuristic among them (:data:`SPECS`), for the CPU it is built on. A single-threa
 :class:`~scopa_env.fast.batch.BatchedScopa` whose arguments have those types resets and steps
 through it, so a fresh process on an empty numba cache starts in a fraction of a second instead
 of compiling for several. Everything else stays on the JIT: other presets, several threads (the
-JIT's loop releases the GIL), observe and choose, the search kernels; so does everything when an
+JIT's loop releases the GIL), observe and choose; so does everything when an
 extension is missing (no C compiler at install: the build only warns), stale (its
 :func:`source_hash`, of the compiled core's sources (:data:`BUILT_FROM`) and the numba and numpy
 versions, differs from the installed one's) or switched off with ``SCOPA_AOT=0``.
@@ -25,6 +25,16 @@ capture, :func:`card_capture`) and :func:`core.plain_move_ids` (a "move" env's l
 theirs. Loading it imports no numba (this module imports numba only to build, and
 ``scopa_env.fast`` imports its batch on first use), so the env starts as fast as ever.
 
+The extension ``scopa_env.fast._aot_search`` holds the compiled search's kernel,
+:func:`scopa_env.fast.search.search_kernel`, with the argument types
+:func:`scopa_env.fast.search.search_rows` passes it for every preset (its rules are data:
+:func:`scopa_env.fast.search.aot_arg_kinds`), built to release the GIL as the JIT's does, so
+its threads search at once. The ``fsearch`` agent's first move, and ``scopa eval --fast``'s,
+then costs no compile (about a minute of the JIT's); :func:`search_for` hands it out where the
+arguments' types match and it is fresh (its own stamp: ``search.py`` and what it imports,
+:func:`source_files`), else the JIT's kernel, whose compile on a cold numba cache
+:func:`announce_compile` names on stderr.
+
 This module loads the extensions; :mod:`scopa_env.fast.aot_build` builds them. Build by hand
 (into the package, where the loader looks): ``python -m scopa_env.fast.aot_build`` (or
 ``python -m scopa_env.fast.aot``; ``SCOPA_AOT_CPU=generic`` for machines other than this one).
@@ -36,6 +46,7 @@ import functools
 import hashlib
 import importlib
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -60,32 +71,41 @@ OBSERVER = "observe"
 OBSERVERS = ((2, 2), (3, 3), (4, 2), (4, 4), (6, 2), (8, 8))
 """``(players, sides)`` of the observers exported (``observe_<players>_<sides>``): every preset's
 (8 players: the 52-card deck); other rules write their observation in Python."""
-EXTENSIONS = (*SPECS, OBSERVER)
+SEARCH = "search"
+"""The compiled search's extension (after :data:`PREFIX`): :func:`scopa_env.fast.search.search_kernel`."""
+EXTENSIONS = (*SPECS, OBSERVER, SEARCH)
 """Every extension ``setup.py`` builds (tests/test_aot.py holds its list equal to this)."""
 BUILT_FROM = (Path(__file__).with_name("core") / "kernels.py", Path(__file__).with_name("aot_build.py"))
 """What the extensions are compiled from: the compiled core's entry points (``core/kernels.py``, which
 imports every module whose kernels they hold: the row loop's, the observer's and the env helpers'),
 with every file of ``scopa_env.fast`` it imports (:func:`source_files`), and the build, which wraps
 :func:`core.observe` for export."""
+SEARCH_BUILT_FROM = Path(__file__).with_name("search.py")
+"""What :data:`SEARCH`'s extension is compiled from (with every file of ``scopa_env.fast`` it
+imports, the compiled core among them, and the build): its stamp is its own, so an edit to the
+search leaves the row loops fresh."""
 
 
-def source_files() -> tuple[Path, ...]:
-    """The files :func:`source_hash` reads: the compiled core's entry points and what they import
-    from ``scopa_env.fast``, transitively (:func:`scopa_env.fast.sources.kernel_sources`), and the
-    build itself."""
+def source_files(name: str | None = None) -> tuple[Path, ...]:
+    """The files :func:`source_hash` reads for the extension ``name`` (None: the row loops' and
+    the env helpers'): its entry points (:data:`BUILT_FROM`, or :data:`SEARCH_BUILT_FROM` for
+    :data:`SEARCH`) and what they import from ``scopa_env.fast``, transitively
+    (:func:`scopa_env.fast.sources.kernel_sources`), and the build itself."""
     from scopa_env.fast.sources import kernel_sources
 
     entry, build = BUILT_FROM
+    if name == SEARCH:
+        entry = SEARCH_BUILT_FROM
     return tuple(sorted({*kernel_sources(entry), build.resolve()}))
 
 
 @functools.cache
-def source_hash() -> int:
-    """A 63-bit hash of the sources the extensions are built from (:func:`source_files`) and of the
-    numba and numpy versions: an extension is used only while it equals the one it was built with
-    (an edit in any of those files, or a build environment's numba or numpy other than the
-    installed ones, counts as stale). Read once per process, without importing numba (its
-    installed version is read from the package metadata)."""
+def source_hash(name: str | None = None) -> int:
+    """A 63-bit hash of the sources the extension ``name`` is built from (:func:`source_files`)
+    and of the numba and numpy versions: an extension is used only while it equals the one it
+    was built with (an edit in any of those files, or a build environment's numba or numpy other
+    than the installed ones, counts as stale). Read once per process, without importing numba
+    (its installed version is read from the package metadata)."""
     from importlib.metadata import PackageNotFoundError, version
 
     from scopa_env.fast.sources import digest
@@ -94,7 +114,7 @@ def source_hash() -> int:
         numba = version("numba")
     except PackageNotFoundError:  # no numba: nothing compiled can match
         numba = "missing"
-    stamp = digest(source_files()) + f"|numba {numba}|numpy {np.__version__}".encode()
+    stamp = digest(source_files(name)) + f"|numba {numba}|numpy {np.__version__}".encode()
     return int.from_bytes(hashlib.sha256(stamp).digest()[:8], "little") >> 1
 
 
@@ -106,7 +126,7 @@ def load(name: str):
         module = importlib.import_module(f"scopa_env.fast.{PREFIX}{name}")
     except (ImportError, OSError):
         return None
-    if module.source_hash() != source_hash():
+    if module.source_hash() != source_hash(name if name == SEARCH else None):
         return None
     return module
 
@@ -126,6 +146,62 @@ def rows_for(args: tuple, kinds_of):
             module = load(name)
             return None if module is None else module.rows
     return None
+
+
+def search_for(args: tuple, kinds_of):
+    """The ahead-of-time search kernel taking ``args`` (the JIT kernel's, in order), else None
+    (their :func:`array_kinds` are not the built ones, or it is missing, stale or switched off with
+    ``SCOPA_AOT=0``). ``kinds_of()``: the :func:`array_kinds` of the arguments it was built for
+    (:func:`scopa_env.fast.search.aot_arg_kinds`). Checked on every call, in a few microseconds:
+    pycc's wrapper reads an array of another type or layout as the declared one, past its end."""
+    if os.environ.get(ENV_SWITCH, "1") == "0":
+        return None
+    module = load(SEARCH)
+    if module is None or array_kinds(args) != kinds_of():
+        return None
+    return module.search
+
+
+def array_kinds(args: tuple) -> tuple | None:
+    """What numba's type of each of ``args`` is made of, read from numpy (``numba.typeof`` takes
+    about 20 µs an array): its dtype, dimensions, layout as numba names it ("C" where C-contiguous,
+    else "F" where Fortran-contiguous, else "A"), writability and alignment; None where one is not
+    a plain numpy array. Equal kinds give equal numba types."""
+    kinds = []
+    for a in args:
+        if type(a) is not np.ndarray:
+            return None
+        flags = a.flags
+        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        kinds.append((a.dtype, a.ndim, layout, flags.writeable, flags.aligned))
+    return tuple(kinds)
+
+
+def announce_compile(dispatcher, message: str) -> None:
+    """Print ``message`` to stderr, once per process, when numba is about to compile
+    ``dispatcher`` (a JIT kernel): not when it loads it from its on-disk cache, nor when the
+    ahead-of-time build serves the call. Registering the same kernel again does nothing."""
+    if dispatcher in _ANNOUNCED:
+        return
+    from numba.core import event
+
+    class Announce(event.Listener):
+        said = False
+
+        def on_start(self, ev) -> None:
+            if not self.said and ev.data.get("dispatcher") is dispatcher:
+                self.said = True
+                print(message, file=sys.stderr, flush=True)
+
+        def on_end(self, ev) -> None:
+            pass
+
+    _ANNOUNCED[dispatcher] = Announce()
+    event.register("numba:compile", _ANNOUNCED[dispatcher])
+
+
+_ANNOUNCED: dict = {}
+"""The kernels :func:`announce_compile` watches, and their listeners."""
 
 
 def observer(players: int, sides: int, checked: bool = True):

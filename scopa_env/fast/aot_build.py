@@ -6,11 +6,12 @@ in a subprocess; ``python -m scopa_env.fast.aot_build`` builds them all into the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
 
-from scopa_env.fast.aot import EXTENSIONS, OBSERVER, OBSERVERS, PREFIX, SPECS, source_hash
+from scopa_env.fast.aot import EXTENSIONS, OBSERVER, OBSERVERS, PREFIX, SEARCH, SPECS, source_hash
 
 
 def _signature(opponent: str | None):
@@ -75,6 +76,38 @@ def _move_ids_signature():
     return i8(i8, i8, i8, i8, i8[:, ::1], i8[::1], i8[::1])
 
 
+def _search_signature():
+    """The numba signature of :func:`scopa_env.fast.search.search_kernel` for what
+    :func:`~scopa_env.fast.search.search_rows` passes it (:func:`~scopa_env.fast.search.aot_args`)."""
+    from numba import typeof, types
+
+    from scopa_env.fast.search import aot_args
+
+    return types.none(*(typeof(a) for a in aot_args()))
+
+
+@contextlib.contextmanager
+def _releasing_the_gil():
+    """pycc's Python wrappers hold the GIL through the call (the compile flags it makes inside
+    ``_cull_exports`` leave ``release_gil`` off); the search kernel's JIT releases it
+    (``nogil=True``), which :func:`~scopa_env.fast.search.search_rows`' threads need to search at
+    once. Inside this block pycc's exports release it too, as the JIT's wrapper does: around the
+    compiled call, after unboxing the arguments and before boxing the result."""
+    from numba.core.compiler import Flags
+    from numba.pycc import compiler
+
+    def flags() -> Flags:
+        made = Flags()
+        made.release_gil = True
+        return made
+
+    compiler.Flags = flags
+    try:
+        yield
+    finally:
+        compiler.Flags = Flags
+
+
 def build(output_dir: str | Path, target_cpu: str = "host") -> list[Path]:
     """Compile every extension (:data:`EXTENSIONS`) into ``output_dir``; returns their paths."""
     return [build_one(name, output_dir, target_cpu) for name in EXTENSIONS]
@@ -88,7 +121,7 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
 
     from scopa_env.fast import core
 
-    stamp = source_hash()
+    stamp = source_hash(name if name == SEARCH else None)
 
     def built_hash():
         return stamp
@@ -97,7 +130,13 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
     cc.output_dir = str(output_dir)
     cc.target_cpu = target_cpu
     cc.verbose = False
-    if name == OBSERVER:
+    gil = contextlib.nullcontext()
+    if name == SEARCH:
+        from scopa_env.fast.search import search_kernel
+
+        cc.export("search", _search_signature())(search_kernel.py_func)
+        gil = _releasing_the_gil()
+    elif name == OBSERVER:
         for players, sides in OBSERVERS:
             func = _flat_observer(players, sides)
             cc.export(func.__name__, _observer_signature(players, sides))(func)
@@ -106,7 +145,8 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
     else:
         cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
     cc.export("source_hash", "i8()")(built_hash)
-    cc.compile()
+    with gil:
+        cc.compile()
     return Path(cc.output_dir) / cc.output_file
 
 

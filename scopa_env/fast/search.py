@@ -52,6 +52,8 @@ set (:func:`search_params`): a rollout ends with the hand.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -592,26 +594,20 @@ def search_rows(
     ``P`` comes from :func:`search_params`. ``obs`` (N, MAX_OBS, OBS_W) holds the
     inference rows (:func:`round_plays`), or ``None``. ``threads`` > 1 splits the rows into
     contiguous runs searched on that many threads (the kernel releases the GIL); every row
-    draws from its own seed, so the results are the same for any thread count.
+    draws from its own seed, so the results are the same for any thread count. The kernel is
+    the install-time build's where it takes these arguments (:func:`scopa_env.fast.aot.search_for`),
+    else the JIT's.
     """
-    from scopa_env.fast.batch import HEURISTIC_H, _thread_pool, check_threads
+    from scopa_env.fast import aot
+    from scopa_env.fast.batch import _thread_pool, check_threads
 
-    N = S.shape[0]
-    if obs is None:
-        obs = np.full((N, 1, OBS_W), -1, np.int64)
-    S = np.ascontiguousarray(S, np.int64)
-    counts = np.ascontiguousarray(counts, np.int64)
-    seeds = np.ascontiguousarray(seeds, np.int64)
-    obs = np.ascontiguousarray(obs, np.int64)
-    num_obs = (obs[:, :, OBS_SEAT] >= 0).sum(axis=1).astype(np.int64)
-    out = np.zeros((N, OUT_W), np.int64)
-    values = np.zeros((N, P[P_SCRATCH]), np.float64)
+    args = _kernel_args(S, counts, seeds, P, F, TBL, C, obs)
+    kernel = aot.search_for(args, aot_arg_kinds) or search_kernel
+    out, values = args[-2:]
+    N = out.shape[0]
 
     def run(lo: int, hi: int) -> None:
-        search_kernel(
-            S[lo:hi], counts[lo:hi], seeds[lo:hi], P, F, HEURISTIC_H, TBL, C, obs[lo:hi], num_obs[lo:hi],
-            out[lo:hi], values[lo:hi],
-        )  # fmt: skip
+        kernel(*(a[lo:hi] if j in _ROW_ARGS else a for j, a in enumerate(args)))
 
     chunks = min(check_threads(threads), N)
     if chunks <= 1:
@@ -624,6 +620,52 @@ def search_rows(
     for f in futures:
         f.result()
     return out, values
+
+
+_ROW_ARGS = frozenset((0, 1, 2, 8, 9, 10, 11))
+"""Positions among :func:`search_kernel`'s arguments of those with a row per position (``S``,
+``counts``, ``seeds``, ``obs``, ``num_obs``, ``out``, ``values``): a thread of :func:`search_rows`
+takes its run of rows of them, and the others whole."""
+
+
+def _kernel_args(S, counts, seeds, P, F, TBL, C, obs) -> tuple:
+    """:func:`search_kernel`'s arguments for :func:`search_rows`' (its outputs zeroed)."""
+    from scopa_env.fast.batch import HEURISTIC_H
+
+    N = S.shape[0]
+    if obs is None:
+        obs = np.full((N, 1, OBS_W), -1, np.int64)
+    S = np.ascontiguousarray(S, np.int64)
+    counts = np.ascontiguousarray(counts, np.int64)
+    seeds = np.ascontiguousarray(seeds, np.int64)
+    obs = np.ascontiguousarray(obs, np.int64)
+    num_obs = (obs[:, :, OBS_SEAT] >= 0).sum(axis=1).astype(np.int64)
+    out = np.zeros((N, OUT_W), np.int64)
+    values = np.zeros((N, P[P_SCRATCH]), np.float64)
+    return S, counts, seeds, P, F, HEURISTIC_H, TBL, C, obs, num_obs, out, values
+
+
+def aot_args() -> tuple:
+    """:func:`search_kernel`'s arguments as :func:`search_rows` passes them for the standard
+    2-player game (with inference rows or without: the same types): what the install-time build
+    takes (:data:`scopa_env.fast.aot.SEARCH`, built for their numba types). Every preset the
+    search plays passes arguments of the same types (the rules are data in ``P``, ``F`` and ``TBL``)."""
+    from scopa_env.engine.rules import get_rules
+    from scopa_env.fast.batch import compiled_rules
+
+    P, F, TBL, _ = compiled_rules(get_rules("standard"), 2)
+    S = np.zeros((1, NUM_COLS), np.int64)
+    counts, seeds = np.zeros((1, MAX_PLAYERS), np.int64), np.zeros(1, np.int64)
+    return _kernel_args(S, counts, seeds, search_params(P), F, TBL, search_config(), None)
+
+
+@functools.cache
+def aot_arg_kinds() -> tuple:
+    """:func:`scopa_env.fast.aot.array_kinds` of :func:`aot_args`: the install-time kernel takes
+    arguments of these kinds (:func:`scopa_env.fast.aot.search_for`)."""
+    from scopa_env.fast import aot
+
+    return aot.array_kinds(aot_args())
 
 
 def hand_counts(S: np.ndarray, num_players: int) -> np.ndarray:
