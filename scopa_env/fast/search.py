@@ -57,7 +57,6 @@ import functools
 import numpy as np
 from numba import njit
 
-# numba caches these kernels by this file's stamp alone: edit this file when core.py's layout changes (last: legal_pairs inlines _standard_pairs, which plain_pairs shares).
 from scopa_env.engine.rules import supported_by
 from scopa_env.fast import core
 from scopa_env.fast.core import (
