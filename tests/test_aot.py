@@ -212,6 +212,7 @@ def test_env_observes_through_the_extension_without_numba():
     assert out.stdout.split() == ["True", "False", "True"], out.stdout
 
 
+@pytest.mark.slow  # a cold start of the JIT beside the built loops
 def test_a_fresh_process_compiles_no_row_loop(tmp_path):
     """On an empty numba cache a standard batch resets and steps without compiling the row loop."""
     code = (
