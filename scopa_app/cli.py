@@ -77,6 +77,7 @@ def _add_subcommands(sub) -> None:
     """The subcommands of the other parts of the kit; each module adds its own parser and imports
     its optional dependencies only when it runs, so every subcommand shows up and a missing extra
     is one line when it is used."""
+    from scopa_app.dataset import add_dataset_parser
     from scopa_app.evaluate import add_eval_parser, add_tournament_parser
     from scopa_app.leaderboard import add_leaderboard_parser
     from scopa_app.play import add_play_parser
@@ -92,6 +93,7 @@ def _add_subcommands(sub) -> None:
         add_play_parser,
         add_web_parser,
         add_zoo_parser,
+        add_dataset_parser,
     ):
         add(sub)
 
