@@ -107,7 +107,7 @@ RENDER_MODES = (None, "ansi", "human")
 FEW_IDS = 8
 """Up to this many legal ids the mask is written item by item, above it with one numpy index."""
 HAND_IDS_LIMIT = 4096
-"""Most hands whose card ids a "select" env keeps (the legal ids of a card-play turn; read only)."""
+"""Most hands whose card ids and mask a "select" env keeps (the legal ids of a card-play turn; read only)."""
 MOVE_IDS_BUFFER = 1024
 """Legal ids the compiled "move" path writes at most (a hand with more goes through the rules' Python)."""
 _I8 = np.dtype(np.int8)
@@ -175,7 +175,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.state_space = spaces.Box(low=0, high=np.inf, shape=(state_size,), dtype=np.float32)
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
-        self._hand_ids: dict[int, list[int]] = {}
+        self._hand_ids: dict[int, tuple[list[int], np.ndarray]] = {}
+        """Per hand (a card mask) of a "select" card-play turn: its legal ids and their mask."""
+        self._hand_mask: tuple = (None, None)
+        """The ``_hand_ids`` entry last looked up: :meth:`observe` copies its mask while its ids are the legal ids."""
         self._card_ids = False
         self._link_compiled()
 
@@ -271,23 +274,28 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # --- observation ------------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self._seat_of.get(agent)
-        if seat is None:
+        try:
+            seat = self._seat_of[agent]
+        except KeyError:
             seat = self.possible_agents.index(agent)  # raises ValueError naming the agent
         game = self.game
-        mask = np.zeros(self.num_actions, _I8)
         if seat != game.current:
-            return {"observation": self._observers[seat](game, None, 0), "action_mask": mask}
+            return {"observation": self._observers[seat](game, None, 0), "action_mask": np.zeros(self.num_actions, _I8)}
         obs = self._observers[seat](game, self._pending_card, self._selected)  # observation_array's fast path
-        if not self.terminations[agent]:
-            ids = self._legal_ids
-            if ids is None:
-                ids = self._legal_ids = self._compute_legal_ids()
-            if len(ids) <= FEW_IDS:
-                for i in ids:  # item by item: cheaper than numpy's list indexing for a few ids
-                    mask[i] = 1
-            else:
-                mask[ids] = 1
+        if self.terminations[agent]:
+            return {"observation": obs, "action_mask": np.zeros(self.num_actions, _I8)}
+        ids = self._legal_ids
+        if ids is None:
+            ids = self._legal_ids = self._compute_legal_ids()
+        known = self._hand_mask
+        if known[0] is ids:  # a "select" hand's ids: a copy of their mask, made with them
+            return {"observation": obs, "action_mask": known[1].copy()}
+        mask = np.zeros(self.num_actions, _I8)
+        if len(ids) <= FEW_IDS:
+            for i in ids:  # item by item: cheaper than numpy's list indexing for a few ids
+                mask[i] = 1
+        else:
+            mask[ids] = 1
         return {"observation": obs, "action_mask": mask}
 
     def _legal_action_ids(self) -> list[int]:
@@ -310,12 +318,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             self._card_ids = card_turn = game.card_turn
             if card_turn:  # every hand card is playable: no capture is worked out yet
                 hand = game.hands[game.current]
-                ids = self._hand_ids.get(hand)
-                if ids is None:
+                known = self._hand_ids.get(hand)
+                if known is None:
                     if len(self._hand_ids) >= HAND_IDS_LIMIT:
                         self._hand_ids.clear()
-                    ids = self._hand_ids[hand] = cards_of(hand)
-                return ids
+                    ids = cards_of(hand)
+                    mask = np.zeros(self.num_actions, _I8)
+                    for i in ids:  # a hand's few ids: item by item is cheaper than numpy's list indexing
+                        mask[i] = 1
+                    known = self._hand_ids[hand] = (ids, mask)
+                self._hand_mask = known
+                return known[0]
             return sorted({c for c, _ in game.action_pairs()})
         nxt, can_confirm, _ = select_options(self._pending_outcomes, self._selected)
         return nxt + [self._confirm] if can_confirm else nxt

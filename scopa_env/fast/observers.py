@@ -84,50 +84,56 @@ def _aot_observer(players: int, sides: int):
 def _calling(compiled, layout: ObservationLayout, seat: int):
     """An observer for ``seat`` that hands the game's parts to ``compiled`` in one call: each
     seat's and side's int as an argument of its own (:func:`scopa_env.fast.aot_build._flat_observer`),
-    so a game that does not fit the layout (another number of players or sides) is a
-    ``ValueError`` naming both, never a crash."""
+    so a game that does not fit the layout (another number of players or sides, a list grown or
+    shrunk) is a ``ValueError`` naming both, never a crash.
+
+    The function is generated for the layout, like :func:`_python_observer`: each per-seat and
+    per-side list is unpacked into as many names as the layout has seats or sides (an unpacking
+    that does not fit raises), which is cheaper than spreading the lists into the call. The
+    generated text holds only Python ints taken from the layout (``operator.index``) and fixed
+    names."""
+    n, s, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, seat))
     size, width = operator.index(layout.size), operator.index(layout.cards)
     declarations, wildcard = bool(layout.declarations), bool(layout.wildcard)
-    players = operator.index(layout.num_players)
-    fits = f"the observation layout is for {players} players and {layout.num_sides} sides"
-
-    def observe_compiled(game, select_card, select_captured):
-        if game.num_players != players:  # 3 players' ints in a 4-player (two-side) layout would fit the count
-            raise ValueError(f"{fits}; the game has {game.num_players} players")
-        out = _empty(size, _F32)
-        rules = game.rules
-        lc = game.last_capturer
-        try:
-            status = compiled(
-                out,
-                seat,
-                *game.hands,
-                *game.piles,
-                *game.played,
-                *game.revealed,
-                *game.scope,
-                *game.scores,
-                game.table,
-                len(game.stock),
-                game.dealer,
-                game.current,
-                -1 if lc is None else lc,
-                -1 if select_card is None else select_card,
-                select_captured,
-                rules.deck_mask,
-                rules.target,
-                rules.hand_size,
-                width,
-                declarations,
-                game.wild_rank if wildcard else 0,
-                declarations and bool(game.declare_queue),
-            )
-        except (TypeError, OverflowError) as exc:
-            raise ValueError(
-                f"{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})"
-            ) from None
-        if status < 0:  # never for the layout's own size: the compiled observe wrote nothing
-            raise ValueError(f"{fits}; its {size} entries do not hold the observation of this game")
-        return out
-
-    return observe_compiled
+    per_seat = {"hands": "h", "played": "d", "revealed": "v"}
+    per_side = {"piles": "p", "scope": "s", "scores": "t"}
+    names = {attr: [f"{short}{j}" for j in range(n)] for attr, short in per_seat.items()}
+    names |= {attr: [f"{short}{j}" for j in range(s)] for attr, short in per_side.items()}
+    unpack = [
+        f"        {', '.join(names[attr])}, = game.{attr}"
+        for attr in ("hands", "piles", "played", "revealed", "scope", "scores")
+    ]
+    args = [name for attr in ("hands", "piles", "played", "revealed", "scope", "scores") for name in names[attr]]
+    lines = [
+        "def observe_compiled(game, select_card, select_captured):",
+        f"    if game.num_players != {n}:  # 3 players' ints in a 4-player (two-side) layout would fit the count",
+        "        raise ValueError(f'{fits}; the game has {game.num_players} players')",
+        "    try:",
+        *unpack,
+        "    except (TypeError, ValueError) as exc:",
+        "        raise ValueError(f'{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})') from None",
+        f"    out = _empty({size}, _F32)",
+        "    rules = game.rules",
+        "    lc = game.last_capturer",
+        "    try:",
+        "        status = compiled(",
+        f"            out, {seat}, {', '.join(args)},",
+        "            game.table, len(game.stock), game.dealer, game.current, -1 if lc is None else lc,",
+        "            -1 if select_card is None else select_card, select_captured,",
+        f"            rules.deck_mask, rules.target, rules.hand_size, {width}, {declarations},",
+        f"            {'game.wild_rank' if wildcard else '0'}, {'bool(game.declare_queue)' if declarations else 'False'},",
+        "        )",
+        "    except (TypeError, OverflowError) as exc:",
+        "        raise ValueError(f'{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})') from None",
+        "    if status < 0:  # never for the layout's own size: the compiled observe wrote nothing",
+        f"        raise ValueError(f'{{fits}}; its {size} entries do not hold the observation of this game')",
+        "    return out",
+    ]
+    namespace = {
+        "compiled": compiled,
+        "fits": f"the observation layout is for {n} players and {s} sides",
+        "_empty": _empty,
+        "_F32": _F32,
+    }
+    exec(compile("\n".join(lines), f"<compiled observer for seat {seat} of {n} players>", "exec"), namespace)  # noqa: S102
+    return namespace["observe_compiled"]
