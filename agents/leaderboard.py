@@ -23,6 +23,12 @@ workers gives the same row.
 
 An agent is a spec (:func:`agents.registry.make_agent`), a checkpoint spec (``dmc:PATH``) or a
 user's class ``module:Class`` (:func:`resolve_agent`), loaded as an entry point's object reference is.
+
+The ``oracle`` sees every card (:mod:`agents.oracle`, cheating): it gets no ranked row
+(:func:`check_agents` refuses it) and no reference may be one. ``rate_agent(..., ceiling=True)``
+measures it against the ladder like any agent, margins, win rates and intervals, but marks the
+row ``role: "ceiling"`` and leaves it out of the rating fit (``rating`` is ``None``): it is the
+ceiling the fair agents are measured against (``benchmarks/leaderboard.py``).
 """
 
 from __future__ import annotations
@@ -38,7 +44,17 @@ import numpy as np
 
 from agents.base import Agent
 from agents.matches import Match, RunResult, game_agent, run_deals
-from agents.registry import AGENT_NAMES, ENTRY_POINT_GROUP, known_specs, prefixes, register_agent_factory
+from agents.registry import (
+    AGENT_NAMES,
+    CHEATING_NAMES,
+    ENTRY_POINT_GROUP,
+    agent_label,
+    check_fair,
+    is_cheating,
+    known_specs,
+    prefixes,
+    register_agent_factory,
+)
 from agents.stats import ELO_PER_NATURAL_UNIT, bradley_terry, summarize
 from agents.suites import Suite
 
@@ -92,7 +108,7 @@ def resolve_agent(spec: str) -> str:
             a class implementing the agent interface.
     """
     prefix, sep, rest = spec.partition(":")
-    known = prefix in AGENT_NAMES or (prefix in prefixes() and prefix not in _USER_MODULES)
+    known = prefix in AGENT_NAMES or prefix in CHEATING_NAMES or (prefix in prefixes() and prefix not in _USER_MODULES)
     if not sep or known or not _MODULE_CLASS.match(spec):
         return spec
     if prefix.split(".")[0] in ABOVE_AGENTS:
@@ -123,13 +139,32 @@ def resolve_agent(spec: str) -> str:
     return spec
 
 
-def check_agents(suite: Suite, spec: str) -> None:
+RANKED_ROLE = (
+    "ranked on a leaderboard; the suite's published record (benchmarks/leaderboard.py) shows it as the "
+    "unranked ceiling row"
+)
+"""What a cheating agent cannot be, in :func:`check_agents`' refusal."""
+
+
+def check_agents(suite: Suite, spec: str, ceiling: bool = False) -> None:
     """Refuse, before any game, an agent or a reference that cannot play the suite's game.
 
+    A cheating agent (the ``oracle``) is refused as a ranked agent, and as a reference always;
+    ``ceiling=True`` lets it be measured as the suite's ceiling row.
+
     Raises:
-        ValueError: one line naming the agent and why (:func:`agents.matches.game_agent`).
+        ValueError: one line naming the agent and why (:func:`agents.matches.game_agent`, :func:`agents.registry.check_fair`).
     """
-    for s in [spec, *suite.ladder_specs]:
+    for s in suite.ladder_specs:
+        check_fair(s, "a reference of a suite's ladder")
+    if not ceiling:
+        check_fair(spec, RANKED_ROLE)
+    agent = game_agent(spec, suite.num_players, suite.rules)
+    if not ceiling:
+        check_fair(agent, RANKED_ROLE)
+    elif not is_cheating(agent):
+        raise ValueError(f"{spec!r} is a fair agent: only a cheating agent (the oracle) is measured as the ceiling")
+    for s in suite.ladder_specs:
         game_agent(s, suite.num_players, suite.rules)
 
 
@@ -279,12 +314,15 @@ def rate_agent(
     workers: int = 1,
     progress: bool = False,
     on_reference: Callable[[str, dict], None] | None = None,
+    ceiling: bool = False,
 ) -> dict:
     """Play ``spec`` against the suite's ladder and return its leaderboard report.
 
     Args:
         deals: only the first ``deals`` deals of the tier (a trial run, marked in the report).
         on_reference: called with each reference and its entry as it finishes.
+        ceiling: measure a cheating agent (the ``oracle``) as the suite's ceiling: its row has
+            ``role: "ceiling"``, ``cheating: True`` and no rating (it is left out of the fit).
 
     Returns:
         ``{"row": ..., "forfeits": [...], "timing": {...}, "interrupted": bool}``. ``row`` is the
@@ -300,7 +338,7 @@ def rate_agent(
     n = tier_deals if deals is None else deals
     if not 1 <= n <= tier_deals:
         raise ValueError(f"deals must be between 1 and the {tier} tier's {tier_deals}, got {n}")
-    check_agents(suite, spec)
+    check_agents(suite, spec, ceiling=ceiling)
     refs = suite.ladder_specs
     per_ref, comparisons, totals = [], [], {"hands": 0.0, **{k: 0.0 for k in PER_HAND}}
     forfeits: list[dict] = []
@@ -336,11 +374,12 @@ def rate_agent(
             on_reference(ref, entry)
     complete = len(per_ref) == len(refs)
     rating = None
-    if complete and suite.rated:
+    if complete and suite.rated and not ceiling:
         rating = rating_with_interval(comparisons, [suite.rating_of(r) for r in refs], suite.seed)
     hands = totals["hands"]
     row = {
         "agent": spec,
+        **({"label": agent_label(spec), "role": "ceiling", "cheating": is_cheating(spec)} if ceiling else {}),
         "suite": suite.name,
         "tier": tier,
         "deals": n,
@@ -374,6 +413,7 @@ def rate_ladder(
     refs = suite.ladder_specs
     n = suite.deals(tier) if deals is None else deals
     for ref in refs:
+        check_fair(ref, "a reference of a suite's ladder")
         game_agent(ref, suite.num_players, suite.rules)
     per_pair: dict[tuple[int, int], np.ndarray] = {}
     hands_seen: dict[str, dict[str, float]] = {}

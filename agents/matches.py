@@ -19,6 +19,10 @@ bug, not a result: ``scopa eval`` and ``scopa tournament`` fail on any (see
 :mod:`scopa_app.evaluate`). An agent that declares another game (a checkpoint's rules and
 player count, :func:`game_agent`) is refused before any deal instead.
 
+Every agent is asked for its move with its seat's view only (:func:`agent_move`); the one
+exception is an agent declaring ``needs_full_state``, the ``oracle`` (:mod:`agents.oracle`,
+cheating), which is handed a copy of the whole game.
+
 :func:`play_game` plays one deal in one rotation and returns its record; :func:`run_deals`
 plays many deals across worker processes. The statistics over the records are in
 :mod:`agents.stats`.
@@ -159,7 +163,7 @@ def _checked_move(game: Game, agent: Agent, match: Match, lineup: tuple[int, ...
     seat = game.current
     side = game.side_of[seat]
     try:
-        move = agent.act(game.view(seat))
+        move = agent_move(agent, game)
         error = None
         if not isinstance(move, Move):
             error = f"returned {move!r}, not a Move"
@@ -176,6 +180,19 @@ def _checked_move(game: Game, agent: Agent, match: Match, lineup: tuple[int, ...
         f"table {format_cards(game.table, deck) or 'empty'}; stock {len(game.stock)}; scores {game.scores}"
     )
     return {"seat": seat, "side": side, "agent": match.agents[lineup[side]], "error": error, "state": state}
+
+
+def agent_move(agent: Agent, game: Game) -> Move:
+    """The move of the agent of the seat to move: from that seat's view, never more.
+
+    The one exception is an agent that declares ``needs_full_state`` (the ``oracle``, which is
+    marked as cheating everywhere, :func:`agents.registry.is_cheating`): it is handed a copy of
+    the whole game, every hand and the stock order included. No other agent sees more than
+    :meth:`Game.view <scopa_env.engine.game.Game.view>`.
+    """
+    if getattr(agent, "needs_full_state", False):
+        return agent.act_full(game.clone())
+    return agent.act(game.view(game.current))
 
 
 def _numeric(row: dict) -> dict:

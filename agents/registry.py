@@ -3,6 +3,7 @@
 Spec grammar::
 
     NAME                      a built-in agent: random, greedy, heuristic, search, fsearch
+                              (and oracle, which cheats: :data:`CHEATING_CLASSES`)
     NAME:key=value,key=value  a built-in agent with keyword arguments (ints, floats, true/false)
     PREFIX:ARGUMENT           an agent from a registered factory, e.g. a checkpoint ``ppo:runs/x.pt``
 
@@ -24,6 +25,7 @@ from agents.base import Agent
 from agents.fast_search import FastSearchAgent
 from agents.greedy import GreedyAgent
 from agents.heuristic import HeuristicAgent
+from agents.oracle import CHEATING_LABEL, OracleAgent
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent
 
@@ -37,7 +39,14 @@ AGENT_CLASSES: dict[str, type[Agent]] = {
     "fsearch": FastSearchAgent,
 }
 AGENT_NAMES: tuple[str, ...] = tuple(AGENT_CLASSES)
-"""Names of the built-in agents."""
+"""Names of the built-in fair agents (each decides from its seat's view only)."""
+
+CHEATING_CLASSES: dict[str, type[Agent]] = {"oracle": OracleAgent}
+"""Built-in agents that see every card (the ``oracle``, the benchmark's ceiling): built by name
+like the others, labelled ``NAME (cheating)`` wherever they are listed or tabled
+(:func:`agent_label`), and refused as training opponents, ranked leaderboard rows and opponents
+of a human (:func:`check_fair`)."""
+CHEATING_NAMES: tuple[str, ...] = tuple(CHEATING_CLASSES)
 
 _FACTORIES: dict[str, AgentFactory] = {}
 
@@ -86,14 +95,44 @@ def register_agent_factory(prefix: str, factory: AgentFactory) -> None:
     missing or wrong checkpoint. Registering a built-in name is an error; registering the
     same prefix again replaces the factory.
     """
-    if not prefix or ":" in prefix or prefix in AGENT_CLASSES:
+    if not prefix or ":" in prefix or prefix in AGENT_CLASSES or prefix in CHEATING_CLASSES:
         raise ValueError(f"cannot register agent prefix {prefix!r}: it is empty, has ':' or is a built-in agent")
     _FACTORIES[prefix] = factory
 
 
 def known_specs() -> list[str]:
-    """Built-in names and registered prefixes, for messages and ``--help``."""
-    return list(AGENT_NAMES) + [f"{p}:PATH" for p in prefixes()]
+    """Built-in names and registered prefixes, for messages and ``--help``; the cheating ones last, labelled."""
+    return list(AGENT_NAMES) + [f"{p}:PATH" for p in prefixes()] + [agent_label(n) for n in CHEATING_NAMES]
+
+
+def is_cheating(agent) -> bool:
+    """Whether a spec or an agent sees more than its seat's view (``cheating`` or ``needs_full_state``)."""
+    if isinstance(agent, str):
+        name = agent.strip().partition(":")[0]
+        if name in CHEATING_CLASSES:
+            return True
+        cls = AGENT_CLASSES.get(name)
+        return cls is not None and bool(getattr(cls, "cheating", False) or getattr(cls, "needs_full_state", False))
+    return bool(getattr(agent, "cheating", False) or getattr(agent, "needs_full_state", False))
+
+
+def agent_label(spec: str) -> str:
+    """``spec`` as listings and tables show it: ``"oracle (cheating)"`` for a cheating agent, else ``spec``."""
+    return f"{spec} ({CHEATING_LABEL})" if is_cheating(spec) else spec
+
+
+def check_fair(agent, role: str) -> None:
+    """Refuse a cheating agent (a spec or an agent) in ``role`` with one line.
+
+    Raises:
+        ValueError: ``agent`` sees every card (:func:`is_cheating`); ``role`` says what it cannot be,
+            e.g. ``"a training opponent"``.
+    """
+    if is_cheating(agent):
+        name = agent if isinstance(agent, str) else getattr(agent, "spec", type(agent).__name__)
+        raise ValueError(
+            f"agent {name!r} sees every card ({CHEATING_LABEL}, the benchmark's ceiling): it cannot be {role}"
+        )
 
 
 def make_agent(spec: str, seed=None, **kwargs) -> Agent:
@@ -109,12 +148,13 @@ def make_agent(spec: str, seed=None, **kwargs) -> Agent:
             f"agent spec must be a non-empty string, got {spec!r}; known agents: {', '.join(known_specs())}"
         )
     name, sep, rest = spec.strip().partition(":")
-    if name in AGENT_CLASSES:
+    cls = AGENT_CLASSES.get(name) or CHEATING_CLASSES.get(name)
+    if cls is not None:
         options = dict(kwargs)
         if sep:
             options.update(parse_options(rest, spec))
         try:
-            return AGENT_CLASSES[name](seed=seed, **options)
+            return cls(seed=seed, **options)
         except TypeError as exc:
             raise ValueError(f"bad options for agent {name!r} in {spec!r}: {exc}") from None
     factory = _factory(name)

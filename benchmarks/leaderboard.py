@@ -12,10 +12,22 @@ plays the suite's game on that scale (:func:`agents.leaderboard.rate_agent`), an
     python benchmarks/leaderboard.py --suite standard-2p-v1 --quick --publish-scale   # also write the ladder's
                                                      # ratings into agents/suites/standard-2p-v1.json
     python benchmarks/leaderboard.py --plot benchmarks/results/leaderboard-standard-2p-v1.json   # its figure
+    python benchmarks/leaderboard.py --suite standard-2p-v1 --quick --ceiling-only   # only (re)measure the
+                                                     # oracle's ceiling row of the published record
 
 Without ``--publish-scale`` the suite file is left as it is and the other agents are rated on
 the scale this run measured. The record says the commit, the date, the load average and the
 CPU-hours the run took.
+
+The ceiling: last, the ``oracle`` (:mod:`agents.oracle`, which sees every card: cheating) plays
+the ladder too. Its row, ``oracle (cheating)`` with role ``ceiling``, shows its margins and win
+rates but no rating: it is left out of the fit and of the ranking. It plays the best fair agent
+as well where that one is not on the ladder, and the record's facts say the best fair agent's gap
+to it: the oracle's margin in points per hand and game win rate against that agent, with their
+95% intervals. ``--ceiling-only`` measures only that row on the suite's published scale and
+puts it into the existing record (marked with its own command, commit, date and load), leaving
+the rest as it was; ``--ceiling-deals N`` plays it on the tier's first N deals only (said in
+the record).
 """
 
 from __future__ import annotations
@@ -25,10 +37,13 @@ import json
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
-from agents.leaderboard import rate_agent, rate_ladder
+from agents.leaderboard import play_pair, rate_agent, rate_ladder
 from agents.matches import game_agent
+from agents.registry import agent_label
+from agents.stats import summarize
 from agents.suites import load_suite, with_ratings, write_suite
 from scopa_env.bench.results import git_commit, load_average, result_record
 
@@ -37,6 +52,9 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 EXTRA_AGENTS = ("netsearch:{zoo},worlds=64",)
 """Shipped agents rated besides the ladder; ``{zoo}`` stands for each zoo agent on the suite's ladder."""
+
+CEILING = "oracle"
+"""The agent that sees every card (cheating), measured as each suite's unranked ceiling row."""
 
 COLUMNS = [
     ("agent", "agent"),
@@ -102,6 +120,107 @@ def ladder_rows(ladder: dict, anchor: str) -> list[dict]:
     return rows
 
 
+def ranked(rows: list[dict]) -> list[dict]:
+    """The ceiling row first (unranked), then the rated rows best first."""
+    ceiling = [r for r in rows if r["role"] == "ceiling"]
+    return ceiling + sorted((r for r in rows if r["role"] != "ceiling"), key=lambda r: -r["rating"]["mean"])
+
+
+def best_fair(rows: list[dict]) -> dict:
+    """The fair row of the highest rating."""
+    return max((r for r in rows if r["role"] != "ceiling"), key=lambda r: r["rating"]["mean"])
+
+
+def ceiling_row(report: dict, source: dict | None = None) -> dict:
+    """The oracle's row: its games against the ladder, no rating (role ``ceiling``, label ``NAME (cheating)``).
+
+    ``source`` (``command``, ``commit``, ``date``, ``load_average``) marks a row measured apart
+    from the rest of its table (``--ceiling-only``).
+    """
+    row = report["row"]
+    out = {
+        "agent": agent_label(row["agent"]),
+        "spec": row["agent"],
+        "role": "ceiling",
+        "cheating": True,
+        "rating": None,
+        "rating_text": "not rated: sees every card",
+        "deals": row["deals"],
+    }
+    for e in row["references"]:
+        if e["reference"] == "greedy":
+            out["margin_vs_greedy"], out["win_rate_vs_greedy"] = e["margin_per_hand"], e["win_rate"]
+    out.update(row["per_hand"])
+    out["references"] = row["references"]
+    out.update(source or {})
+    return out
+
+
+def interval(ci: dict) -> dict:
+    """``{mean, lo, hi}`` of a :func:`agents.stats.summarize` interval, rounded as the rows are."""
+    return {k: round(float(ci[k]), 4) for k in ("mean", "lo", "hi")}
+
+
+def ceiling_gap(suite, ceiling: dict, best: dict, deals: int, workers: int, progress: bool) -> tuple[dict, float]:
+    """The oracle against the best fair agent: from its ladder games, else played here on the same deals.
+
+    Returns ``({"agent", "rating", "margin_per_hand", "win_rate", "deals"}, cpu_seconds)``; margin and
+    win rate are the oracle's, with 95% intervals clustered by deal.
+    """
+    found = [e for e in ceiling["references"] if e["reference"] == best["agent"]]
+    cpu = 0.0
+    if found:
+        entry = found[0]
+        margin, win, n = entry["margin_per_hand"], entry["win_rate"], entry["deals"]
+    else:
+        match, run = play_pair(suite, ceiling["spec"], best["agent"], deals, workers, progress, f"vs {best['agent']}")
+        cpu = sum(rec["seconds"] for records in run.deals for rec in records)
+        side = summarize(match, run)["agents"][0]
+        margin, win, n = interval(side["margin_per_hand"]), interval(side["win_rate"]), len(run.deals)
+    gap = {"agent": best["agent"], "rating": best["rating"], "margin_per_hand": margin, "win_rate": win, "deals": n}
+    return gap, cpu
+
+
+def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int) -> list[dict]:
+    """The record's lines about the ceiling: what it is, and the best fair agent's gap to it."""
+    m, w = gap["margin_per_hand"], gap["win_rate"]
+    partial = f" (the tier's first {gap['deals']} of {tier_deals} deals)" if gap["deals"] != tier_deals else ""
+    return [
+        {
+            "what": "ceiling",
+            "value": f"{ceiling['agent']} searches the true deal, every hand and the stock order; it is "
+            "not rated and not ranked (docs/benchmark.md, The oracle ceiling)",
+        },
+        {
+            "what": "best fair agent's gap to the oracle",
+            "value": f"{gap['agent']} (rated {gap['rating']['mean']:.0f}) loses {m['mean']:.3f} points per hand "
+            f"[95% CI {m['lo']:.3f}, {m['hi']:.3f}] to the oracle, which wins {100 * w['mean']:.1f}% of their "
+            f"games [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]; {gap['deals']} deals x 2 rotations{partial}",
+        },
+    ]
+
+
+def add_ceiling(record: dict, suite, deals: int | None, workers: int, progress: bool, source: dict | None) -> float:
+    """Measure the oracle on ``suite`` and put its row, its gap and its facts into ``record``; returns its CPU-seconds."""
+    tier = record["tier"]
+    report = rate_agent(suite, CEILING, tier, deals, workers, progress=progress, ceiling=True)
+    if report["forfeits"] or report["interrupted"]:
+        raise RuntimeError(
+            f"the ceiling run of {CEILING} was {'interrupted' if report['interrupted'] else 'forfeited'}"
+        )
+    row = ceiling_row(report, source)
+    rows = [r for r in record["rows"] if r["role"] != "ceiling"]
+    gap, cpu = ceiling_gap(suite, row, best_fair(rows), report["row"]["deals"], workers, progress)
+    cpu += report["timing"]["cpu_seconds"]
+    if source is not None:
+        row["cpu_hours"] = round(cpu / 3600, 3)
+    record["rows"] = ranked([*rows, row])
+    record["ceiling"] = {"agent": row["agent"], "spec": CEILING, "gap": gap, "cpu_hours": round(cpu / 3600, 3)}
+    facts = [f for f in record.get("facts", []) if f["what"] not in ("ceiling", "best fair agent's gap to the oracle")]
+    record["facts"] = facts + ceiling_facts(row, gap, suite.deals(tier))
+    return cpu
+
+
 def agent_row(report: dict) -> dict:
     row = report["row"]
     out = {"agent": row["agent"], "role": "rated", "rating": row["rating"], "rating_text": rating_text(row["rating"])}
@@ -117,7 +236,7 @@ def plot(record: dict, path: Path) -> None:
     """The ratings with their 95% intervals, best on top, the anchor's number marked."""
     from matplotlib.figure import Figure
 
-    rows = sorted(record["rows"], key=lambda r: r["rating"]["mean"])
+    rows = sorted((r for r in record["rows"] if r["rating"] is not None), key=lambda r: r["rating"]["mean"])
     fig = Figure(figsize=(7, 0.45 * len(rows) + 1.4))
     ax = fig.subplots()
     mean = [r["rating"]["mean"] for r in rows]
@@ -149,12 +268,14 @@ def add_figure(results_file: Path) -> Path:
     return ROOT / figure
 
 
-def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, pairs: list[dict]) -> None:
-    """Write the leaderboard file of the rows rated so far (best first)."""
+def write(
+    out: Path, suite, rows: list[dict], cpu: float, run: dict, pairs: list[dict], extra: dict | None = None
+) -> None:
+    """Write the leaderboard file of the rows rated so far (the ceiling, then best first); ``extra``: more record keys."""
     tier, deals, load_start = run["tier"], run["deals"], run["load_start"]
     record = result_record(
         run["command"],
-        sorted(rows, key=lambda r: -r["rating"]["mean"]),
+        ranked(rows),
         what=f"every shipped agent on {suite.name} ({suite.title}), {tier} tier: {deals} deals x "
         f"{suite.num_sides} rotations per pair; ratings in Elo points with {suite.anchor} = "
         f"{suite.anchor_rating:g} (the references fitted together, the others against them), per-hand "
@@ -171,6 +292,7 @@ def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, pairs: list
         tier=tier,
         deals=deals,
         ladder_pairs=pairs,
+        **(extra or {}),
     )
     in_docs = out.resolve().parent == RESULTS.resolve()
     figure = ROOT / "docs" / "img" / f"leaderboard-{suite.name}.png" if in_docs else out.with_suffix(".png")
@@ -195,6 +317,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="default benchmarks/results/leaderboard-<suite>.json")
     parser.add_argument("--no-progress", action="store_true")
     parser.add_argument("--plot", type=Path, metavar="JSON", help="only draw the figure of a leaderboard file")
+    parser.add_argument(
+        "--ceiling-only", action="store_true", help="only measure the oracle's ceiling row into the existing record"
+    )
+    parser.add_argument("--ceiling-deals", type=int, help="the ceiling row on the tier's first N deals only")
+    parser.add_argument("--no-ceiling", action="store_true", help="leave the oracle's ceiling row out")
     args = parser.parse_args(argv)
     if args.plot:
         print(f"wrote {os.path.relpath(add_figure(args.plot), ROOT)}")
@@ -206,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"leaderboard: error: {exc}", file=sys.stderr)
         return 2
     tier = "quick" if args.quick else "full"
+    ceiling_deals = args.ceiling_deals if args.ceiling_deals is not None else args.deals
+    if args.ceiling_only:
+        return ceiling_only(args, suite, tier, ceiling_deals, command)
     load_start, commit = load_average(), git_commit()
     ladder = rate_ladder(suite, tier, args.deals, args.workers, progress=not args.no_progress)
     if ladder["forfeits"]:
@@ -229,7 +359,39 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rows.append(agent_row(report))
         write(out, suite, rows, cpu, run, ladder["pairs"])
+    if not args.no_ceiling:
+        record = {"rows": rows, "tier": tier}
+        cpu += add_ceiling(record, rated, ceiling_deals, args.workers, not args.no_progress, None)
+        extra = {"ceiling": record["ceiling"], "facts": record["facts"]}
+        write(out, suite, record["rows"], cpu, run, ladder["pairs"], extra)
     print(f"wrote {out} and its figure")
+    return 0
+
+
+def ceiling_only(args, suite, tier: str, deals: int | None, command: str) -> int:
+    """``--ceiling-only``: measure the oracle on the suite's published scale into the existing record."""
+    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
+    if not out.is_file():
+        print(f"leaderboard: error: {out} does not exist: run the whole leaderboard first", file=sys.stderr)
+        return 2
+    data = json.loads(out.read_text())
+    record = data["records"][0]
+    if record.get("suite") != suite.name or record.get("tier") != tier:
+        print(
+            f"leaderboard: error: {out} holds {record.get('suite')} {record.get('tier')} tier, not {suite.name} {tier}",
+            file=sys.stderr,
+        )
+        return 2
+    if not suite.rated:
+        print(f"leaderboard: error: {suite.name} has no published scale (--publish-scale)", file=sys.stderr)
+        return 2
+    start = load_average()
+    source = {"command": command, "commit": git_commit(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    source["load_average"] = {"start": start, "end": None}
+    add_ceiling(record, suite, deals, args.workers, not args.no_progress, source)
+    next(r for r in record["rows"] if r["role"] == "ceiling")["load_average"]["end"] = load_average()
+    out.write_text(json.dumps(data, indent=2) + "\n")
+    print(f"wrote the ceiling row into {out}")
     return 0
 
 

@@ -1,0 +1,93 @@
+"""The compiled perfect-information search of the ``oracle`` agent (:mod:`agents.oracle`).
+
+:func:`oracle_kernel` values every legal move of the seat to move in one *true* state row of
+:mod:`scopa_env.fast.core` (every hand and the stock order filled in, as the deal really is):
+no world is sampled, the one world searched is the deal itself. After each candidate move it
+runs ``ab_depth`` plies of alpha-beta over the true deal with ``rollouts`` rollouts of the
+compiled ``greedy`` or ``heuristic`` player at the leaves (each with its own tie-break
+stream), or, when the caller says ``exact``, alpha-beta to the end of the hand: the exact value
+of the perfect-information hand. It reuses the kernels of
+:mod:`scopa_env.fast.search` (the fair search samples worlds; this one does not).
+
+Separate from :mod:`agents.oracle` so that importing the agents does not load numba.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from scopa_env.fast import core
+from scopa_env.fast.core import (
+    COL_CURRENT,
+    COL_HAND,
+    COL_TABLE,
+    NUM_COLS,
+    P_SCRATCH,
+    P_SIDES,
+    P_SUB_CAP,
+)
+from scopa_env.fast.search import MAX_DEPTH, _alphabeta, _margin, _rollout
+
+O_AB_DEPTH = 0  # plies of alpha-beta after the candidate move before the rollouts
+O_ROLLOUTS = 1  # rollouts per leaf (tie-break streams) when not exact
+O_ROLLOUT = 2  # core.OPPONENT_GREEDY or OPPONENT_HEURISTIC
+NUM_ORACLE_CONFIG = 3
+
+
+@njit(cache=True, nogil=True)
+def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
+    """Value every legal move of the seat to move in the true state row ``S`` (``NUM_COLS``,).
+
+    Writes the mean margin of each move (``core.legal_pairs`` order) into ``values`` and, when
+    ``exact``, the rollout players' margin into ``tie`` (it breaks ties between equal exact
+    values, as the fair search does). Returns the number of legal moves.
+    """
+    R = np.zeros((MAX_DEPTH + 2, NUM_COLS), np.int64)
+    rng = np.zeros((MAX_DEPTH + 2, 2), np.uint64)
+    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
+    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
+    LC = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
+    LM = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
+    ORD = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
+    rewards = np.zeros((MAX_DEPTH + 2, P[core.P_PLAYERS]), np.float32)
+    info = np.zeros((MAX_DEPTH + 2, core.NUM_INFO), np.int64)
+    hand_score = np.zeros((MAX_DEPTH + 2, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
+    seed_row = np.empty(1, np.int64)
+    seed_row[0] = seed
+    core.seed_games(rng, seed_row)
+    ns = P[P_SIDES]
+    R[0, :] = S
+    seat = R[0, COL_CURRENT]
+    side = core._side(seat, ns)
+    count = core.legal_pairs(R[0, COL_HAND + seat], R[0, COL_TABLE], P, sub_mask, sub_sum, LC[0], LM[0])
+    mc = LC[0, :count].copy()
+    mm = LM[0, :count].copy()
+    for k in range(count):
+        values[k] = 0.0
+        tie[k] = 0.0
+    depth = MAX_DEPTH if exact else C[O_AB_DEPTH]
+    samples = 1 if exact else max(1, C[O_ROLLOUTS])
+    kind = C[O_ROLLOUT]
+    for _ in range(samples):
+        stream = core._rand(rng, 0, 0)  # this sample's rollout tie-breaks, the same for every move
+        for k in range(count):
+            R[1, :] = R[0, :]
+            over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score, TBL)
+            if over:
+                v = _margin(hand_score, 1, side, ns)
+            else:
+                v = _alphabeta(
+                    R, 1, rng, P, F, H, TBL, side, depth, kind, stream, sub_mask, sub_sum, LC, LM, ORD, rewards, info,
+                    hand_score,
+                )  # fmt: skip
+                if exact:
+                    rng[1, 1] = stream
+                    tie[k] += _rollout(
+                        R, 1, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, LC[1], LM[1], rewards, info,
+                        hand_score,
+                    )  # fmt: skip
+            values[k] += v
+    for k in range(count):
+        values[k] /= samples
+    return count
