@@ -79,6 +79,7 @@ def _add_subcommands(sub) -> None:
     is one line when it is used."""
     from scopa_app.dataset import add_dataset_parser
     from scopa_app.evaluate import add_eval_parser, add_tournament_parser
+    from scopa_app.exploit import add_exploit_parser
     from scopa_app.leaderboard import add_leaderboard_parser
     from scopa_app.play import add_play_parser
     from scopa_app.web import add_web_parser
@@ -94,6 +95,7 @@ def _add_subcommands(sub) -> None:
         add_web_parser,
         add_zoo_parser,
         add_dataset_parser,
+        add_exploit_parser,
     ):
         add(sub)
 
