@@ -1,7 +1,8 @@
 """Reports as text and files: rich tables of a match or a tournament, CSV and JSON.
 
 Reads the report dicts of :func:`agents.stats.summarize` and :func:`agents.tournament.tournament`;
-imports nothing else of the kit.
+imports nothing else of the kit but the registry's labels: a cheating agent (the ``oracle``) is
+shown as ``oracle (cheating)`` in every table (:func:`agents.registry.agent_label`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ def _fmt_ci(ci: dict, pct: bool = False) -> str:
     if math.isnan(ci["lo"]):
         return f"{ci['mean']:+.3f}"
     return f"{ci['mean']:+.3f} [{ci['lo']:+.3f}, {ci['hi']:+.3f}]"
+
+
+def _label(spec: str) -> str:
+    """How a table names an agent: its spec, with ``(cheating)`` after a cheating one."""
+    from agents.registry import agent_label
+
+    return agent_label(spec)
 
 
 def report_rows(report: dict) -> list[dict]:
@@ -101,7 +109,7 @@ def render_report(report: dict, console=None) -> None:
     console = console or _console()
     cfg = report["config"]
     title = (
-        f"{' vs '.join(cfg['agents'])}: {report['deals']} duplicate deals x {cfg['rotations']} rotations "
+        f"{' vs '.join(map(_label, cfg['agents']))}: {report['deals']} duplicate deals x {cfg['rotations']} rotations "
         f"= {report['games']} games, {report['hands']} hands ({cfg['players']} players, rules {cfg['rules']}, "
         f"seed {cfg['seed']})"
     )
@@ -110,7 +118,7 @@ def render_report(report: dict, console=None) -> None:
         table.add_column(col, justify="left" if col == "agent" else "right")
     for a in report["agents"]:
         table.add_row(
-            a["agent"],
+            _label(a["agent"]),
             _fmt_ci(a["win_rate"], pct=True),
             _fmt_ci(a["win_rate_plain"], pct=True).split(" ", 1)[-1],
             _fmt_ci(a["margin_per_hand"]),
@@ -137,7 +145,7 @@ def render_report(report: dict, console=None) -> None:
                 else f"{c['won']:.3f} / {c['tied']:.3f} / {c['lost']:.3f}"
             )
         cells += [f"{a['extras_per_hand'].get(k, 0.0):.3f}" for k in extra_keys]
-        cats.add_row(a["agent"], *cells)
+        cats.add_row(_label(a["agent"]), *cells)
     console.print(cats)
     console.print(
         f"{report['seconds_per_1000_hands']:.1f} CPU s per 1,000 hands (one process); wall {report['wall_seconds']:.1f} s"
@@ -167,7 +175,7 @@ def render_tournament(result: dict, console=None) -> None:
     for r in result["ratings"]:
         ci = "-" if math.isnan(r["lo"]) else f"[{r['lo']:+.0f}, {r['hi']:+.0f}]"
         elo = "-" if math.isnan(r["elo"]) else f"{r['elo']:+.0f}"
-        table.add_row(r["agent"], elo, ci, f"{r['wins']} / {r['games']}")
+        table.add_row(_label(r["agent"]), elo, ci, f"{r['wins']} / {r['games']}")
     console.print(table)
     pairs = Table(title="pairs (first agent's view)", title_justify="left")
     for col in ("pair", "deals", "win rate [95% CI]", "margin/hand [95% CI]", "s / 1,000 hands"):
@@ -175,7 +183,7 @@ def render_tournament(result: dict, console=None) -> None:
     for rep in result["pairs"]:
         a = rep["agents"][0]
         pairs.add_row(
-            " vs ".join(rep["config"]["agents"]),
+            " vs ".join(map(_label, rep["config"]["agents"])),
             str(rep["deals"]),
             _fmt_ci(a["win_rate"], pct=True),
             _fmt_ci(a["margin_per_hand"]),

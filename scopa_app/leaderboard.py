@@ -12,7 +12,9 @@ reference of the suite's ladder on the suite's deals (:mod:`agents.leaderboard`)
 its row: the rating on the suite's scale with its 95% interval, the margin and game win rate
 against each reference, and the per-hand rates. Bad input (an unknown suite, an agent for
 another game or player count, a class that is not an agent) is one line on stderr and exit
-status 2, before any game; forfeits print no row (exit status 1).
+status 2, before any game; forfeits print no row (exit status 1). The ``oracle``, which sees every
+card, is refused the same way: it is no ranked agent but each suite's unranked ceiling row, which
+``benchmarks/leaderboard.py`` measures into the published record.
 """
 
 from __future__ import annotations

@@ -82,11 +82,23 @@ CATEGORY_LABELS = {
 # --- agents -------------------------------------------------------------------------
 
 
+HUMAN_TABLE_ROLE = "an opponent or partner of a human: it would see your cards"
+"""What a cheating agent (the ``oracle``) cannot be in ``scopa play`` and ``scopa web``."""
+
+
 def make_agent(spec: str, seed: int | None = None):
-    """An agent from a spec such as ``"greedy"`` or ``"ppo:runs/x.pt"`` (see :mod:`agents.registry`)."""
+    """An agent from a spec such as ``"greedy"`` or ``"ppo:runs/x.pt"`` (see :mod:`agents.registry`).
+
+    A cheating agent (the ``oracle``) is refused in one line: at a human's table it would see the
+    human's cards (``scopa play`` and ``scopa web`` build their agents here).
+    """
+    from agents.registry import check_fair
     from agents.registry import make_agent as registry_make_agent
 
-    return registry_make_agent(spec, seed=seed)
+    check_fair(spec, HUMAN_TABLE_ROLE)
+    agent = registry_make_agent(spec, seed=seed)
+    check_fair(agent, HUMAN_TABLE_ROLE)
+    return agent
 
 
 def agent_names() -> list[str]:

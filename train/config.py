@@ -315,6 +315,12 @@ class RunConfig:
             raise _bad(
                 source, "eval_opponents", f"eval_opponents must be a list of agent specs, got {self.eval_opponents!r}"
             )
+        from train.opponents import check_fair_specs
+
+        try:  # the oracle sees every card: no opponent of the learner, not even for its evaluations
+            check_fair_specs(self.eval_opponents, "an evaluation opponent of a training run")
+        except ValueError as exc:
+            raise _bad(source, "eval_opponents", f"eval_opponents: {exc}") from None
         if self.best_opponent and self.best_opponent not in self.eval_opponents:
             raise _bad(source, "best_opponent", f"best_opponent {self.best_opponent!r} is not in eval_opponents")
         if not self.name or "/" in self.name:

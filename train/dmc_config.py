@@ -189,6 +189,12 @@ class DmcConfig(RunConfig):
         return cls.from_dict({**cfg.to_dict(), **extra}, "command line") if extra else cfg
 
     def validate(self, source: str = "config") -> None:
+        from train.opponents import check_fair_specs
+
+        try:  # before the choices: the oracle sees every card, one line says so
+            check_fair_specs([self.teacher], "the DMC teacher (the learner only ever sees views)")
+        except ValueError as exc:
+            raise ConfigError(f"{source}: teacher: {exc}") from None
         super().validate(source)
         fixed = {"gamma": 1.0, "selfplay": False}
         for key, value in fixed.items():

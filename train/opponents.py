@@ -13,6 +13,11 @@
 
 All draws come from the generator the env passes in, and each drawn agent is reseeded
 from it, so a seeded env replays the same opponents.
+
+A cheating agent (the ``oracle``, which sees every card) is never an opponent: the learner would
+train against play it can never meet, and the harness hands views only. :func:`normalize_weights`
+refuses it by spec and :meth:`OpponentSampler.agent` by the agent built
+(:func:`agents.registry.check_fair`).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ import numpy as np
 from agents.base import Agent
 
 CHECKPOINT_PREFIXES = ("ppo", "dqn")
+TRAINING_ROLE = "a training opponent (the learner only ever sees views)"
+"""What a cheating agent cannot be, in the refusals of this module and the training configs."""
 _CHECKPOINT_AGENTS: dict[str, Agent] = {}
 """Loaded checkpoint agents of this process (they hold no per-game state)."""
 
@@ -43,7 +50,17 @@ def normalize_weights(weights: str | list[str] | dict[str, float]) -> dict[str, 
         out[spec] = float(w)
     if sum(out.values()) <= 0:
         raise ValueError(f"opponent weights sum to zero: {out}")
+    check_fair_specs(out, TRAINING_ROLE)
     return out
+
+
+def check_fair_specs(specs, role: str = TRAINING_ROLE) -> None:
+    """Refuse a cheating agent (the ``oracle``) among ``specs`` with one line naming it and ``role``."""
+    from agents.registry import check_fair
+
+    for spec in specs:
+        if isinstance(spec, str):
+            check_fair(spec, role)
 
 
 class OpponentSampler:
@@ -81,10 +98,12 @@ class OpponentSampler:
     def agent(self, spec: str) -> Agent:
         """The (cached) agent of a spec; checkpoints are loaded once per process."""
         if spec not in self._agents:
-            from agents.registry import make_agent
+            from agents.registry import check_fair, make_agent
 
+            check_fair(spec, TRAINING_ROLE)
             agent = make_agent(spec)
             agent.spec = spec
+            check_fair(agent, TRAINING_ROLE)
             self._agents[spec] = agent
         return self._agents[spec]
 
