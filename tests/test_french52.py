@@ -426,7 +426,10 @@ RECORDED = {
     "booklet_team": "cb02e81a4c0bf851",
     "chiamarsi_fuori": "d9108bbd22ba1d6e",
     "chkobba": "c1e6a7798cd661a5",
-    "cirulla": "b4a697bc35a39928",
+    # Re-recorded when Cirulla's hand bonuses moved to the holder's first turn of the deal
+    # (tests/test_variants2.py, wikipedia: "before the player holding them has played their first
+    # card"); with the declarations taken right after the deal the code gives b4a697bc35a39928.
+    "cirulla": "4bf4afd34816354e",
     "escoba": "bf0bda380501ef1a",
     "hurrikan": "3dc321a601d67a92",
     "hurrikan_10": "cf33d6b52d153250",

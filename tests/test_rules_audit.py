@@ -117,14 +117,28 @@ def _left_out() -> str:
     "what, quote",
     [
         ("series", 'wikipedia: "It is recommended to play multiple games so that each player has the opportunity'),
-        ("first card", 'wikipedia: "before the player'),
+        ("first dealer", 'pagat: "The first dealer can be chosen by any convenient method'),
+        ("variations", 'wikipedia: "only the ten-point bonus is normally awarded, although variations'),
     ],
 )
 def test_rules_doc_lists_what_is_left_out(what, quote):
     """docs/rules.md's "Left out" names the pieces of the texts the kit does not play, each with its
     quote: the 52-card game's series of games (wikipedia: "It is recommended to play multiple games
-    so that each player has the opportunity to deal") and Cirulla's declaration timing."""
+    so that each player has the opportunity to deal"), the table manners (choosing the first dealer)
+    and the variations named without rules."""
     section = " ".join(_left_out().split())
     assert not section.lower().startswith("## left out nothing"), "the section still says nothing is left out"
     assert what in section.lower(), f"docs/rules.md's Left out does not name the {what!r} ({quote})"
     assert quote.split('"', 1)[1] in section, f"docs/rules.md's Left out does not quote {quote}"
+
+
+def test_cirulla_declaration_timing_is_built_not_left_out():
+    """wikipedia, Cirulla: "Such bonuses must be declared before the player holding them has played
+    their first card": the engines take the declaration at that player's first turn of the deal
+    (``tests/test_variants2.py``), so "Left out" no longer lists it and the ``cirulla`` section gives
+    the reading."""
+    assert "before the player holding them" not in " ".join(_left_out().split()), "Left out lists the timing"
+    text = " ".join(RULES_DOC.read_text().split())
+    cirulla = text[text.index("### `cirulla`") : text.index("### Chiamarsi fuori")]
+    assert "first turn of the deal" in cirulla and "declare_at_turn" in cirulla, "the cirulla section lacks the reading"
+    assert get_rules("cirulla").declare_at_turn and not get_rules("scopa_bazzica").declare_at_turn

@@ -390,13 +390,16 @@ def test_only_the_better_declaration_scores(hand0, hand1, winner, quote):
 
 
 def bazzica_deal(hand0: str, hand1: str, rules: str = "scopa_bazzica", **kwargs) -> Game:
-    """A fresh hand (dealer 1, 4 on the table) with ``hand0``/``hand1`` dealt and their declarations open."""
+    """A fresh hand (dealer 1, 4 on the table) with ``hand0``/``hand1`` dealt and their declarations open
+    (Cirulla's: player_0's alone, at its first turn; player_1 decides at its own)."""
     rules = get_rules(rules)
     h0, h1 = cards(hand0), cards(hand1)
     rest = [c for c in rules.deck if c not in h0 + h1 and c not in cards("Kb")]
     table = rest[-3:] + cards("Kb")
     stock = rest[:-3]
     queue = [s for s, h in ((0, h0), (1, h1)) if declaration(mask_of(h), rules) is not None]
+    if rules.declare_at_turn:
+        queue = [s for s in queue if s == 0]
     queue = kwargs.pop("declare_queue_override", queue)
     return Game.from_deal(
         [h0, h1], table, stock, dealer=1, rules=rules, declare_queue=queue, auto_next_hand=False, **kwargs
@@ -591,8 +594,58 @@ def test_cirulla_every_declaration_scores():
     """wikipedia: hand bonuses are "awarded to players who hold" them (no comparison between players)."""
     game = bazzica_deal("Ad Ac 2s", "Kd Kc Ks", rules="cirulla", scores=[0, 0])
     game.play(Move(cards("2s")[0], itself=True))
+    game.play(game.legal_moves()[0])  # player_0's first card; then player_1's first turn
     game.play(Move(cards("Ks")[0], itself=True))
-    assert game.scores == [3, 10] and game.revealed == [mask_of(cards("Ad Ac 2s")), mask_of(cards("Kd Kc Ks"))]
+    assert game.scores == [3, 10] and game.revealed[1] == mask_of(cards("Kd Kc Ks"))
+    assert game.revealed[0] == game.hands[0] and game.revealed[0].bit_count() == 2
+
+
+AT_FIRST_CARD = (
+    'wikipedia, Cirulla: "Such bonuses must be declared before the player holding them has played their first card"'
+)
+
+
+def cirulla_order(hand0: str, hand1: str, table: str, rules: str = "cirulla") -> list[int]:
+    """A deck order dealing ``hand0``/``hand1`` (dealer 1, one card at a time) and then ``table``."""
+    h0, h1, tb = cards(hand0), cards(hand1), cards(table)
+    rest = [c for c in get_rules(rules).deck if c not in h0 + h1 + tb]
+    return [c for pair in zip(h0, h1) for c in pair] + tb + rest
+
+
+def test_cirulla_declares_at_the_players_first_turn():
+    """AT_FIRST_CARD: the decision comes at the holder's own first turn of the deal, after the earlier
+    players' cards of the round, which the deciding player sees (pagat's bazzica: "immediately after a
+    three-card deal, before the next card is played", so every seat decides before the first card)."""
+    order = cirulla_order("Ad Ac 2s", "Kd Kc Ks", "7b Jb Qb 5b")
+    bazzica = Game.from_order(order, 2, "scopa_bazzica", auto_next_hand=False)
+    assert bazzica.declare_queue == [0, 1], "bazzica: both seats decide right after the deal"
+    game = Game.from_order(order, 2, "cirulla", auto_next_hand=False)
+    assert game.hands == [mask_of(cards("Ad Ac 2s")), mask_of(cards("Kd Kc Ks"))]
+    assert game.declare_queue == [0] and game.view(1).declare_queue == (0,), AT_FIRST_CARD
+    game.play(Move(cards("2s")[0], itself=True))  # player_0 declares its three-point bonus ...
+    assert game.scores == [3, 0] and game.current == 0 and not game.deciding, "... it scores; player_0 plays on"
+    two, jack, five = cards("2s Jb 5b")
+    game.play(Move(two, [jack, five]))  # 2 + 8 + 5 = 15
+    view = game.view(1)
+    assert game.current == 1 and view.declaring and game.declare_queue == [1], AT_FIRST_CARD
+    assert view.history == ((0, two, (1 << jack) | (1 << five)),), "player_1 decides having seen player_0's card"
+    assert view.table == mask_of(cards("7b Qb")) and view.revealed[0] == mask_of(cards("Ad Ac"))
+    hi = cards("Ks")[0]
+    assert view.legal_pairs() == [(hi, 0), (hi, 1 << hi)]
+    game.play(Move(hi))  # player_1 passes ...
+    assert game.current == 1 and not game.deciding and game.scores == [3, 0], "... and plays its first card"
+    assert all(game.hands[1] >> c & 1 for c, _ in game.legal_pairs()) and len(game.legal_pairs()) > 2
+    game.play(game.legal_moves()[0])
+    assert not game.deciding and game.current == 0, "a later turn of the deal offers no declaration"
+
+
+def test_cirulla_bonuses_need_every_deal_of_three_cards():
+    """wikipedia, Cirulla: "Each player is dealt three cards": a three-card hand is then a first turn of
+    its deal; a four-card deal would offer the bonus on its second turn."""
+    schedule = {2: (3, 3, 3, 3, 2, 4)}
+    with pytest.raises(ValueError, match="every deal must be of three cards"):
+        Game(2, get_rules("cirulla").replace(name="cirulla_4", deal_schedules=schedule))
+    Game(2, get_rules("scopa_bazzica").replace(name="bazzica_4", deal_schedules=schedule))  # after the 3-card deals
 
 
 @pytest.mark.parametrize(
@@ -626,13 +679,18 @@ def test_cirulla_env_select_mode():
     env = scopa_v0.raw_env(rules="cirulla", action_mode="select")
     h0, h1 = cards("Ad Ac 2s"), cards("Kd Kc Ks")
     rest = [c for c in env.rules.deck if c not in h0 + h1]
-    env.reset(options={"deal": {"hands": [h0, h1], "table": rest[-4:], "stock": rest[:-4], "dealer": 1,
-                                "declare_queue": [0, 1]}})  # fmt: skip
+    tb = cards("7b Jb Qb 5b")
+    stock = [c for c in rest if c not in tb]
+    env.reset(options={"deal": {"hands": [h0, h1], "table": tb, "stock": stock, "dealer": 1,
+                                "declare_queue": [0]}})  # fmt: skip
     hi = cards("2s")[0]
     assert list(np.flatnonzero(env.observe("player_0")["action_mask"])) == [hi]
     env.step(hi)
     env.step(40)  # CONFIRM: pass
-    assert env.game.current == 1 and env.game.revealed[0] == 0
+    assert env.game.current == 0 and env.game.revealed[0] == 0 and not env.game.deciding
+    assert env.observe("player_1")["observation"][env.layout["declaring"]][0] == 0.0, AT_FIRST_CARD
+    env.step(hi)  # player_0's first card: the 2 takes Jb 5b (its only capture)
+    assert env.game.current == 1 and env.game.history == [(0, hi, mask_of(cards("Jb 5b")))]
     assert env.observe("player_1")["observation"][env.layout["declaring"]][0] == 1.0
 
 

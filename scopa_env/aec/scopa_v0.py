@@ -53,7 +53,9 @@ shows the hand), its plain move passes; in "move" mode those are the ids of
 ``Move(card, itself=True)`` and ``Move(card)``, in "select" mode "name the card, then
 name it again (declare) or CONFIRM (pass)". The mask offers them only at that moment.
 The observation then has ``revealed`` planes and a ``declaring`` flag (see
-:mod:`scopa_env.engine.observation`). Cirulla's hand bonuses are declared the same way.
+:mod:`scopa_env.engine.observation`). Cirulla's hand bonuses are declared the same way, but
+at the holder's first turn of each deal, after the earlier players' cards of that round
+(:attr:`~scopa_env.engine.rules.Rules.declare_at_turn`); the same player then plays a card.
 
 Chiamarsi fuori (``claim_out`` rules): on every card-play turn the mask also offers the
 claim, the self-mask move of the hand's highest card (:meth:`Game.claim_pair`; "select"

@@ -21,7 +21,16 @@ from typing import NamedTuple
 import numpy as np
 
 from scopa_env.engine.cards import ACE, MAX_CARDS, NUM_CARDS, RANK_MASK, cards_of, format_card, format_cards, mask_of
-from scopa_env.engine.rules import Move, Rules, capture_rank, check_wild_rank, get_rules, legal_pairs, move_of
+from scopa_env.engine.rules import (
+    DECLARATION_CARDS,
+    Move,
+    Rules,
+    capture_rank,
+    check_wild_rank,
+    get_rules,
+    legal_pairs,
+    move_of,
+)
 from scopa_env.engine.scoring import (
     DECLARATION_NAMES,
     HAND_BONUS_NAMES,
@@ -139,6 +148,8 @@ class Game:
             to move declares.
         declare_queue: seats still to decide on a declaration after this deal (the first
             is ``current``); pending: ``(seat, hand)`` declared in this deal, not yet scored.
+            Under :attr:`Rules.declare_at_turn` (Cirulla) the queue is the seat to move alone, at
+            its first turn of the deal, and a declaration scores at once (``pending`` stays empty).
         revealed: per seat, the declared cards still in that hand (every seat sees them).
         declarations: this hand's declarations as dicts (seat, side, name, cards, points).
         wild_rank: Cirulla (:attr:`Rules.bonus_wildcard`): the rank the Seven of cups was declared
@@ -185,6 +196,7 @@ class Game:
         self.hand_result: HandResult | None = None
         self.redeals = 0
         self.deciding = False
+        self._declare_at_turn = rules.declare_at_turn
 
     @classmethod
     def from_deal(
@@ -219,9 +231,10 @@ class Game:
         ``scope_points`` (Libyan :attr:`Rules.scopa_value`) defaults to ``scope`` times
         :attr:`Rules.scopa_points`. Under declaration rules (:attr:`Rules.bazzica_points`,
         :attr:`Rules.hand_bonus_points`), ``declare_queue``
-        (seats still to decide after a three-card deal, ``current`` first), ``pending``
-        (``(seat, hand_mask)`` declared in this deal) and ``revealed`` (per seat, bitmask
-        of shown cards still in hand) set up a declaration moment. ``wild_rank``
+        (seats still to decide after a three-card deal, ``current`` first; under
+        :attr:`Rules.declare_at_turn` the seat to move alone, at its first turn of the deal),
+        ``pending`` (``(seat, hand_mask)`` declared in this deal) and ``revealed`` (per seat,
+        bitmask of shown cards still in hand) set up a declaration moment. ``wild_rank``
         (:attr:`Rules.bonus_wildcard`) is the rank the Seven of cups was declared as this
         hand (0: none).
         """
@@ -282,7 +295,8 @@ class Game:
         # The round runs dealer+1 .. dealer; seats already past hold one card fewer.
         order = [(game.dealer + 1 + i) % n for i in range(n)]
         k = game.hands[game.current].bit_count()
-        pos = 0 if game.declare_queue else order.index(game.current)  # declaring: nobody has played yet
+        # Declaring right after the deal (bazzica): nobody has played yet.
+        pos = 0 if game.declare_queue and not game.rules.declare_at_turn else order.index(game.current)
         expected = [k - 1 if i < pos else k for i in range(n)]
         actual = [game.hands[s].bit_count() for s in order]
         if k == 0 or actual != expected:
@@ -342,6 +356,11 @@ class Game:
         for s, hand in pending:
             if hand != self.hands[s] or declaration(hand, rules) is None:
                 raise ValueError(f"pending declaration of seat {s} must be its whole (declarable) hand")
+        if rules.declare_at_turn and (len(queue) != 1 or pending):
+            raise ValueError(
+                f"rules {rules.name!r} declare at the player's first turn of the deal: declare_queue must be "
+                f"the current seat alone and pending empty, got {queue} and {list(pending)}"
+            )
         self.declare_queue = queue
         self.pending = [(int(s), int(h)) for s, h in pending]
         self.deciding = True
@@ -495,18 +514,36 @@ class Game:
             self.last_capturer = self.dealer
 
     def _open_declarations(self) -> None:
-        """After a three-card deal, queue the seats whose hands can declare (in turn order)."""
+        """After a three-card deal, queue the seats whose hands can declare (in turn order);
+        under :attr:`Rules.declare_at_turn` only the seat to move, whose first turn it is
+        (the others decide at theirs: :meth:`_offer_declaration`)."""
         rules = self.rules
         if not rules.declarations:
+            return
+        self.pending = []
+        if rules.declare_at_turn:
+            self._offer_declaration()
             return
         n = self.num_players
         order = [(self.dealer + 1 + i) % n for i in range(n)]
         queue = [s for s in order if declaration(self.hands[s], rules) is not None]
-        self.pending = []
         self.declare_queue = queue
         if queue:
             self.deciding = True
             self.current = queue[0]
+
+    def _offer_declaration(self) -> None:
+        """:attr:`Rules.declare_at_turn`: the seat to move decides on a declaration when this is
+        its first turn of the deal (it holds the deal's three cards) and its hand qualifies.
+
+        wikipedia, Cirulla: "Such bonuses must be declared before the player holding them has
+        played their first card": the decision comes as late as the text allows, after the
+        earlier players' cards of the round (declaring sooner only shows the hand sooner)."""
+        seat = self.current
+        hand = self.hands[seat]
+        if hand.bit_count() == DECLARATION_CARDS and declaration(hand, self.rules) is not None:
+            self.declare_queue = [seat]
+            self.deciding = True
 
     def _declare(self, captured: int) -> None:
         """The player to move declares (``captured`` not 0, showing the hand) or passes
@@ -520,11 +557,22 @@ class Game:
             wild = declared_wild_rank(self.hands[seat], captured, self.rules)
             if wild:
                 self.wild_rank = wild
+        if self.rules.declare_at_turn:
+            # Cirulla: each bonus scores at once; the same seat then plays its first card.
+            self._score_declarations(None)
+            self.deciding = False
+            return
         if self.declare_queue:
             self.current = self.declare_queue[0]
             return
         # Everyone has decided: the declarations score at once (bazzica: only the best one).
-        best = best_declaration(self.pending, self.rules) if self.rules.bazzica_points else None
+        self._score_declarations(best_declaration(self.pending, self.rules) if self.rules.bazzica_points else None)
+        self.deciding = False
+        self.current = (self.dealer + 1) % self.num_players
+
+    def _score_declarations(self, best: int | None) -> None:
+        """Score :attr:`pending`: the ``best``-th one alone (bazzica), or every one (``None``,
+        Cirulla's hand bonuses); then it is empty."""
         for i, (s, hand) in enumerate(self.pending):
             found = declaration(hand, self.rules)
             points = found.points if i == best or self.rules.hand_bonus_points else 0
@@ -533,8 +581,6 @@ class Game:
                 {"seat": s, "side": self.side_of[s], "name": found.name, "cards": hand, "points": points}
             )
         self.pending = []
-        self.deciding = False
-        self.current = (self.dealer + 1) % self.num_players
 
     def _deal_round(self, cards: list[int]) -> None:
         """Deal ``cards`` one at a time starting with the player after the dealer."""
@@ -738,6 +784,8 @@ class Game:
         self.history.append((seat, card, captured))
         self._legal = None
         self.current = (seat + 1) % self.num_players
+        if self._declare_at_turn and self._cards_in_hands:
+            self._offer_declaration()
         if self._cards_in_hands == 0:
             if self.stock:
                 per_deal = self.num_players * self._next_deal.get(len(self.stock), self.rules.hand_size)
@@ -921,7 +969,8 @@ class PlayerView:
     revealed: tuple[int, ...] = ()
     """Per seat, declared cards still in that hand (shown to everyone)."""
     declare_queue: tuple[int, ...] = ()
-    """Seats still to decide on a declaration after this deal (the first is ``current``)."""
+    """Seats still to decide on a declaration after this deal (the first is ``current``); under
+    :attr:`Rules.declare_at_turn` (Cirulla) the seat to move alone, at its first turn of the deal."""
     pending: tuple[tuple[int, int], ...] = ()
     """``(seat, hand)`` declared (and shown) in this deal, scored when the queue empties."""
     wild_rank: int = 0

@@ -391,9 +391,11 @@ class Rules:
         default=(), metadata=backends(fast=True, french=False, openspiel=True, features=True, search=False)
     )
     """Cirulla's hand bonuses, points for (three cards totalling less than 10, three of a
-    kind): ``(3, 10)``; ``()`` = off. Declared like :attr:`bazzica_points` after every
-    three-card deal, but every declaration scores (a hand that is both scores only the
-    three of a kind)."""
+    kind): ``(3, 10)``; ``()`` = off. Unlike :attr:`bazzica_points` a hand is declared at its
+    holder's first turn of each three-card deal, after the earlier players' cards of that round
+    (wikipedia: "declared before the player holding them has played their first card"; see
+    :attr:`declare_at_turn`), and every declaration scores at once (a hand that is both scores
+    only the three of a kind). Every deal must be of three cards."""
 
     table_bonus: bool = field(
         default=False, metadata=backends(fast=True, french=False, openspiel=True, features=True, search=True)
@@ -712,6 +714,13 @@ class Rules:
         """True when players may declare hands (:attr:`bazzica_points`, :attr:`hand_bonus_points`)."""
         return bool(self.bazzica_points or self.hand_bonus_points)
 
+    @property
+    def declare_at_turn(self) -> bool:
+        """True when a hand is declared at its holder's first turn of the deal (Cirulla's
+        :attr:`hand_bonus_points`), not by every qualifying seat right after the deal
+        (:attr:`bazzica_points`)."""
+        return bool(self.hand_bonus_points)
+
     def check_players(self, num_players: int) -> None:
         """Raise ``ValueError`` if this variant cannot be played by ``num_players``."""
         if num_players not in self.player_counts:
@@ -735,6 +744,12 @@ class Rules:
             raise ValueError(
                 f"rules {self.name!r}: declarations need three-card deals (pagat: 'declared immediately after a "
                 f"three-card deal'), but {num_players} players get {schedule or (self.hand_size,)} cards per deal"
+            )
+        if self.hand_bonus_points and set(schedule or (self.hand_size,)) != {DECLARATION_CARDS}:
+            raise ValueError(
+                f"rules {self.name!r}: hand_bonus_points are declared at a player's first turn of a deal, so every "
+                f"deal must be of three cards (wikipedia, Cirulla: 'Each player is dealt three cards'), but "
+                f"{num_players} players get {schedule} cards per deal"
             )
 
     def sides(self, num_players: int) -> tuple[int, ...]:

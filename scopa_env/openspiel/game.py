@@ -63,8 +63,9 @@ Decisions of the deal (player actions, the AEC env's ids in both modes)
     chance nodes, one card fewer for the holder (kept) or the table (tabled). A kept card
     is seen by its holder only; a tabled one by everyone. Declarations (``bazzica_points``
     / ``hand_bonus_points``): after each three-card deal the engine queues the seats that
-    may declare (:attr:`Game.declare_queue`, public, as in :class:`PlayerView`); each
-    declares (the self-mask move of the hand's highest card, or Cirulla's wildcard move
+    may declare (:attr:`Game.declare_queue`, public, as in :class:`PlayerView`; Cirulla's
+    hand bonuses: the seat to move alone, at its first turn of the deal, after the earlier
+    players' cards of the round); each declares (the self-mask move of the hand's highest card, or Cirulla's wildcard move
     naming the rank) or passes (:func:`~scopa_env.engine.scoring.declaring_pairs`). A declared
     hand is shown: it is in every player's strings and in the ``revealed`` planes of the
     tensors (:func:`~scopa_env.engine.observation.write_observation`). Cirulla's table bonus is

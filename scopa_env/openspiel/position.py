@@ -446,6 +446,9 @@ class Position:
             deal = setup.deal_plies.index(plies)
             queue = self._queue_text()
             texts = [f"{t} | {self._deal_text(deal, p)}{queue}" for p, t in enumerate(texts)]
+        elif game.declare_queue:  # Cirulla: the next seat's first turn of the deal opens with its decision
+            queue = self._queue_text()
+            texts = [t + queue for t in texts]
         self.texts = texts
         if game.hand_over:
             self._end_hand()

@@ -175,7 +175,8 @@ def _replay_decisions(pos: Position, todo: list[tuple[int, int, int]] | None, pl
     """
     game = pos.game
     last = ply == len(world.history)
-    this_deal = ply == max(p for p in pos.setup.deal_plies if p <= len(world.history))
+    # A decision of the current deal: right after it (bazzica) or at a seat's first turn (Cirulla).
+    this_deal = ply >= max(p for p in pos.setup.deal_plies if p <= len(world.history))
     while game.declare_queue:
         seat = game.current
         if last and game.declare_queue == world.declare_queue:

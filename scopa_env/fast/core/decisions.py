@@ -1,8 +1,8 @@
 """The turns that are not a card play, and the seat to move's pairs in any turn.
 
 Cirulla's table bonus (an initial table of 15 or 30), the declarations after a three-card deal
-(``bazzica_points``, Cirulla's ``hand_bonus_points``: Game._open_declarations, Game._declare,
-scoring.declaration), and :func:`mover_pairs` (Game.legal_pairs): the decision pairs of Chkobba's
+(``bazzica_points``: Game._open_declarations, Game._declare, scoring.declaration) or at a player's
+first turn of it (Cirulla's ``hand_bonus_points``: Game._offer_declaration), and :func:`mover_pairs` (Game.legal_pairs): the decision pairs of Chkobba's
 first card and of a declaration, else the capture pairs of :mod:`scopa_env.fast.core.captures`,
 with the chiamarsi fuori claim where it is offered. Chkobba's first card itself is dealt in
 :mod:`scopa_env.fast.core.game` (:func:`~scopa_env.fast.core.game._decide`), which deals the rest.
@@ -212,11 +212,28 @@ def _first_in_queue(S, i, n):
 
 
 @njit(cache=True)
+def _offer_declaration(S, i, P):
+    """Cirulla (Game._offer_declaration): the seat to move decides on its hand bonus when this is
+    its first turn of the deal (it holds the deal's three cards) and its hand qualifies."""
+    seat = S[i, COL_CURRENT]
+    hand = S[i, COL_HAND + seat]
+    if popcount(hand) == DECLARATION_CARDS and _hand_bonus(hand, P)[0] >= 0:
+        S[i, COL_QUEUE] = np.int64(1) << seat
+        S[i, COL_PHASE] = PHASE_DECLARE
+
+
+@njit(cache=True)
 def _open_declarations(S, i, P):
-    """After a three-card deal, queue the seats whose hands can declare; the first of them moves."""
+    """After a three-card deal, queue the seats whose hands can declare; the first of them moves.
+    Cirulla's hand bonuses: only the seat to move, at its first turn (:func:`_offer_declaration`)."""
     if not P[P_DECLARE]:
         return
     n = P[P_PLAYERS]
+    if P[P_DECLARE] == DECLARE_HAND_BONUS:
+        S[i, COL_QUEUE] = 0
+        S[i, COL_DECLARERS] = 0
+        _offer_declaration(S, i, P)
+        return
     queue = np.int64(0)
     for seat in range(n):
         if _can_declare(S[i, COL_HAND + seat], P):
@@ -231,9 +248,11 @@ def _open_declarations(S, i, P):
 @njit(cache=True)
 def _declare(S, i, P, captured):
     """The seat to move declares (``captured`` not 0, showing its hand) or passes; once every
-    queued seat has decided, the best declaration of the deal scores at once, none on a tie,
-    or under Cirulla's ``hand_bonus_points`` every declaration (Game._declare). A Cirulla
-    declaration sets the wildcard's rank for the rest of the hand (scoring.declared_wild_rank)."""
+    queued seat has decided, the best declaration of the deal scores at once, none on a tie
+    (Game._declare). Under Cirulla's ``hand_bonus_points`` the seat to move is the only one
+    queued, at its first turn: its declaration scores at once and it then plays a card. A
+    Cirulla declaration sets the wildcard's rank for the rest of the hand
+    (scoring.declared_wild_rank)."""
     n = P[P_PLAYERS]
     seat = S[i, COL_CURRENT]
     S[i, COL_QUEUE] &= ~(np.int64(1) << seat)
@@ -248,19 +267,17 @@ def _declare(S, i, P, captured):
                 wild = _hand_bonus(hand, P)[2]
             if wild != 0:
                 S[i, COL_WILD] = wild
-    if S[i, COL_QUEUE] != 0:
-        S[i, COL_CURRENT] = _first_in_queue(S, i, n)
-        return
-    if P[P_DECLARE] == DECLARE_HAND_BONUS:  # Cirulla: every declaration scores
-        for seat in range(n):
-            if (S[i, COL_DECLARERS] >> seat) & 1:
-                points = _hand_bonus(S[i, COL_HAND + seat], P)[1]
-                side = _side(seat, P[P_SIDES])
-                S[i, COL_SCORE + side] += points
-                S[i, COL_DECLARED + side] += points
+    if P[P_DECLARE] == DECLARE_HAND_BONUS:  # Cirulla: the declaration scores at once; the seat plays on
+        if captured != 0:
+            points = _hand_bonus(S[i, COL_HAND + seat], P)[1]
+            side = _side(seat, P[P_SIDES])
+            S[i, COL_SCORE + side] += points
+            S[i, COL_DECLARED + side] += points
         S[i, COL_DECLARERS] = 0
         S[i, COL_PHASE] = PHASE_PLAY
-        S[i, COL_CURRENT] = (S[i, COL_DEALER] + 1) % n
+        return
+    if S[i, COL_QUEUE] != 0:
+        S[i, COL_CURRENT] = _first_in_queue(S, i, n)
         return
     best = 1 << 30
     ties = 0

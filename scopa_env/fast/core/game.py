@@ -18,6 +18,7 @@ from scopa_env.fast.core.bits import (
 )
 from scopa_env.fast.core.decisions import (
     _declare,
+    _offer_declaration,
     _open_declarations,
     _table_bonus,
 )
@@ -47,6 +48,7 @@ from scopa_env.fast.core.layout import (
     COL_STOCK_POS,
     COL_TABLE,
     COL_WILD,
+    DECLARE_HAND_BONUS,
     F_OPP_CUMULATIVE,
     FRENCH_RANKS,
     INFO_HAND_ENDED,
@@ -309,6 +311,8 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D):
         S[i, COL_TABLE] |= bit
     S[i, COL_CURRENT] = (seat + 1) % n
     if S[i, COL_IN_HANDS] != 0:
+        if D is not None and P[P_DECLARE] == DECLARE_HAND_BONUS:  # Cirulla: the next seat's first turn?
+            _offer_declaration(S, i, P)
         return 0
     if not stock_empty:
         per_deal = n * TBL[TBL_NEXT_DEAL + P[P_DECK_SIZE] - S[i, COL_STOCK_POS]]

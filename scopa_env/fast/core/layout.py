@@ -33,8 +33,10 @@ State matrix ``S[N, NUM_COLS]`` (one row per game)::
     COL_REVEALED    8      per seat, declared cards still in that hand (shown to all)
     COL_DECLARED    8      per side, declaration points scored this hand (in COL_SCORE already)
     COL_QUEUE       1      seats still to decide on a declaration this deal (bitmask; the
-                           first from the dealer's left is the seat to move)
-    COL_DECLARERS   1      seats that declared in this deal (bitmask), scored when the queue empties
+                           first from the dealer's left is the seat to move; Cirulla: the
+                           seat to move alone, at its first turn of the deal)
+    COL_DECLARERS   1      seats that declared in this deal (bitmask), scored when the queue
+                           empties (Cirulla scores each declaration at once: always 0)
     COL_WILD        1      Cirulla: the rank the Seven of cups was declared as this hand (0: a Seven)
     COL_REDEALS     1      deals thrown in before this hand's (the dealer moves on under redeal_next_dealer)
     COL_DECK        52     this hand's deal order (after any redeal; P_DECK_SIZE used)
