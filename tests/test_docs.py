@@ -50,6 +50,7 @@ NOT_RERUN = (
     "ray ",  # starts or stops a Ray cluster
     "python -m train.zoo.make",  # needs a finished run folder (tests/test_dmc.py checks the zoo)
     "python benchmarks/learning_curves.py",  # needs finished run folders
+    "python benchmarks/dmc_workers.py",  # minutes of measurement, with Ray (tests/test_dmc_ray.py runs the workers)
 )
 CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:", "dmc:")
 TRAINS = "MaskablePPO("

@@ -23,15 +23,19 @@ network first learns the value of the teacher's play, and playing greedily on it
 already a policy-improvement step over the teacher.
 
 Everything runs in one process from one seed (actors, sampling, minibatches, torch), so a
-seed gives the same metrics on CPU for a given ``torch_threads``. ``scopa train
+seed gives the same metrics on CPU for a given ``torch_threads``. With ``workers: N`` the actors
+and their labellers run in N Ray worker processes instead (:mod:`train.dmc_ray`; the loop takes
+their rounds through the same two calls, ``start`` and ``collect``, as :class:`InProcess`'s), and a
+seed and a worker count give the same run. ``scopa train
 configs/dmc_standard.yaml`` runs it; the run folder is the usual one (config.yaml, tb/,
 evaluations.csv with the per-category rates, latest/ and best/ checkpoints, report.md with
 curves). ``scopa train --resume runs/<name>`` continues from ``latest`` (the network, the
 optimizer and the counters; the actors start fresh games and the replay buffer refills).
 
 The module reads in the order a run goes: the config (:mod:`train.dmc_config`), seeding and
-the run folder, the actors, the learner, the loop (:func:`train`), evaluation, then logging,
-checkpoints and the report; the command line comes last.
+the run folder, the actors (their games, samples and buffers: :mod:`train.dmc_actors`), the
+learner, the loop (:func:`train`), evaluation, then logging, checkpoints and the report; the
+command line comes last.
 """
 
 from __future__ import annotations
@@ -52,20 +56,12 @@ import numpy as np
 import yaml
 
 from train.config import ConfigError
-from train.dmc_agent import (
-    ALGO,
-    FEATURE_VERSION,
-    META_FILE,
-    WEIGHTS_FILE,
-    BatchPolicy,
-    NumpyQNet,
-    best_of,
-    flatten_legal,
-    move_features,
-)
+from train.dmc_actors import RETURN_SLOTS, Actors, Buffer, Labeller, build_network, numpy_weights
+from train.dmc_agent import ALGO, FEATURE_VERSION, META_FILE, WEIGHTS_FILE, BatchPolicy, NumpyQNet
 from train.dmc_config import COMPILED, DmcConfig, is_dmc_config, is_dmc_run
 
 __all__ = [
+    "RETURN_SLOTS",
     "COMPILED",
     "DmcConfig",
     "is_dmc_config",
@@ -87,9 +83,6 @@ OPTIMIZER_FILE = "optimizer.pt"
 ONLINE_FILE = "online.npz"
 CSV_FILE = "evaluations.csv"
 FINAL_EVAL_SEED = 20_261_122
-RETURN_SLOTS = 16
-"""Hands remembered per game while their decisions wait for the return (a hand is short)."""
-
 
 # --- seeding and the run folder -----------------------------------------------------------
 
@@ -139,168 +132,6 @@ def open_run_folder(cfg: DmcConfig, resume: bool) -> tuple[Path, dict]:
 
 
 # --- actors ---------------------------------------------------------------------------
-
-
-class Actors:
-    """One batch of the compiled core and the decisions waiting for their hand's return.
-
-    Args:
-        opponent: None for self-play (every seat's decisions are samples), else the compiled
-            opponents (only the learner's decisions are samples).
-    """
-
-    def __init__(self, cfg: DmcConfig, num_games: int, opponent: Any, seeds: np.ndarray, rng: np.random.Generator):
-        from scopa_env.fast import BatchedScopa
-
-        self.batch = BatchedScopa(
-            num_games,
-            cfg.num_players,
-            cfg.rules,
-            action_mode="move",
-            episode="game",
-            reward="points",
-            opponent=opponent,
-            learner_seat="random" if opponent is not None else 0,
-            legal_width=128,
-        )
-        self.batch.reset(seeds)
-        self.rng = rng
-        self.features = move_features(self.batch.rules, cfg.num_players, cfg.heuristic_features)
-        n = num_games
-        self.serial = np.zeros(n, np.int64)  # hand number of each row
-        self.returns = np.zeros((n, RETURN_SLOTS, cfg.num_players), np.float32)
-        self.filled = np.full((n, RETURN_SLOTS), -1, np.int64)
-        self.pending: list[tuple[np.ndarray, ...]] = []
-        self.labels: list[tuple[np.ndarray, ...]] = []
-        self.hands = 0
-
-    def label(self, obs: np.ndarray, rows: np.ndarray, cols: np.ndarray, feats: np.ndarray, labeller) -> None:
-        """Label every legal move of ``labeller.positions`` random games with the search's value
-        (``labeller.differences``: games with a choice, each other move against the search's best)."""
-        from scopa_env.fast.search import search_values
-
-        n = self.batch.num_games
-        pool = np.flatnonzero(self.batch.legal_count > 1) if labeller.differences else np.arange(n)
-        if pool.size == 0:
-            return
-        games = np.sort(self.rng.choice(pool, size=min(labeller.positions, pool.size), replace=False))
-        seeds = self.rng.integers(0, 2**62, len(games))
-        values = search_values(self.batch, games, seeds, labeller.C, labeller.threads)
-        where = np.full(n, -1, np.int64)
-        where[games] = np.arange(len(games))
-        sel = np.flatnonzero(where[rows] >= 0)
-        target = values[where[rows[sel]], cols[sel]].astype(np.float32)
-        if not labeller.differences:
-            self.labels.append((obs[rows[sel]], feats[sel], target))
-            return
-        # each game's best move by the search (ties: the lowest column), then one pair (best, other) with
-        # the value gap for every other legal move of the game
-        g = rows[sel]
-        order = np.lexsort((-target, g))
-        first = order[np.r_[True, g[order][1:] != g[order][:-1]]]
-        best = np.full(n, -1, np.int64)
-        best[g[first]] = first
-        other = np.flatnonzero(np.arange(len(sel)) != best[g])
-        b = best[g[other]]
-        f = feats[sel]
-        self.labels.append((obs[g[other]], f[b], target[b] - target[other], f[other]))
-
-    def take_labels(self) -> tuple[np.ndarray, ...] | None:
-        """The labels made since the last call (``(obs, move features, value)``; with differences
-        ``(obs, best move's features, value gap, other move's features)``), or None."""
-        if not self.labels:
-            return None
-        out = tuple(np.concatenate(x) for x in zip(*self.labels))
-        self.labels = []
-        return out
-
-    def act(self, score_fn, epsilon: float, teacher: str, teacher_share: float, labeller=None) -> None:
-        """One step of every game: pick moves, remember the samples, (label some), step, note hand returns."""
-        b = self.batch
-        obs = b.obs.copy()
-        rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
-        h = None
-        if self.features.heuristic:
-            from scopa_env.fast.features import heuristic_move_scores
-
-            h = heuristic_move_scores(b)[rows, cols]
-        feats = self.features(obs, rows, ids, h)
-        if labeller is not None and labeller.positions > 0:
-            self.label(obs, rows, cols, feats, labeller)
-        q = score_fn(obs, rows, feats)
-        choice = best_of(q, rows, cols, b.legal_ids.shape)
-        n = b.num_games
-        explore = self.rng.random(n) < epsilon
-        if explore.any():
-            choice[explore] = (self.rng.random(int(explore.sum())) * b.legal_count[explore]).astype(np.int64)
-        actions = b.legal_ids[np.arange(n), choice]
-        if teacher and teacher_share > 0:
-            from train.fast_eval import compiled_move_ids
-
-            taught = (self.rng.random(n) < teacher_share) & ~explore
-            if taught.any():
-                actions = np.where(taught, compiled_move_ids(b, teacher), actions)
-        # the chosen move's features: its row in the flattened list
-        start = np.concatenate([[0], np.cumsum(b.legal_count)[:-1]])
-        picked = start + np.argmax(b.legal_ids == actions[:, None], axis=1)
-        self.pending.append((obs, feats[picked], np.arange(n), b.to_play.copy(), self.serial.copy()))
-        b.step(actions)
-        ended = np.flatnonzero(b.hand_ended)
-        if ended.size:
-            slot = self.serial[ended] % RETURN_SLOTS
-            self.returns[ended, slot] = b.rewards[ended]
-            self.filled[ended, slot] = self.serial[ended]
-            self.serial[ended] += 1
-            self.hands += ended.size
-
-    def collect(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(obs, move features, return)`` of every decision whose hand has ended; the rest wait."""
-        if not self.pending:
-            return _empty(self.batch.layout.size, self.features.size)
-        obs, feats, rows, seats, serial = (np.concatenate(x) for x in zip(*self.pending))
-        slot = serial % RETURN_SLOTS
-        done = self.filled[rows, slot] == serial
-        ret = self.returns[rows[done], slot[done], seats[done]]
-        keep = ~done
-        self.pending = [(obs[keep], feats[keep], rows[keep], seats[keep], serial[keep])] if keep.any() else []
-        return obs[done], feats[done], ret
-
-
-def _empty(obs_size: int, feat_size: int):
-    return np.zeros((0, obs_size), np.float32), np.zeros((0, feat_size), np.float32), np.zeros(0, np.float32)
-
-
-class Buffer:
-    """The most recent ``capacity`` samples (a ring), drawn uniformly for minibatches."""
-
-    def __init__(self, capacity: int, obs_size: int, feat_size: int, pairs: bool = False) -> None:
-        self.obs = np.zeros((capacity, obs_size), np.float32)
-        self.feats = np.zeros((capacity, feat_size), np.float32)
-        self.ret = np.zeros(capacity, np.float32)
-        self.other = np.zeros((capacity, feat_size), np.float32) if pairs else None
-        """With ``pairs``: the second move of each sample (``ret`` is then the value gap)."""
-        self.capacity, self.size, self.pos = capacity, 0, 0
-
-    def add(self, obs: np.ndarray, feats: np.ndarray, ret: np.ndarray, other: np.ndarray | None = None) -> None:
-        for start in range(0, len(ret), self.capacity):
-            end = start + self.capacity
-            r = ret[start:end]
-            idx = (self.pos + np.arange(len(r))) % self.capacity
-            self.obs[idx], self.feats[idx], self.ret[idx] = obs[start:end], feats[start:end], r
-            if self.other is not None:
-                self.other[idx] = other[start:end]
-            self.pos = int((self.pos + len(r)) % self.capacity)
-            self.size = min(self.capacity, self.size + len(r))
-
-
-@dataclass
-class Labeller:
-    """What one actor batch labels per step: ``positions`` games, searched with settings ``C``."""
-
-    positions: int
-    C: np.ndarray
-    threads: int
-    differences: bool = False
 
 
 def _labellers(cfg: DmcConfig, actors: list[Actors]) -> list[Labeller | None]:
@@ -379,38 +210,6 @@ def collect(cfg: DmcConfig, seg: Segment, learner: Learner, share: float) -> tup
 
 
 # --- the learner ----------------------------------------------------------------------------
-
-
-def build_network(obs_size: int, feat_size: int, trunk: list[int], head: list[int]):
-    """``Q(obs, move)``: a state trunk, then a head over (trunk output, move features)."""
-    import torch
-    from torch import nn
-
-    class QNet(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            sizes = [obs_size, *trunk]
-            self.trunk = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
-            sizes = [trunk[-1] + feat_size, *head, 1]
-            self.head = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
-
-        def forward(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
-            h = obs
-            for layer in self.trunk:
-                h = torch.relu(layer(h))
-            x = torch.cat([h[rows], feats], dim=1)
-            for k, layer in enumerate(self.head):
-                x = layer(x)
-                if k < len(self.head) - 1:
-                    x = torch.relu(x)
-            return x.squeeze(-1)
-
-    return QNet()
-
-
-def numpy_weights(net) -> dict[str, np.ndarray]:
-    """The network's weights as float32 numpy arrays (what `weights.npz` holds and the play-time net loads)."""
-    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in net.state_dict().items()}
 
 
 @dataclass
@@ -536,16 +335,23 @@ def gradient_step(cfg: DmcConfig, eff: DmcConfig, seg: Segment, learner: Learner
 
 def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
     """Train (or resume) a DMC run; returns the run folder."""
-    # --- setup: seeding, run folder, actors (a stage, like a resume, starts with new games and empty buffers),
-    # learner, logs
+    # --- setup: seeding, where the actors run (here, or in Ray workers: train/dmc_ray.py), run folder, actors
+    # (a stage, like a resume, starts with new games and empty buffers), learner, logs
     device = seed_and_device(cfg)
+    pool = InProcess()
+    if cfg.workers:
+        from train.dmc_ray import RayActors
+
+        pool = RayActors(cfg)  # joins Ray and starts the workers
     run_dir, state = open_run_folder(cfg, resume)
     stage = cfg.stage_index(state["timestep"])
     eff = cfg.for_stage(stage)
-    seg = start_segment(cfg, eff, state["timestep"])
-    layout, features = seg.actors[0].batch.layout, seg.actors[0].features
-    learner = build_learner(cfg, layout.size, features.size, device, run_dir / "latest" if resume else None)
+    seg = pool.start(cfg, eff, state["timestep"])
+    features = pool.features
+    learner = build_learner(cfg, pool.obs_size, features.size, device, run_dir / "latest" if resume else None)
     log = RunLog(cfg, run_dir, state, device)
+    if cfg.workers:
+        log.message(pool.describe())
     if state["timestep"] == 0:
         evaluate(cfg, learner.played, features, run_dir, log, state, 0)
 
@@ -555,10 +361,10 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
             stage = cfg.stage_index(state["timestep"])
             eff = cfg.for_stage(stage)
             state["hands"] += seg.hands
-            seg = start_segment(cfg, eff, state["timestep"])
+            seg = pool.start(cfg, eff, state["timestep"])
             log.message(f"dmc: stage {stage} from {state['timestep']:,} decisions: {cfg.stages[stage - 1]}")
         share = teacher_share(cfg, state["timestep"])
-        new, new_labels = collect(cfg, seg, learner, share)
+        new, new_labels = pool.collect(cfg, seg, learner, share)
         state["labels"] += new_labels
         state["timestep"] += new
         updates, losses, label_losses = learn(cfg, eff, stage, seg, learner, state, new + new_labels)
@@ -573,9 +379,32 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
     log.clock(state)
     save_latest(run_dir, learner, cfg, state)
     log.close()
+    pool.close()
     if report and cfg.final_eval_pairs > 0:
         write_dmc_report(run_dir, cfg.final_eval_pairs, progress=cfg.progress_bar)
     return run_dir
+
+
+class InProcess:
+    """The actors in the learner's process (``workers: 0``): :func:`start_segment` and :func:`collect`.
+
+    ``train/dmc_ray.py``'s ``RayActors`` has the same methods for actors in Ray workers.
+    """
+
+    def __init__(self) -> None:
+        self.obs_size = 0
+        self.features = None
+
+    def start(self, cfg: DmcConfig, eff: DmcConfig, timestep: int) -> Segment:
+        seg = start_segment(cfg, eff, timestep)
+        self.obs_size, self.features = seg.actors[0].batch.layout.size, seg.actors[0].features
+        return seg
+
+    def collect(self, cfg: DmcConfig, seg: Segment, learner: Learner, share: float) -> tuple[int, int]:
+        return collect(cfg, seg, learner, share)
+
+    def close(self) -> None:
+        """Nothing to stop."""
 
 
 # --- evaluation -------------------------------------------------------------------------------
@@ -810,7 +639,11 @@ def dmc_dispatch(config_path: str | None, overrides: list[str], resume: str | No
     except ConfigError as exc:
         print(f"scopa train: error: {exc}", file=sys.stderr)
         return 2
-    run_dir = train(cfg, resume=bool(resume), report=report)
+    try:
+        run_dir = train(cfg, resume=bool(resume), report=report)
+    except ConfigError as exc:  # found at the start: no CUDA device, no Ray, workers that do not start
+        print(f"scopa train: error: {exc}", file=sys.stderr)
+        return 2
     print(f"run folder: {run_dir}" + (f" (report: {run_dir / 'report.md'})" if report else ""))
     return 0
 

@@ -115,7 +115,22 @@ class DmcConfig(RunConfig):
     torch_threads: int = 2
     """``torch.set_num_threads``; a seed reproduces a run for the same value."""
     device: str = "auto"
-    """"auto" (cuda when present, else cpu), "cpu" or "cuda"; the actors' scoring runs there too."""
+    """"auto" (cuda when present, else cpu), "cpu" or "cuda"; the actors' scoring runs there too (with
+    ``workers``, the learner's only: the workers score on their CPUs)."""
+    workers: int = 0
+    """Ray worker processes that play the actor games and label their positions (:mod:`train.dmc_ray`,
+    docs/training.md "Scaling out with Ray"): 0 keeps them in the learner's process (the default); N splits
+    each batch's games among N workers, at most the larger of ``selfplay_games`` and ``opponent_games``.
+    Needs Ray's core (``pip install "ray>=2.60,<3"``). A seed and a worker count give the same run."""
+    sync: bool = True
+    """With ``workers``: the learner waits for every worker's round and trains on it before the next round
+    starts, so every round is played with the newest weights (as in one process); false hands each worker the
+    next round, with the weights of before this round's training, while the learner trains (one round stale)."""
+    ray_address: str = ""
+    """With ``workers``: the Ray to run them on: "" starts one on this machine; "auto" joins the cluster
+    started here with ``ray start --head``; "HOST:PORT" (the head's GCS port) or "ray://HOST:10001" another's."""
+    worker_cpus: int = 1
+    """CPUs Ray reserves for each worker, and the threads of its torch scoring."""
     eval_every: int = 1_000_000
     """Decisions between evaluations (and saves of ``latest`` and ``best``)."""
     eval_opponents: list = field(default_factory=lambda: ["greedy", "heuristic"])
@@ -147,6 +162,7 @@ class DmcConfig(RunConfig):
         "teacher_steps",
         "label_buffer_size",
         "label_threads",
+        "worker_cpus",
     )
     UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
     STAGE_KEYS: ClassVar[tuple[str, ...]] = (
@@ -170,11 +186,22 @@ class DmcConfig(RunConfig):
         "rollout_steps": Range(1, 1_000_000),
         "label_threads": Range(1, 1024),
         "final_eval_pairs": Range(0, MAX_EVAL_PAIRS),
+        "workers": Range(0, MAX_ENVS),
+        "worker_cpus": Range(1, 1024),
     }
     KEYS_LABEL: ClassVar[str] = " for algo dmc"
     # a resume may change what a stage may (the labels, the learning-rate schedule) and the stages: a second
     # stage of a run (denser labels, a lower rate) continues the same network and optimizer
-    RESUME_KEYS: ClassVar[tuple[str, ...]] = (*RESUME_KEYS, "device", *STAGE_KEYS, "stages")
+    RESUME_KEYS: ClassVar[tuple[str, ...]] = (
+        *RESUME_KEYS,
+        "device",
+        *STAGE_KEYS,
+        "stages",
+        "workers",
+        "sync",
+        "ray_address",
+        "worker_cpus",
+    )
 
     @classmethod
     def load(cls, path: str | Path | None, overrides: list[str] | None = None) -> DmcConfig:
@@ -237,6 +264,7 @@ class DmcConfig(RunConfig):
             raise ConfigError(f"{source}: buffer_size: {problem}")
         if self.seed < 0:
             raise ConfigError(f"{source}: seed must be >= 0, got {self.seed!r}")
+        self._check_workers(source)
         from train.opponents import normalize_weights
 
         wrong = [s for s in normalize_weights(self.opponents) if s not in COMPILED]
@@ -264,6 +292,17 @@ class DmcConfig(RunConfig):
                 check_searchable(self.rules)
             except NotImplementedError as exc:
                 raise ConfigError(f"{source}: label_positions: {exc}") from None
+
+    def _check_workers(self, source: str) -> None:
+        check_ray_address(self.ray_address, source)
+        if not self.workers:
+            return
+        most = max(self.selfplay_games, self.opponent_games)
+        if self.workers > most:
+            raise ConfigError(
+                f"{source}: workers ({self.workers}) must be at most the larger of selfplay_games and "
+                f"opponent_games ({most}): every worker plays some of the games"
+            )
 
     def _feature_size(self, source: str) -> int:
         from scopa_env.engine.rules import get_rules
@@ -333,6 +372,18 @@ class DmcConfig(RunConfig):
 
     def check_agents(self) -> None:
         """Every agent here is a compiled player, checked by :meth:`validate`."""
+
+
+def check_ray_address(address: str, source: str = "config") -> None:
+    """The form of ``ray_address`` ("", "auto", "HOST:PORT" or "ray://HOST:PORT"), checked without a network."""
+    if address in ("", "auto"):
+        return
+    hostport = address.split("://", 1)[1] if address.startswith("ray://") else address
+    host, sep, port = hostport.rstrip("/").rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536 or "://" in hostport:
+        raise ConfigError(
+            f"{source}: ray_address must be '' (a local Ray), 'auto', 'HOST:PORT' or 'ray://HOST:PORT', got {address!r}"
+        )
 
 
 def is_dmc_config(config_path: str | None, overrides: list[str]) -> bool:

@@ -1,0 +1,225 @@
+"""The actors of the deep Monte-Carlo learner (:mod:`train.dmc`): games, samples, labels, buffers, network.
+
+:class:`Actors` steps one batch of the compiled core (:class:`~scopa_env.fast.BatchedScopa`,
+"move" mode) with a scoring function, keeps each decision until its hand's return is known,
+and labels some positions with the compiled search (:class:`Labeller`); :class:`Buffer` holds
+the recent samples the learner draws minibatches from; :func:`build_network` is the
+``Q(state, move)`` network they score with and :func:`numpy_weights` its weights as arrays.
+The learner's process uses them (:mod:`train.dmc`), and so do the Ray workers that play the
+games for it with ``workers: N`` (:mod:`train.dmc_ray`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from train.dmc_agent import best_of, flatten_legal, move_features
+from train.dmc_config import DmcConfig
+
+__all__ = ["RETURN_SLOTS", "Actors", "Buffer", "Labeller", "build_network", "numpy_weights"]
+
+RETURN_SLOTS = 16
+"""Hands remembered per game while their decisions wait for the return (a hand is short)."""
+
+
+# --- actors ---------------------------------------------------------------------------
+
+
+class Actors:
+    """One batch of the compiled core and the decisions waiting for their hand's return.
+
+    Args:
+        opponent: None for self-play (every seat's decisions are samples), else the compiled
+            opponents (only the learner's decisions are samples).
+    """
+
+    def __init__(self, cfg: DmcConfig, num_games: int, opponent: Any, seeds: np.ndarray, rng: np.random.Generator):
+        from scopa_env.fast import BatchedScopa
+
+        self.batch = BatchedScopa(
+            num_games,
+            cfg.num_players,
+            cfg.rules,
+            action_mode="move",
+            episode="game",
+            reward="points",
+            opponent=opponent,
+            learner_seat="random" if opponent is not None else 0,
+            legal_width=128,
+        )
+        self.batch.reset(seeds)
+        self.rng = rng
+        self.features = move_features(self.batch.rules, cfg.num_players, cfg.heuristic_features)
+        n = num_games
+        self.serial = np.zeros(n, np.int64)  # hand number of each row
+        self.returns = np.zeros((n, RETURN_SLOTS, cfg.num_players), np.float32)
+        self.filled = np.full((n, RETURN_SLOTS), -1, np.int64)
+        self.pending: list[tuple[np.ndarray, ...]] = []
+        self.labels: list[tuple[np.ndarray, ...]] = []
+        self.hands = 0
+
+    def label(self, obs: np.ndarray, rows: np.ndarray, cols: np.ndarray, feats: np.ndarray, labeller) -> None:
+        """Label every legal move of ``labeller.positions`` random games with the search's value
+        (``labeller.differences``: games with a choice, each other move against the search's best)."""
+        from scopa_env.fast.search import search_values
+
+        n = self.batch.num_games
+        pool = np.flatnonzero(self.batch.legal_count > 1) if labeller.differences else np.arange(n)
+        if pool.size == 0:
+            return
+        games = np.sort(self.rng.choice(pool, size=min(labeller.positions, pool.size), replace=False))
+        seeds = self.rng.integers(0, 2**62, len(games))
+        values = search_values(self.batch, games, seeds, labeller.C, labeller.threads)
+        where = np.full(n, -1, np.int64)
+        where[games] = np.arange(len(games))
+        sel = np.flatnonzero(where[rows] >= 0)
+        target = values[where[rows[sel]], cols[sel]].astype(np.float32)
+        if not labeller.differences:
+            self.labels.append((obs[rows[sel]], feats[sel], target))
+            return
+        # each game's best move by the search (ties: the lowest column), then one pair (best, other) with
+        # the value gap for every other legal move of the game
+        g = rows[sel]
+        order = np.lexsort((-target, g))
+        first = order[np.r_[True, g[order][1:] != g[order][:-1]]]
+        best = np.full(n, -1, np.int64)
+        best[g[first]] = first
+        other = np.flatnonzero(np.arange(len(sel)) != best[g])
+        b = best[g[other]]
+        f = feats[sel]
+        self.labels.append((obs[g[other]], f[b], target[b] - target[other], f[other]))
+
+    def take_labels(self) -> tuple[np.ndarray, ...] | None:
+        """The labels made since the last call (``(obs, move features, value)``; with differences
+        ``(obs, best move's features, value gap, other move's features)``), or None."""
+        if not self.labels:
+            return None
+        out = tuple(np.concatenate(x) for x in zip(*self.labels))
+        self.labels = []
+        return out
+
+    def act(self, score_fn, epsilon: float, teacher: str, teacher_share: float, labeller=None) -> None:
+        """One step of every game: pick moves, remember the samples, (label some), step, note hand returns."""
+        b = self.batch
+        obs = b.obs.copy()
+        rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
+        h = None
+        if self.features.heuristic:
+            from scopa_env.fast.features import heuristic_move_scores
+
+            h = heuristic_move_scores(b)[rows, cols]
+        feats = self.features(obs, rows, ids, h)
+        if labeller is not None and labeller.positions > 0:
+            self.label(obs, rows, cols, feats, labeller)
+        q = score_fn(obs, rows, feats)
+        choice = best_of(q, rows, cols, b.legal_ids.shape)
+        n = b.num_games
+        explore = self.rng.random(n) < epsilon
+        if explore.any():
+            choice[explore] = (self.rng.random(int(explore.sum())) * b.legal_count[explore]).astype(np.int64)
+        actions = b.legal_ids[np.arange(n), choice]
+        if teacher and teacher_share > 0:
+            from train.fast_eval import compiled_move_ids
+
+            taught = (self.rng.random(n) < teacher_share) & ~explore
+            if taught.any():
+                actions = np.where(taught, compiled_move_ids(b, teacher), actions)
+        # the chosen move's features: its row in the flattened list
+        start = np.concatenate([[0], np.cumsum(b.legal_count)[:-1]])
+        picked = start + np.argmax(b.legal_ids == actions[:, None], axis=1)
+        self.pending.append((obs, feats[picked], np.arange(n), b.to_play.copy(), self.serial.copy()))
+        b.step(actions)
+        ended = np.flatnonzero(b.hand_ended)
+        if ended.size:
+            slot = self.serial[ended] % RETURN_SLOTS
+            self.returns[ended, slot] = b.rewards[ended]
+            self.filled[ended, slot] = self.serial[ended]
+            self.serial[ended] += 1
+            self.hands += ended.size
+
+    def collect(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(obs, move features, return)`` of every decision whose hand has ended; the rest wait."""
+        if not self.pending:
+            return _empty(self.batch.layout.size, self.features.size)
+        obs, feats, rows, seats, serial = (np.concatenate(x) for x in zip(*self.pending))
+        slot = serial % RETURN_SLOTS
+        done = self.filled[rows, slot] == serial
+        ret = self.returns[rows[done], slot[done], seats[done]]
+        keep = ~done
+        self.pending = [(obs[keep], feats[keep], rows[keep], seats[keep], serial[keep])] if keep.any() else []
+        return obs[done], feats[done], ret
+
+
+def _empty(obs_size: int, feat_size: int):
+    return np.zeros((0, obs_size), np.float32), np.zeros((0, feat_size), np.float32), np.zeros(0, np.float32)
+
+
+class Buffer:
+    """The most recent ``capacity`` samples (a ring), drawn uniformly for minibatches."""
+
+    def __init__(self, capacity: int, obs_size: int, feat_size: int, pairs: bool = False) -> None:
+        self.obs = np.zeros((capacity, obs_size), np.float32)
+        self.feats = np.zeros((capacity, feat_size), np.float32)
+        self.ret = np.zeros(capacity, np.float32)
+        self.other = np.zeros((capacity, feat_size), np.float32) if pairs else None
+        """With ``pairs``: the second move of each sample (``ret`` is then the value gap)."""
+        self.capacity, self.size, self.pos = capacity, 0, 0
+
+    def add(self, obs: np.ndarray, feats: np.ndarray, ret: np.ndarray, other: np.ndarray | None = None) -> None:
+        for start in range(0, len(ret), self.capacity):
+            end = start + self.capacity
+            r = ret[start:end]
+            idx = (self.pos + np.arange(len(r))) % self.capacity
+            self.obs[idx], self.feats[idx], self.ret[idx] = obs[start:end], feats[start:end], r
+            if self.other is not None:
+                self.other[idx] = other[start:end]
+            self.pos = int((self.pos + len(r)) % self.capacity)
+            self.size = min(self.capacity, self.size + len(r))
+
+
+@dataclass
+class Labeller:
+    """What one actor batch labels per step: ``positions`` games, searched with settings ``C``."""
+
+    positions: int
+    C: np.ndarray
+    threads: int
+    differences: bool = False
+
+
+# --- the network ---------------------------------------------------------------------------
+
+
+def build_network(obs_size: int, feat_size: int, trunk: list[int], head: list[int]):
+    """``Q(obs, move)``: a state trunk, then a head over (trunk output, move features)."""
+    import torch
+    from torch import nn
+
+    class QNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            sizes = [obs_size, *trunk]
+            self.trunk = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+            sizes = [trunk[-1] + feat_size, *head, 1]
+            self.head = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+
+        def forward(self, obs: torch.Tensor, rows: torch.Tensor, feats: torch.Tensor) -> torch.Tensor:
+            h = obs
+            for layer in self.trunk:
+                h = torch.relu(layer(h))
+            x = torch.cat([h[rows], feats], dim=1)
+            for k, layer in enumerate(self.head):
+                x = layer(x)
+                if k < len(self.head) - 1:
+                    x = torch.relu(x)
+            return x.squeeze(-1)
+
+    return QNet()
+
+
+def numpy_weights(net) -> dict[str, np.ndarray]:
+    """The network's weights as float32 numpy arrays (what `weights.npz` holds and the play-time net loads)."""
+    return {k: v.detach().cpu().numpy().astype(np.float32) for k, v in net.state_dict().items()}
