@@ -6,7 +6,8 @@ Built-in agents (by name in :func:`~agents.registry.make_agent`):
 * ``greedy``: best immediate capture with fixed weights (:mod:`agents.greedy`);
 * ``heuristic``: the published strategy with card counting (:mod:`agents.heuristic`);
 * ``search``: determinized search with rollouts (:mod:`agents.search`);
-* ``openspiel:ismcts``: OpenSpiel's ISMCTS bot (:mod:`agents.openspiel_bot`, the ``openspiel`` extra).
+* ``openspiel:ismcts``: OpenSpiel's ISMCTS bot (:mod:`agents.openspiel_bot`, the ``openspiel`` extra);
+* ``oracle``: search of the true deal, every card seen: *cheating*, the benchmark's ceiling (:mod:`agents.oracle`).
 """
 
 from agents.base import Agent

@@ -181,15 +181,16 @@ def ceiling_gap(suite, ceiling: dict, best: dict, deals: int, workers: int, prog
     return gap, cpu
 
 
-def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int) -> list[dict]:
-    """The record's lines about the ceiling: what it is, and the best fair agent's gap to it."""
+def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int, cpu_hours: float) -> list[dict]:
+    """The record's lines about the ceiling: what it is, its cost, and the best fair agent's gap to it."""
     m, w = gap["margin_per_hand"], gap["win_rate"]
     partial = f" (the tier's first {gap['deals']} of {tier_deals} deals)" if gap["deals"] != tier_deals else ""
     return [
         {
             "what": "ceiling",
             "value": f"{ceiling['agent']} searches the true deal, every hand and the stock order; it is "
-            "not rated and not ranked (docs/benchmark.md, The oracle ceiling)",
+            f"not rated and not ranked (docs/benchmark.md, The oracle ceiling); its games took {cpu_hours:.2f} "
+            "CPU-hours (its moves and the references')",
         },
         {
             "what": "best fair agent's gap to the oracle",
@@ -217,7 +218,7 @@ def add_ceiling(record: dict, suite, deals: int | None, workers: int, progress: 
     record["rows"] = ranked([*rows, row])
     record["ceiling"] = {"agent": row["agent"], "spec": CEILING, "gap": gap, "cpu_hours": round(cpu / 3600, 3)}
     facts = [f for f in record.get("facts", []) if f["what"] not in ("ceiling", "best fair agent's gap to the oracle")]
-    record["facts"] = facts + ceiling_facts(row, gap, suite.deals(tier))
+    record["facts"] = facts + ceiling_facts(row, gap, suite.deals(tier), cpu / 3600)
     return cpu
 
 
