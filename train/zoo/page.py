@@ -33,7 +33,8 @@ and each is refused, before any game, for a game it was not trained for. `scopa 
 `scopa zoo NAME` prints a whole model card. The weights are plain arrays and JSON (nothing is executed
 when they load), checked against the SHA-256 on the card before every load.
 
-Results are on duplicate deals (every deal played once per rotation of the seats, whole games),
+Results are on duplicate deals (every deal played once per rotation of the seats, as many whole games
+as the game has sides, so the agent plays each side of every deal once),
 with 95% intervals clustered by deal: **margin** is the agent's side minus the other sides' mean in
 game points per hand, **win** the share of games its side won. The category columns are the per-hand
 rates of primiera, settebello, coins and cards won and of scope made, the agent's side first and the
@@ -63,7 +64,7 @@ def section(name: str) -> list[str]:
         f"- weights: `train/zoo/{name}/` (SHA-256 `{c['weights_sha256'][:16]}…`)",
         f"- card: `train/zoo/{name}/{CARD_FILE}`, evaluation seed {c.get('evaluation_seed')}",
         "",
-        "| opponent | deal pairs | where | margin | win | " + " | ".join(CATEGORIES) + " |",
+        "| opponent | deals | where | margin | win | " + " | ".join(CATEGORIES) + " |",
         "|---|---|---|---|---|" + "---|" * len(CATEGORIES),
     ]
     for r in c.get("results", []):
