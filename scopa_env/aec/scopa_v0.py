@@ -108,11 +108,21 @@ ACTION_MODES = ("move", "select")
 RENDER_MODES = (None, "ansi", "human")
 FEW_IDS = 8
 """Up to this many legal ids the mask is written item by item, above it with one numpy index."""
-HAND_IDS_LIMIT = 4096
-"""Most hands whose card ids and mask a "select" env keeps (the legal ids of a card-play turn; read only)."""
+HAND_IDS_LIMIT = 1 << 15
+"""Most hands whose card ids and mask the "select" envs keep, shared by the envs of one action count
+(the legal ids of a card-play turn; read only): every hand of up to three cards of the 40-card deck
+(10,700) or of the 52-card deck (23,478), so after a while no card-play turn builds one."""
+_HAND_IDS: dict[int, dict[int, tuple[list[int], np.ndarray]]] = {}
+"""Per action count, :data:`HAND_IDS_LIMIT`'s cache: a hand's card ids and their mask."""
 MOVE_IDS_BUFFER = 1024
 """Legal ids the compiled "move" path writes at most (a hand with more goes through the rules' Python)."""
+FEW_VIEWS = 64
+"""Below this many ids the compiled path reads its output through a view made once (not a new slice)."""
 _I8 = np.dtype(np.int8)
+_SEED_LIMIT = 2**63
+"""An int seed below it and not negative passes :func:`check_seed` as it is (the seed rule)."""
+_NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
+"""Numpy's int scalar types (``Discrete.sample`` gives an ``np.int64``)."""
 
 
 def env(**kwargs) -> AECEnv:
@@ -177,8 +187,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.state_space = spaces.Box(low=0, high=np.inf, shape=(state_size,), dtype=np.float32)
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
-        self._hand_ids: dict[int, tuple[list[int], np.ndarray]] = {}
-        """Per hand (a card mask) of a "select" card-play turn: its legal ids and their mask."""
+        self._hand_ids = _HAND_IDS.setdefault(self.num_actions, {})
+        """Per hand (a card mask) of a "select" card-play turn: its legal ids and their mask (shared)."""
         self._hand_mask: tuple = (None, None)
         """The ``_hand_ids`` entry last looked up: :meth:`observe` copies its mask while its ids are the legal ids."""
         self._card_ids = False
@@ -193,29 +203,62 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         (:func:`~scopa_env.fast.core.plain_move_ids`). Else (None) the rules' Python decides."""
         self._card_capture = self._move_ids = None
         self._capture_flags: tuple = ()
+        self._priority = self._optional = 0
+        self._outcome_ids: tuple | None = None
         rules = self.rules
         if not rules.plain_captures or rules.num_card_ids != NUM_CARDS or rules.claim_out or rules.bonus_wildcard:
             return
         from scopa_env.fast import aot
 
         self._capture_flags = (int(rules.single_card_priority), int(rules.capture_optional))
+        self._priority, self._optional = self._capture_flags
         if self._moves is None:
             self._card_capture = aot.card_capture()
             return
+        self._move_ids = self._compiled_move_ids(self._moves)
+
+    def _compiled_move_ids(self, moves) -> tuple | None:
+        """The compiled :func:`~scopa_env.fast.core.plain_move_ids` with its arguments after the hand
+        and the table for ``moves`` (a :class:`~scopa_env.engine.actions.MoveEnumeration`) and its
+        output buffer, or None where it is not built."""
+        from scopa_env.fast import aot
+
         move_ids = aot.move_ids(checked=False)  # the arrays are made here, and checked once
-        if move_ids is not None:
-            pairs = np.array(self._moves.pairs, np.int64).reshape(-1, 2)
-            starts = np.searchsorted(pairs[:, 0], np.arange(NUM_CARDS + 1), side="left").astype(np.int64)
-            out = np.empty(MOVE_IDS_BUFFER, np.int64)
-            aot.check_arrays(pairs=(pairs, np.int64, 2), starts=(starts, np.int64, 1), out=(out, np.int64, 1))
-            self._move_ids = (move_ids, (*self._capture_flags, pairs, starts, out), out)
+        if move_ids is None:
+            return None
+        pairs = np.array(moves.pairs, np.int64).reshape(-1, 2)
+        starts = np.searchsorted(pairs[:, 0], np.arange(NUM_CARDS + 1), side="left").astype(np.int64)
+        out = np.empty(MOVE_IDS_BUFFER, np.int64)
+        aot.check_arrays(pairs=(pairs, np.int64, 2), starts=(starts, np.int64, 1), out=(out, np.int64, 1))
+        return (move_ids, (*self._capture_flags, pairs, starts, out), out, [out[:k] for k in range(FEW_VIEWS)])
+
+    def _card_outcomes(self, card: int) -> list[int]:
+        """:meth:`Game.card_outcomes` of a "select" card-play turn's named card that has several:
+        where the compiled captures are linked, the "move" ids of that card alone
+        (:func:`~scopa_env.fast.core.plain_move_ids`, in the rules' order) read as captured masks;
+        the "move" enumeration is made the first time."""
+        game = self.game
+        if self._card_capture is None or not self._card_ids:
+            return game.card_outcomes(card)
+        found = self._outcome_ids
+        if found is None:
+            moves = move_enumeration(self.rules)
+            found = self._outcome_ids = (self._compiled_move_ids(moves), [m for _, m in moves.pairs])
+        fast, masks = found
+        if fast is not None:
+            count = fast[0](1 << card, game.table, *fast[1])
+            if count > 0:
+                return [masks[j] for j in (fast[3][count] if count < FEW_VIEWS else fast[2][:count]).tolist()]
+        return game.card_outcomes(card)
 
     def __getstate__(self) -> dict:
         # The compiled helpers are an extension's functions, which do not pickle: looked up again on load.
-        return {**self.__dict__, "_card_capture": None, "_move_ids": None}
+        # The shared hand cache is joined again on load too.
+        return {**self.__dict__, "_card_capture": None, "_move_ids": None, "_outcome_ids": None, "_hand_ids": None}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self._hand_ids = _HAND_IDS.setdefault(self.num_actions, {})
         self._link_compiled()
 
     # --- spaces & codes ------------------------------------------------------
@@ -241,15 +284,18 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # --- episode -----------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        seed = check_seed(seed)  # None or an int in [0, 2**63): the rule of every env (scopa_env/engine/bounds.py)
+        if seed is not None and (type(seed) is not int or not 0 <= seed < _SEED_LIMIT):
+            seed = check_seed(seed)  # None or an int in [0, 2**63): the rule of every env (scopa_env/engine/bounds.py)
         if seed is not None or self._np_random is None:
             self._np_random = np.random.default_rng(seed)
         self.np_random = self._np_random
-        options = dict(options or {})
-        unknown = set(options) - {"deal", "dealer"}
-        if unknown:
-            # PettingZoo's api_test passes arbitrary options, so unknown keys warn instead of raising.
-            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; valid: 'deal', 'dealer'", stacklevel=2)
+        options = dict(options) if options else {}
+        if options:
+            unknown = set(options) - {"deal", "dealer"}
+            if unknown:
+                # PettingZoo's api_test passes arbitrary options, so unknown keys warn instead of raising.
+                msg = f"ignoring unknown reset option(s) {sorted(unknown)}; valid: 'deal', 'dealer'"
+                warnings.warn(msg, stacklevel=2)
         auto = self.episode == "game"
         if "deal" in options:
             deal = dict(options["deal"])
@@ -313,7 +359,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             if fast is not None and game.card_turn:
                 count = fast[0](game.hands[game.current], game.table, *fast[1])
                 if count >= 0:
-                    return fast[2][:count].tolist()
+                    return (fast[3][count] if count < FEW_VIEWS else fast[2][:count]).tolist()
             # Game.action_pairs adds the claim only under claim_out rules: else the cached legal list.
             return self._moves.ids(game.action_pairs() if game.rules.claim_out else game.legal_pairs(), game.table)
         if self._pending_card is None:
@@ -322,18 +368,25 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
                 hand = game.hands[game.current]
                 known = self._hand_ids.get(hand)
                 if known is None:
-                    if len(self._hand_ids) >= HAND_IDS_LIMIT:
-                        self._hand_ids.clear()
-                    ids = cards_of(hand)
-                    mask = np.zeros(self.num_actions, _I8)
-                    for i in ids:  # a hand's few ids: item by item is cheaper than numpy's list indexing
-                        mask[i] = 1
-                    known = self._hand_ids[hand] = (ids, mask)
+                    known = self._hand_entry(hand)
                 self._hand_mask = known
                 return known[0]
             return sorted({c for c, _ in game.action_pairs()})
         nxt, can_confirm, _ = select_options(self._pending_outcomes, self._selected)
         return nxt + [self._confirm] if can_confirm else nxt
+
+    def _hand_entry(self, hand: int) -> tuple[list[int], np.ndarray]:
+        """A hand's card ids and their mask, made once for the envs of this action count (read only)."""
+        cache = self._hand_ids
+        if len(cache) >= HAND_IDS_LIMIT:
+            cache.clear()
+        ids = cards_of(hand)
+        mask = np.zeros(self.num_actions, _I8)
+        for i in ids:  # a hand's few ids: item by item is cheaper than numpy's list indexing
+            mask[i] = 1
+        mask.flags.writeable = False  # shared: observe hands out copies
+        known = cache[hand] = (ids, mask)
+        return known
 
     def action_mask(self) -> np.ndarray:
         """Mask of the agent to move (the same as in its observation)."""
@@ -381,12 +434,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         elif self._pending_card is None:  # "select", naming the hand card: played at once if it has one outcome
             capture = self._card_capture
             # On a card-play turn (the legal ids were the hand's) the compiled core says the one capture, if one.
-            mask = capture(action, game.table, *self._capture_flags) if capture and self._card_ids else -1
+            mask = capture(action, game.table, self._priority, self._optional) if capture and self._card_ids else -1
             played = mask >= 0
             if played:
                 game.play_pair(action, mask)
             else:
-                outcomes = game.card_outcomes(action)
+                outcomes = self._card_outcomes(action)
                 played = len(outcomes) == 1
                 if played:
                     game.play_pair(action, outcomes[0])
@@ -409,6 +462,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             self.render()
 
     def _check_action(self, action) -> int:
+        if type(action) in _NUMPY_INTS:  # a space's sample() gives a numpy int: read as its int
+            action = int(action)
         if type(action) is int and action in self._legal_action_ids():  # the usual case, checked first
             return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

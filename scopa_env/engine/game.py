@@ -99,7 +99,8 @@ def _seating(rules: Rules, num_players: int) -> tuple:
     """What a game derives from its rules and player count (checked here), computed once per pair:
     the deal schedule, the cards per player of the next deal keyed by the stock size before it
     (read only), whether the deals are uniform, the Ace's take-all without a scopa, each seat's
-    side and the number of sides. Entries hold their rules, so a key's id stays theirs."""
+    side and the number of sides, then the rules' flags a game reads on every deal and play
+    (:func:`_rule_flags`). Entries hold their rules last, so a key's id stays theirs."""
     key = (id(rules), num_players)
     entry = _SEATINGS.get(key)
     if entry is None:
@@ -113,12 +114,24 @@ def _seating(rules: Rules, num_players: int) -> tuple:
             rules.ace_takes_all and not rules.ace_takes_all_scopa,
             side_of,
             max(side_of) + 1,
+            _rule_flags(rules),
             rules,
         )
         if len(_SEATINGS) >= _SEATINGS_LIMIT:
             _SEATINGS.clear()
         _SEATINGS[key] = entry
-    return entry[:6]
+    return entry
+
+
+def _rule_flags(rules: Rules) -> tuple:
+    """The rules' facts a game reads on every deal and play, looked up once (the rules are frozen):
+    the deck in id order (read only), whether it is the whole 40-card deck (then a shuffle's
+    permutation is the deal itself), whether a hand's deal opens with Cirulla's table bonus or
+    declarations (:meth:`Game.open_hand`), whether a dealt table may be thrown in
+    (:meth:`Game.needs_redeal`), and :attr:`Rules.declare_at_turn`."""
+    deck = list(rules.deck)
+    redeal = rules.kings_redeal or rules.aces_redeal or rules.redeal_aces or rules.redeal_same_rank
+    return deck, deck == _FULL_DECK, bool(rules.table_bonus or rules.declarations), bool(redeal), rules.declare_at_turn
 
 
 class Game:
@@ -185,7 +198,10 @@ class Game:
             self._take_all_no_scopa,
             self.side_of,
             self.num_sides,
+            flags,
+            _,
         ) = _seating(rules, num_players)
+        self._deck, self._full_deck, self._opens, self._redeals, self._declare_at_turn = flags
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
         self.auto_next_hand = auto_next_hand
         self.scores = [0] * self.num_sides
@@ -196,7 +212,6 @@ class Game:
         self.hand_result: HandResult | None = None
         self.redeals = 0
         self.deciding = False
-        self._declare_at_turn = rules.declare_at_turn
 
     @classmethod
     def from_deal(
@@ -412,8 +427,8 @@ class Game:
         With ``first_card_choice`` only the drawn card is dealt, to the player after the
         dealer; :meth:`_decide` completes the deal.
         """
-        deck = list(self.rules.deck)
-        full = deck == _FULL_DECK  # then card ids are the permutation itself
+        deck = self._deck  # read only
+        full = self._full_deck  # then card ids are the permutation itself
         while True:
             perm = self.rng.permutation(len(deck)).tolist()
             if self._deal_order(perm if full else [deck[i] for i in perm]):
@@ -435,13 +450,13 @@ class Game:
             return True
         first = self.num_players * self.schedule[0]
         self._deal_round(order[:first])
-        rest = order[first:]
+        end = first + rules.table_size
         table = 0
-        for card in rest[: rules.table_size]:  # deck cards: mask_of's checks are not needed
+        for card in order[first:end]:  # deck cards: mask_of's checks are not needed
             table |= 1 << card
         self.table = table
-        self.stock = rest[rules.table_size :]
-        if self.needs_redeal(self.table):
+        self.stock = order[end:]
+        if self._redeals and self.needs_redeal(table):
             self.redeals += 1
             self.hands = [0] * self.num_players
             self._cards_in_hands = 0
@@ -498,8 +513,9 @@ class Game:
         """What follows a hand's deal (:meth:`_deal_shuffled`): Cirulla's table bonus, then the
         queue of the seats whose hands can declare. For callers that deal a hand themselves
         (the OpenSpiel bridge, through :meth:`from_deal`); a no-op under rules without them."""
-        self._table_bonus()
-        self._open_declarations()
+        if self._opens:  # Cirulla's table bonus or declarations: else nothing opens a hand
+            self._table_bonus()
+            self._open_declarations()
 
     def _table_bonus(self) -> None:
         """Cirulla: an initial table of 15 (30) goes to the dealer with one (two) scope."""
@@ -585,8 +601,10 @@ class Game:
     def _deal_round(self, cards: list[int]) -> None:
         """Deal ``cards`` one at a time starting with the player after the dealer."""
         n = self.num_players
+        hands = self.hands
+        first = self.dealer + 1
         for i, card in enumerate(cards):
-            self.hands[(self.dealer + 1 + i) % n] |= 1 << card
+            hands[(first + i) % n] |= 1 << card
         self._cards_in_hands += len(cards)
 
     # --- queries ---------------------------------------------------------------
@@ -761,20 +779,22 @@ class Game:
             self._claim(seat)
             return
         self.hands[seat] ^= bit
-        self.revealed[seat] &= ~bit
+        revealed = self.revealed
+        if revealed[seat]:  # shown cards (declarations) only
+            revealed[seat] &= ~bit
         self.played[seat] |= bit
-        self._cards_in_hands -= 1
+        left = self._cards_in_hands = self._cards_in_hands - 1
         self.hand_result = None
-        last_play = self._cards_in_hands == 0 and not self.stock
         if captured == bit:  # an Ace takes itself from the empty table: no scopa
             self.piles[self.side_of[seat]] |= bit
             self.last_capturer = seat
         elif captured:
-            self.table ^= captured
+            table = self.table = self.table ^ captured
             side = self.side_of[seat]
             self.piles[side] |= captured | bit
             self.last_capturer = seat
-            if not self.table and (not last_play or self.rules.last_play_scopa):
+            # A scopa, but on the hand's last play only under last_play_scopa.
+            if not table and (left or self.stock or self.rules.last_play_scopa):
                 # Scopa d'Assi: an Ace clearing a table that held no Ace took it all, no scopa.
                 if not (self._take_all_no_scopa and self._takes_all(card, captured)):
                     self.scope[side] += 1
@@ -784,16 +804,18 @@ class Game:
         self.history.append((seat, card, captured))
         self._legal = None
         self.current = (seat + 1) % self.num_players
-        if self._declare_at_turn and self._cards_in_hands:
-            self._offer_declaration()
-        if self._cards_in_hands == 0:
-            if self.stock:
-                per_deal = self.num_players * self._next_deal.get(len(self.stock), self.rules.hand_size)
-                self._deal_round(self.stock[:per_deal])
-                del self.stock[:per_deal]
+        if left:
+            if self._declare_at_turn:
+                self._offer_declaration()
+        elif self.stock:
+            stock = self.stock
+            per_deal = self.num_players * self._next_deal.get(len(stock), self.rules.hand_size)
+            self._deal_round(stock[:per_deal])
+            del stock[:per_deal]
+            if self._opens:  # declarations (else nothing opens a deal)
                 self._open_declarations()
-            else:
-                self._end_hand()
+        else:
+            self._end_hand()
 
     def _declared_by_side(self) -> tuple[dict, ...]:
         if not self.rules.declarations:

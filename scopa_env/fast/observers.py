@@ -104,10 +104,10 @@ def _calling(compiled, layout: ObservationLayout, seat: int):
         for attr in ("hands", "piles", "played", "revealed", "scope", "scores")
     ]
     args = [name for attr in ("hands", "piles", "played", "revealed", "scope", "scores") for name in names[attr]]
+    # A game of another player count holds another number of hands, which their unpacking refuses:
+    # no check of its own is needed.
     lines = [
         "def observe_compiled(game, select_card, select_captured):",
-        f"    if game.num_players != {n}:  # 3 players' ints in a 4-player (two-side) layout would fit the count",
-        "        raise ValueError(f'{fits}; the game has {game.num_players} players')",
         "    try:",
         *unpack,
         "    except (TypeError, ValueError) as exc:",
