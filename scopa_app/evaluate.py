@@ -190,9 +190,10 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
-    if (prefix in FAST_CHECKPOINTS and path) or prefix in (*COMPILED_OPPONENTS, "fsearch"):
+    sb3_zoo = prefix == "zoo" and bool(path) and _zoo_algo(path) in ("ppo", "dqn")  # a select-mode policy
+    if not sb3_zoo and ((prefix in FAST_CHECKPOINTS and path) or prefix in (*COMPILED_OPPONENTS, "fsearch")):
         return _run_fast_sides_eval(args)
-    if prefix not in ("ppo", "dqn") or not path:
+    if not sb3_zoo and (prefix not in ("ppo", "dqn") or not path):
         return _fail(
             "eval",
             f"--fast needs a ppo:, dqn:, dmc:, zoo: or netsearch: agent, a compiled baseline or an fsearch spec first, got {learner!r}",
@@ -201,7 +202,12 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
         return _fail("eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)}, not {opponent!r}")
     if args.players != 2:
         return _fail("eval", f"--fast plays 2 players, got --players {args.players}")
-    policy, meta = load_batch_policy(path)
+    if sb3_zoo:
+        from train.zoo import load_zoo_batch_policy
+
+        policy, meta = load_zoo_batch_policy(path)
+    else:
+        policy, meta = load_batch_policy(path)
     if get_rules(meta["rules"]) != args.rules or meta["num_players"] != 2:
         return _fail(
             "eval",
@@ -249,6 +255,16 @@ FAST_CHECKPOINTS = ("dmc", "zoo", "netsearch")
 """Prefixes of the agents ``scopa eval --fast`` plays as batch policies (besides specs)."""
 
 
+def _zoo_algo(name: str) -> str | None:
+    """The algorithm of ``zoo:name`` (``None`` for an unknown name, reported where it is loaded)."""
+    from train import zoo
+
+    try:
+        return zoo.algo_of(name)
+    except ValueError:
+        return None
+
+
 def _fast_player(spec: str, args: argparse.Namespace):
     """A side of the compiled evaluation: the spec itself (a compiled baseline or an fsearch spec) or
     a batch policy (a checkpoint agent); ``ValueError`` names what is wrong."""
@@ -276,6 +292,10 @@ def _fast_player(spec: str, args: argparse.Namespace):
         if prefix == "zoo":
             from train.zoo import checked_path
 
+            if _zoo_algo(path) in ("ppo", "dqn"):
+                raise ValueError(
+                    f"{spec} is a {_zoo_algo(path)} network: --fast plays it first, against a compiled baseline"
+                )
             path = str(checked_path(path))
         policy, meta = load_dmc_batch_policy(path)
     if get_rules(meta["rules"]) != args.rules or meta["num_players"] != args.players:

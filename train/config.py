@@ -407,9 +407,10 @@ class TrainConfig(RunConfig):
     """PPO's network: "mlp" (``net_arch`` hidden layers) or "cards" (``select`` mode only: the
     card-wise pointer network of :mod:`train.card_net`, ``net_arch[0]`` wide)."""
     pretrain: str = ""
-    """PPO warm start (:mod:`train.pretrain`): "" (none), "greedy" or "heuristic", a compiled
-    teacher whose decisions and returns the policy and value are fitted to before PPO starts
-    (``vec_env: fast`` and ``action_mode: select``)."""
+    """Warm start (:mod:`train.pretrain`): "" (none), "greedy" or "heuristic" (compiled teachers) or
+    ``zoo:NAME`` (a DMC network of the zoo trained for this game, e.g. ``zoo:standard-2p``), whose
+    decisions and returns the policy and value (DQN: the Q-network) are fitted to before training
+    starts (``vec_env: fast`` and ``action_mode: select``)."""
     pretrain_steps: int = 300_000
     """Teacher decisions to collect for the warm start."""
     pretrain_epochs: int = 8
@@ -418,6 +419,17 @@ class TrainConfig(RunConfig):
     """DAgger rounds: after the first (the teacher plays), each round lets the clone play
     ``pretrain_steps`` more decisions, labels them with the teacher's choice, and fits again
     on everything so far (``pretrain_epochs`` passes)."""
+    pretrain_lr: float = 0.001
+    """Adam step size of the warm start's supervised passes."""
+    pretrain_temperature: float = 0.0
+    """PPO with a ``zoo:`` teacher: 0 fits the policy to the teacher's action; above 0 to its whole
+    choice, ``softmax(teacher values / pretrain_temperature)`` over the legal actions (distillation;
+    the values are in points per hand)."""
+    pretrain_margin: float = 0.1
+    """DQN: the large margin (points) by which the warm start holds the teacher's action above the others."""
+    demo_weight: float = 0.0
+    """DQN: weight of the large-margin loss on the warm start's teacher decisions kept during training
+    (as DQfD does; 0: the warm start's data is dropped once it is fitted)."""
     batch_size: int = 256
     """PPO minibatch size, at most the rollout (``n_steps * n_envs``); DQN batch size per gradient step,
     at most ``buffer_size``."""
@@ -466,7 +478,6 @@ class TrainConfig(RunConfig):
         "algo": ALGOS,
         "vec_env": ("dummy", "subproc", "fast"),
         "policy_net": ("mlp", "cards"),
-        "pretrain": ("", "greedy", "heuristic"),
     }
     POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
         *RunConfig.POSITIVE_KEYS,
@@ -507,6 +518,10 @@ class TrainConfig(RunConfig):
         "n_epochs": EPOCHS_RANGE,
         "pretrain_epochs": EPOCHS_RANGE,
         "pretrain_rounds": EPOCHS_RANGE,
+        "pretrain_lr": Range(0, 1, low_open=True),
+        "pretrain_temperature": Range(0),
+        "pretrain_margin": Range(0),
+        "demo_weight": Range(0),
     }
 
     @classmethod
@@ -536,13 +551,19 @@ class TrainConfig(RunConfig):
                 "policy_net cards is PPO's card-wise network for action_mode select, "
                 f"got algo={self.algo!r}, action_mode={self.action_mode!r}",
             )
-        if self.pretrain and (self.algo != "ppo" or self.action_mode != "select" or self.vec_env != "fast"):
-            raise _bad(
-                source,
-                "pretrain",
-                "pretrain needs algo ppo, action_mode select and vec_env fast (a compiled teacher), "
-                f"got algo={self.algo!r}, action_mode={self.action_mode!r}, vec_env={self.vec_env!r}",
-            )
+        if self.pretrain:
+            from train.pretrain import teacher_problem
+
+            problem = teacher_problem(self.pretrain, self.num_players, self.rules)
+            if problem:
+                raise _bad(source, "pretrain", problem)
+            if self.action_mode != "select" or self.vec_env != "fast":
+                raise _bad(
+                    source,
+                    "pretrain",
+                    "pretrain needs action_mode select and vec_env fast (the teacher plays on the compiled core), "
+                    f"got action_mode={self.action_mode!r}, vec_env={self.vec_env!r}",
+                )
         if self.vec_env == "fast":
             from train.fast import fast_config_problem
 

@@ -140,6 +140,38 @@ class DQNLearner:
         self.venv.env_method(name, *args)
 
 
+def warm_start(cfg: TrainConfig, run: Run, learner: DQNLearner):
+    """Fit the Q-network to the teacher's decisions (:func:`train.pretrain.clone_q`), logged under
+    ``pretrain/``, copy it to the target network, and evaluate it at step 0. Returns the teacher's
+    data (kept for ``demo_weight``)."""
+    from tqdm import tqdm
+
+    from train.pretrain import clone_q, collect_teacher
+
+    bar = tqdm(total=cfg.pretrain_steps, unit="step", desc=f"{cfg.pretrain} plays", disable=not cfg.progress_bar)
+    data = collect_teacher(learner.venv, cfg.pretrain, cfg.pretrain_steps, cfg.gamma, bar.update)
+    bar.close()
+    for epoch in tqdm(range(cfg.pretrain_epochs), desc="fitting Q", unit="epoch", disable=not cfg.progress_bar):
+        stats = clone_q(
+            learner.q_net, data, 1, cfg.batch_size, cfg.seed + epoch, lr=cfg.pretrain_lr, margin=cfg.pretrain_margin
+        )
+        for key, value in stats.items():
+            run.writer.add_scalar(f"pretrain/{key}", value, epoch)
+    learner.target_net.load_state_dict(learner.q_net.state_dict())
+    run.evaluate(0, learner)
+    return data
+
+
+def demo_margin_loss(q_net: QNetwork, demo, cfg: TrainConfig, rng: np.random.Generator) -> torch.Tensor:
+    """DQfD's large-margin loss on a batch of the teacher's decisions (see :func:`train.pretrain.clone_q`)."""
+    idx = rng.integers(len(demo.actions), size=cfg.batch_size)
+    mask = torch.from_numpy(demo.masks[idx])
+    act = torch.from_numpy(demo.actions[idx]).unsqueeze(1)
+    q = q_net(torch.from_numpy(demo.obs[idx]))
+    bonus = torch.full_like(q, cfg.pretrain_margin).scatter(1, act, 0.0)
+    return ((q + bonus).masked_fill(~mask, -torch.inf).max(1).values - q.gather(1, act).squeeze(1)).mean()
+
+
 def _scalar(writer, key: str, value: float, step: int) -> None:
     writer.add_scalar(key, value, step)
 
@@ -166,6 +198,7 @@ def train_dqn(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
         target_net.load_state_dict(q_net.state_dict())
     learner = DQNLearner(q_net, target_net, optimizer, venv)
     run.restore_envs(learner)
+    demo = warm_start(cfg, run, learner) if cfg.pretrain and not resume else None
     # The replay buffer is not saved: a resumed run refills it for learning_starts steps.
     rb = ReplayBuffer(cfg.buffer_size, obs_size, num_actions)
     stats = HandStats()
@@ -215,6 +248,8 @@ def train_dqn(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
                 )
                 q = q_net(batch["obs"]).gather(1, batch["actions"].unsqueeze(1)).squeeze(1)
                 loss = F.smooth_l1_loss(q, target)
+                if demo is not None and cfg.demo_weight > 0:
+                    loss = loss + cfg.demo_weight * demo_margin_loss(q_net, demo, cfg, rng)
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(q_net.parameters(), cfg.max_grad_norm)

@@ -95,8 +95,8 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
 
 
 def warm_start(cfg: TrainConfig, run: Run, learner: PPOLearner) -> None:
-    """Behaviour cloning of the compiled teacher with DAgger rounds (:mod:`train.pretrain`),
-    logged under ``pretrain/``, then an evaluation at step 0."""
+    """Behaviour cloning (or, with ``pretrain_temperature``, distillation) of the teacher with DAgger
+    rounds (:mod:`train.pretrain`), logged under ``pretrain/``, then an evaluation at step 0."""
     from tqdm import tqdm
 
     from train.pretrain import clone, collect_teacher, merge
@@ -113,7 +113,16 @@ def warm_start(cfg: TrainConfig, run: Run, learner: PPOLearner) -> None:
         bar.close()
         data = more if data is None else merge(data, more)
         for _ in tqdm(range(cfg.pretrain_epochs), desc="cloning", unit="epoch", disable=not cfg.progress_bar):
-            stats = clone(learner.model.policy, data, 1, PRETRAIN_BATCH, cfg.vf_coef, cfg.seed + epoch)
+            stats = clone(
+                learner.model.policy,
+                data,
+                1,
+                PRETRAIN_BATCH,
+                cfg.vf_coef,
+                cfg.seed + epoch,
+                lr=cfg.pretrain_lr,
+                temperature=cfg.pretrain_temperature,
+            )
             for key, value in stats.items():
                 run.writer.add_scalar(f"pretrain/{key}", value, epoch)
             epoch += 1

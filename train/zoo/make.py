@@ -1,14 +1,19 @@
-"""Put a trained DMC checkpoint into the zoo with its model card.
+"""Put a trained DMC, PPO or DQN checkpoint into the zoo with its model card.
 
 ::
 
     python -m train.zoo.make standard-2p runs/dmc_standard --pairs 10000 --config configs/dmc_standard.yaml
+    python -m train.zoo.make ppo-standard-2p runs/ppo_vs_heuristic --cpu-hours 1.2 --config configs/ppo_vs_heuristic.yaml
     python -m train.zoo.make standard-2p --add-result search=runs/eval_search.json
 
 The first form copies ``RUN/best`` (weights and metadata only) to ``train/zoo/NAME/``, plays
 ``--pairs`` duplicate deals against each compiled baseline (random, greedy, heuristic) on the
 compiled core, and writes ``card.json``: the game, the config and seed, the training
-CPU-hours, those results and the SHA-256 of the weights. ``--add-result SPEC=FILE`` adds a
+CPU-hours, those results and the SHA-256 of the weights. A PPO or DQN run's ``best`` (the
+``.pt`` files of the Stable-Baselines3 path) is written as ``weights.npz`` and ``meta.json``
+(:mod:`train.zoo.policies`) and played in "select" mode on the compiled core (2 players); its
+run does not count CPU time, so ``--cpu-hours`` gives it (measured with ``/usr/bin/time``, say).
+``--add-result SPEC=FILE`` adds a
 result measured elsewhere (the JSON report of ``scopa eval ... --json FILE``, e.g. against
 ``search`` in the Python harness).
 """
@@ -47,7 +52,63 @@ def result_row(opponent: str, m: dict, pairs: int, where: str) -> dict:
     }
 
 
-def make_entry(name: str, run_dir: Path, pairs: int, config: str, progress: bool = True) -> Path:
+def make_entry(
+    name: str, run_dir: Path, pairs: int, config: str, progress: bool = True, cpu_hours: float | None = None
+) -> Path:
+    from train.checkpoint import read_meta
+
+    if read_meta(run_dir).get("algo") in ("ppo", "dqn"):
+        if cpu_hours is None:
+            raise ValueError("a PPO or DQN run does not count its CPU time: give --cpu-hours")
+        return make_policy_entry(name, Path(run_dir), pairs, config, cpu_hours, progress)
+    return make_dmc_entry(name, run_dir, pairs, config, progress)
+
+
+def make_policy_entry(
+    name: str, run_dir: Path, pairs: int, config: str, cpu_hours: float, progress: bool = True
+) -> Path:
+    """A PPO or DQN entry from ``run_dir`` (its ``best``) with its card (see the module docstring)."""
+    from train.checkpoint import find_checkpoint
+    from train.evaluation import flat_metrics
+    from train.fast_eval import evaluate_fast
+    from train.zoo.policies import batch_policy, export_checkpoint, load_network
+
+    src = find_checkpoint(run_dir)
+    run_dir = src.parent
+    cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+    dest = ZOO_DIR / name
+    meta = export_checkpoint(src, dest)
+    if meta["num_players"] != 2:
+        raise ValueError(f"{run_dir}: the compiled evaluation of a PPO or DQN entry plays 2 players")
+    net, meta = load_network(dest)
+    policy = batch_policy(net, meta)
+    results = []
+    for opp in ("random", "greedy", "heuristic"):
+        report = evaluate_fast(policy, opp, pairs, meta["rules"], CARD_SEED, meta["action_mode"], progress=progress)
+        results.append(result_row(opp, flat_metrics(report), pairs, "compiled core, whole games"))
+    card = {
+        "name": name,
+        "rules": meta["rules"],
+        "num_players": meta["num_players"],
+        "algo": meta["algo"],
+        "config": config,
+        "run": cfg["name"],
+        "seed": cfg["seed"],
+        "pretrain": cfg.get("pretrain", ""),
+        "decisions_trained": meta.get("timestep", 0),
+        "cpu_hours": round(cpu_hours, 4),
+        "network": f"policy_net {meta['policy_net']}, net_arch {meta['net_arch']}"
+        + (" (actor and critic)" if meta["algo"] == "ppo" else " (Q-network)")
+        + f", action_mode {meta['action_mode']}",
+        "evaluation_seed": CARD_SEED,
+        "results": results,
+        "weights_sha256": weights_sha256(dest),
+    }
+    (dest / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
+    return dest
+
+
+def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: bool = True) -> Path:
     from train.evaluation import flat_metrics
     from train.fast_eval import evaluate_fast_sides
 
@@ -95,7 +156,8 @@ def add_result(name: str, opponent: str, report_file: Path) -> None:
     report = json.loads(report_file.read_text())
     m = flat_metrics(report)
     engine = report.get("config", {}).get("engine", "Python harness")
-    row = result_row(opponent, m, int(m["games"]) // 2, f"{engine} (scopa eval), whole games")
+    pairs = int(report["deals"]) if isinstance(report.get("deals"), int) else int(m["games"]) // 2
+    row = result_row(opponent, m, pairs, f"{engine} (scopa eval), whole games")
     card["results"] = [r for r in card["results"] if r["opponent"] != opponent] + [row]
     path.write_text(json.dumps(card, indent=2) + "\n")
 
@@ -106,12 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("run", nargs="?", help="run folder (its best/) or checkpoint folder")
     p.add_argument("--pairs", type=int, default=10_000, help="duplicate deal pairs per baseline")
     p.add_argument("--config", default="", help="the config the run came from, as the card names it")
+    p.add_argument("--cpu-hours", type=float, help="a PPO or DQN run's training CPU-hours (DMC runs count their own)")
     p.add_argument("--add-result", metavar="SPEC=FILE", action="append", default=[], help="a scopa eval --json report")
     args = p.parse_args(argv)
     try:
         if args.run:
             config = args.config or f"configs/{Path(args.run).name}.yaml"
-            print(f"zoo:{args.name} -> {make_entry(args.name, Path(args.run), args.pairs, config)}")
+            dest = make_entry(args.name, Path(args.run), args.pairs, config, cpu_hours=args.cpu_hours)
+            print(f"zoo:{args.name} -> {dest}")
         for item in args.add_result:
             spec, _, file = item.rpartition("=")
             add_result(args.name, spec, Path(file))
