@@ -532,7 +532,7 @@ def test_zoo_agent_card_matches_and_plays(name):
     assert rec["forfeit"] is None
     policy, _ = load_dmc_batch_policy(folder)
     report = evaluate_fast_sides(policy, "random", 4, card["num_players"], card["rules"], seed=1)
-    assert report["agents"][0]["games"] == 8
+    assert report["games"] == 4 * match.num_sides, "every deal is played once per rotation of the sides"
 
 
 def test_zoo_refuses_a_damaged_file(tmp_path, monkeypatch):

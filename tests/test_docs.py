@@ -49,6 +49,7 @@ NOT_RERUN = (
     "python -m train.checkpoint",  # needs a model.zip (tests/test_new_user.py runs the docs' line)
     "ray ",  # starts or stops a Ray cluster
     "python -m train.zoo.make",  # needs a finished run folder (tests/test_dmc.py checks the zoo)
+    "python -m train.zoo.page",  # rewrites docs/zoo.md (tests/test_zoo_page.py checks it)
     "python benchmarks/learning_curves.py",  # needs finished run folders
     "python benchmarks/dmc_workers.py",  # minutes of measurement, with Ray (tests/test_dmc_ray.py runs the workers)
 )

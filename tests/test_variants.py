@@ -1008,7 +1008,13 @@ def test_full_games_every_preset():
         while game.winner is None:
             pairs = game.legal_pairs()
             game.play_pair(*pairs[rnd.randrange(len(pairs))])
-        assert max(game.scores) >= rules.target or rules.cappotto, f"{name}: {game.scores}"
+        # A game ends at the target, or earlier by cappotto or by an outright win the rules name (e.g.
+        # Cirulla's all_coins_wins, Wikipedia: "a team that manages to capture all 10 coins in a single
+        # round wins the game immediately"), which the hand's events then show.
+        outright = game.win_reason not in (None, "target") and (game.win_reason, game.winner) in game.hand_result.events
+        assert max(game.scores) >= rules.target or rules.cappotto or outright, (
+            f"{name}: {game.scores} ({game.win_reason})"
+        )
 
 
 @pytest.mark.parametrize("preset", ["chkobba", "scopa_corse", "hurrikan", "booklet", "scopa_di_quindici_3"])

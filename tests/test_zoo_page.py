@@ -10,7 +10,9 @@ from train.zoo import page
 def test_zoo_page_is_what_the_cards_give(tmp_path):
     out = tmp_path / "zoo.md"
     assert page.main(["--out", str(out)]) == 0
-    assert page.PAGE.read_text() == out.read_text(), "docs/zoo.md is stale or edited by hand: run python -m train.zoo.page"
+    assert page.PAGE.read_text() == out.read_text(), (
+        "docs/zoo.md is stale or edited by hand: run python -m train.zoo.page"
+    )
 
 
 def test_check_mode_fails_on_a_stale_page(tmp_path):

@@ -145,6 +145,9 @@ class _ViewAsGame:
         self.dealer = view.dealer
         self.current = view.current
         self.last_capturer = view.last_capturer
+        self.revealed = list(view.revealed) or [0] * view.num_players
+        self.declare_queue = list(view.declare_queue)
+        self.wild_rank = view.wild_rank
 
 
 def observe_view(

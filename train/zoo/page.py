@@ -68,9 +68,7 @@ def section(name: str) -> list[str]:
         "|---|---|---|---|---|" + "---|" * len(CATEGORIES),
     ]
     for r in c.get("results", []):
-        cats = " | ".join(
-            f"{r['per_hand']['learner'][k]:.3f} / {r['per_hand']['opponent'][k]:.3f}" for k in CATEGORIES
-        )
+        cats = " | ".join(f"{r['per_hand']['learner'][k]:.3f} / {r['per_hand']['opponent'][k]:.3f}" for k in CATEGORIES)
         lines.append(
             f"| `{r['opponent']}` | {r['deal_pairs']:,} | {r['evaluated_on']} | "
             f"{_interval(r['margin'], r['margin_lo'], r['margin_hi'], '+.3f')} | "
