@@ -24,6 +24,16 @@ workers gives the same row.
 An agent is a spec (:func:`agents.registry.make_agent`), a checkpoint spec (``dmc:PATH``) or a
 user's class ``module:Class`` (:func:`resolve_agent`), loaded as an entry point's object reference is.
 
+The engine (:func:`plan_pair`): a pair plays on the compiled core (:mod:`agents.compiled`) where
+both of its agents have a compiled form (the compiled baselines, ``fsearch`` specs, the agents
+whose ``compiled_policy`` hook gives a batch policy: the ``dmc:`` and ``zoo:`` networks) and the core
+plays the suite's game as the harness does (:func:`agents.compiled.rules_problem`), else on the
+Python harness (:func:`agents.matches.run_deals`); ``engine="python"`` plays every pair on the
+harness and ``engine="compiled"`` refuses, before any game, a pair the core cannot play. Every
+reference entry and ladder pair says its ``engine``. On the compiled core the deals are the core's
+shuffles of the suite's deal seeds (its generator is not the engine's): the same cards on every
+run, any number of workers (its threads) and any batch.
+
 The ``oracle`` sees every card (:mod:`agents.oracle`, cheating): it gets no ranked row
 (:func:`check_agents` refuses it) and no reference may be one. ``rate_agent(..., ceiling=True)``
 measures it against the ladder like any agent, margins, win rates and intervals, but marks the
@@ -37,12 +47,14 @@ import inspect
 import math
 import re
 import sys
+import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import EntryPoint
 
 import numpy as np
 
 from agents.base import Agent
+from agents.compiled import ENGINE_COMPILED, ENGINE_PYTHON, Player, compiled_lineup, play_deals_compiled
 from agents.matches import Match, RunResult, game_agent, run_deals
 from agents.registry import (
     AGENT_NAMES,
@@ -191,6 +203,30 @@ def pair_comparisons(run: RunResult) -> np.ndarray:
     return out
 
 
+ENGINES = ("auto", "compiled", "python")
+"""Where pairs play: the compiled core where it can (``auto``), only there, or only on the Python harness."""
+
+
+def plan_pair(suite: Suite, first: str, other: str, engine: str = "auto") -> tuple[str, list[Player] | None]:
+    """``(engine, players)``: the compiled core and a compiled player per agent of the pair's match, or the
+    Python harness and ``None`` (module docstring).
+
+    Raises:
+        ValueError: an unknown ``engine``, or ``engine="compiled"`` and a pair the core cannot play
+            (one line saying why).
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    if engine == "python":
+        return ENGINE_PYTHON, None
+    players, why = compiled_lineup(lineup(suite, first, other), suite.num_players, suite.rules)
+    if players is None:
+        if engine == "compiled":
+            raise ValueError(f"{first} vs {other} on {suite.name} cannot play on the compiled core: {why}")
+        return ENGINE_PYTHON, None
+    return ENGINE_COMPILED, players
+
+
 def play_pair(
     suite: Suite,
     first: str,
@@ -199,10 +235,25 @@ def play_pair(
     workers: int = 1,
     progress: bool = False,
     desc: str | None = None,
-) -> tuple[Match, RunResult]:
-    """Play the first ``deals`` deals of the suite, ``first`` against ``other``."""
+    engine: str = "auto",
+    plan: tuple[str, list[Player] | None] | None = None,
+) -> tuple[Match, RunResult, str, float]:
+    """Play the first ``deals`` deals of the suite, ``first`` against ``other``, on the engine of :func:`plan_pair`.
+
+    Returns ``(match, run, engine, cpu_seconds)``: the harness's CPU time is its games' (summed over
+    the workers), the compiled core's this process's (every thread) while it played.
+    """
+    name, players = plan if plan is not None else plan_pair(suite, first, other, engine)
     match = Match(lineup(suite, first, other), suite.num_players, suite.rules, suite.seed)
-    return match, run_deals(match, deals, workers, progress, desc=desc)
+    if players is None:
+        run = run_deals(match, deals, workers, progress, desc=desc)
+        return match, run, name, sum(rec["seconds"] for records in run.deals for rec in records)
+    from scopa_env.fast.batch import max_threads
+
+    start = time.process_time()
+    threads = min(workers, max_threads())
+    run = play_deals_compiled(match, players, deals, progress=progress, desc=desc, threads=threads)
+    return match, run, name, time.process_time() - start
 
 
 # --- ratings -------------------------------------------------------------------------------
@@ -315,6 +366,7 @@ def rate_agent(
     progress: bool = False,
     on_reference: Callable[[str, dict], None] | None = None,
     ceiling: bool = False,
+    engine: str = "auto",
 ) -> dict:
     """Play ``spec`` against the suite's ladder and return its leaderboard report.
 
@@ -323,6 +375,8 @@ def rate_agent(
         on_reference: called with each reference and its entry as it finishes.
         ceiling: measure a cheating agent (the ``oracle``) as the suite's ceiling: its row has
             ``role: "ceiling"``, ``cheating: True`` and no rating (it is left out of the fit).
+        engine: ``auto``, ``compiled`` or ``python`` (:func:`plan_pair`); each reference entry says
+            the engine that played it.
 
     Returns:
         ``{"row": ..., "forfeits": [...], "timing": {...}, "interrupted": bool}``. ``row`` is the
@@ -330,8 +384,8 @@ def rate_agent(
         suite's ladder has no published ratings.
 
     Raises:
-        ValueError: an unknown tier, or an agent or reference that cannot play the suite's game
-            (before any game).
+        ValueError: an unknown tier or engine, an agent or reference that cannot play the suite's
+            game, or a pair that ``engine="compiled"`` cannot play (before any game).
     """
     spec = resolve_agent(spec)
     tier_deals = suite.deals(tier)
@@ -340,14 +394,18 @@ def rate_agent(
         raise ValueError(f"deals must be between 1 and the {tier} tier's {tier_deals}, got {n}")
     check_agents(suite, spec, ceiling=ceiling)
     refs = suite.ladder_specs
+    plans = [plan_pair(suite, spec, ref, engine) for ref in refs]
     per_ref, comparisons, totals = [], [], {"hands": 0.0, **{k: 0.0 for k in PER_HAND}}
     forfeits: list[dict] = []
     wall = cpu = 0.0
+    by_engine: dict[str, float] = {}
     interrupted = False
-    for k, ref in enumerate(refs, 1):
-        match, run = play_pair(suite, spec, ref, n, workers, progress, desc=f"[{k}/{len(refs)}] vs {ref}")
+    for k, (ref, plan) in enumerate(zip(refs, plans), 1):
+        desc = f"[{k}/{len(refs)}] vs {ref}"
+        match, run, played_on, seconds = play_pair(suite, spec, ref, n, workers, progress, desc, plan=plan)
         wall += run.wall_seconds
-        cpu += sum(rec["seconds"] for records in run.deals for rec in records)
+        cpu += seconds
+        by_engine[played_on] = by_engine.get(played_on, 0.0) + seconds
         if run.interrupted or len(run.deals) < n:
             interrupted = True
             break
@@ -361,6 +419,7 @@ def rate_agent(
         entry = {
             "reference": ref,
             "reference_rating": suite.rating_of(ref),
+            "engine": played_on,
             "deals": report["deals"],
             "games": side["games"],
             "hands": side["hands"],
@@ -396,6 +455,7 @@ def rate_agent(
         "timing": {
             "wall_seconds": round(wall, 1),
             "cpu_seconds": round(cpu, 1),
+            "cpu_seconds_by_engine": {k: round(v, 1) for k, v in by_engine.items()},
             "workers": workers,
             "python": sys.version.split()[0],
         },
@@ -403,49 +463,60 @@ def rate_agent(
 
 
 def rate_ladder(
-    suite: Suite, tier: str = "quick", deals: int | None = None, workers: int = 1, progress: bool = False
+    suite: Suite,
+    tier: str = "quick",
+    deals: int | None = None,
+    workers: int = 1,
+    progress: bool = False,
+    engine: str = "auto",
 ) -> dict:
     """Play every pair of the suite's references and fit its scale (the anchor keeps its number).
 
     Returns ``{"ratings": [{"agent", "rating": {mean, lo, hi}}], "per_hand": {agent: rates}, "pairs": [...],
-    "forfeits", "deals", "tier", "timing"}``; the per-hand rates are over all of a reference's games.
+    "forfeits", "deals", "tier", "timing"}``; the per-hand rates are over all of a reference's games,
+    and each pair says the ``engine`` that played it (:func:`plan_pair`).
     """
     refs = suite.ladder_specs
     n = suite.deals(tier) if deals is None else deals
     for ref in refs:
         check_fair(ref, "a reference of a suite's ladder")
         game_agent(ref, suite.num_players, suite.rules)
+    pair_ids = [(i, j) for i in range(len(refs)) for j in range(i + 1, len(refs))]
+    plans = {(i, j): plan_pair(suite, refs[i], refs[j], engine) for i, j in pair_ids}
     per_pair: dict[tuple[int, int], np.ndarray] = {}
     hands_seen: dict[str, dict[str, float]] = {}
     pairs, forfeits = [], []
     wall = cpu = 0.0
-    total = len(refs) * (len(refs) - 1) // 2
-    for i in range(len(refs)):
-        for j in range(i + 1, len(refs)):
-            desc = f"[{len(pairs) + 1}/{total}] {refs[i]} vs {refs[j]}"
-            match, run = play_pair(suite, refs[i], refs[j], n, workers, progress, desc=desc)
-            wall += run.wall_seconds
-            cpu += sum(rec["seconds"] for records in run.deals for rec in records)
-            if run.interrupted or len(run.deals) < n:
-                raise KeyboardInterrupt
-            report = summarize(match, run)
-            forfeits += report["forfeits"]
-            per_pair[(i, j)] = pair_comparisons(run)
-            for side in report["agents"]:
-                rates = per_hand_rates(side)
-                acc = hands_seen.setdefault(side["agent"], {"hands": 0.0, **{k: 0.0 for k in PER_HAND}})
-                acc["hands"] += side["hands"]
-                for key in PER_HAND:
-                    acc[key] += rates[key] * side["hands"]
-            side = report["agents"][0]
-            pairs.append(
-                {
-                    "pair": [refs[i], refs[j]],
-                    "deals": report["deals"],
-                    "margin_per_hand": _ci(side["margin_per_hand"]),
-                    "win_rate": _ci(side["win_rate"]),
-                }
-            )
+    by_engine: dict[str, float] = {}
+    for i, j in pair_ids:
+        desc = f"[{len(pairs) + 1}/{len(pair_ids)}] {refs[i]} vs {refs[j]}"
+        match, run, played_on, seconds = play_pair(
+            suite, refs[i], refs[j], n, workers, progress, desc, plan=plans[i, j]
+        )
+        wall += run.wall_seconds
+        cpu += seconds
+        by_engine[played_on] = by_engine.get(played_on, 0.0) + seconds
+        if run.interrupted or len(run.deals) < n:
+            raise KeyboardInterrupt
+        report = summarize(match, run)
+        forfeits += report["forfeits"]
+        per_pair[(i, j)] = pair_comparisons(run)
+        for side in report["agents"]:
+            rates = per_hand_rates(side)
+            acc = hands_seen.setdefault(side["agent"], {"hands": 0.0, **{k: 0.0 for k in PER_HAND}})
+            acc["hands"] += side["hands"]
+            for key in PER_HAND:
+                acc[key] += rates[key] * side["hands"]
+        side = report["agents"][0]
+        pairs.append(
+            {
+                "pair": [refs[i], refs[j]],
+                "engine": played_on,
+                "deals": report["deals"],
+                "margin_per_hand": _ci(side["margin_per_hand"]),
+                "win_rate": _ci(side["win_rate"]),
+            }
+        )
     ratings = anchored_bradley_terry(refs, per_pair, refs.index(suite.anchor), suite.anchor_rating, suite.seed)
     return {
         "ratings": ratings,
@@ -454,5 +525,10 @@ def rate_ladder(
         "forfeits": forfeits,
         "deals": n,
         "tier": tier,
-        "timing": {"wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "workers": workers},
+        "timing": {
+            "wall_seconds": round(wall, 1),
+            "cpu_seconds": round(cpu, 1),
+            "cpu_seconds_by_engine": {k: round(v, 1) for k, v in by_engine.items()},
+            "workers": workers,
+        },
     }

@@ -15,6 +15,13 @@ plays the suite's game on that scale (:func:`agents.leaderboard.rate_agent`), an
     python benchmarks/leaderboard.py --suite standard-2p-v1 --quick --ceiling-only   # only (re)measure the
                                                      # oracle's ceiling row of the published record
 
+Each pair plays on the compiled core where both of its agents have a compiled form (the compiled
+baselines, ``fsearch`` specs, the zoo networks) and on the Python harness otherwise (the ``search``
+agent, the ``oracle``, ``netsearch``); ``--engine python`` plays every pair on the harness, as the
+records before the compiled engine were measured. The record says the engine of every pair.
+BLAS runs on one thread per process (``OPENBLAS_NUM_THREADS=1`` unless set): the networks'
+batches on the compiled core are small, and a second BLAS thread on a busy machine only spins.
+
 Without ``--publish-scale`` the suite file is left as it is and the other agents are rated on
 the scale this run measured. The record says the commit, the date, the load average and the
 CPU-hours the run took.
@@ -32,20 +39,24 @@ the record).
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import shlex
-import sys
-import time
-from pathlib import Path
 
-from agents.leaderboard import play_pair, rate_agent, rate_ladder
-from agents.matches import game_agent
-from agents.registry import agent_label
-from agents.stats import summarize
-from agents.suites import load_suite, with_ratings, write_suite
-from scopa_env.bench.results import git_commit, load_average, result_record
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # before numpy loads (module docstring)
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import shlex  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from agents.leaderboard import ENGINES, play_pair, rate_agent, rate_ladder  # noqa: E402
+from agents.matches import game_agent  # noqa: E402
+from agents.registry import agent_label  # noqa: E402
+from agents.stats import summarize  # noqa: E402
+from agents.suites import load_suite, with_ratings, write_suite  # noqa: E402
+from scopa_env.bench.results import git_commit, load_average, result_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -173,15 +184,21 @@ def ceiling_gap(suite, ceiling: dict, best: dict, deals: int, workers: int, prog
         entry = found[0]
         margin, win, n = entry["margin_per_hand"], entry["win_rate"], entry["deals"]
     else:
-        match, run = play_pair(suite, ceiling["spec"], best["agent"], deals, workers, progress, f"vs {best['agent']}")
-        cpu = sum(rec["seconds"] for records in run.deals for rec in records)
+        match, run, _, cpu = play_pair(
+            suite, ceiling["spec"], best["agent"], deals, workers, progress, f"vs {best['agent']}"
+        )
         side = summarize(match, run)["agents"][0]
         margin, win, n = interval(side["margin_per_hand"]), interval(side["win_rate"]), len(run.deals)
     gap = {"agent": best["agent"], "rating": best["rating"], "margin_per_hand": margin, "win_rate": win, "deals": n}
     return gap, cpu
 
 
-def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int, cpu_hours: float) -> list[dict]:
+def _num(x: float | None, spec: str, scale: float = 1.0) -> str:
+    """``x * scale`` formatted, or ``n/a`` where an interval has no value (a single deal)."""
+    return "n/a" if x is None else format(scale * x, spec)
+
+
+def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int, cpu_hours: float, sides: int = 2) -> list[dict]:
     """The record's lines about the ceiling: what it is, its cost, and the best fair agent's gap to it."""
     m, w = gap["margin_per_hand"], gap["win_rate"]
     partial = f" (the tier's first {gap['deals']} of {tier_deals} deals)" if gap["deals"] != tier_deals else ""
@@ -194,9 +211,10 @@ def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int, cpu_hours: float) -
         },
         {
             "what": "best fair agent's gap to the oracle",
-            "value": f"{gap['agent']} (rated {gap['rating']['mean']:.0f}) loses {m['mean']:.3f} points per hand "
-            f"[95% CI {m['lo']:.3f}, {m['hi']:.3f}] to the oracle, which wins {100 * w['mean']:.1f}% of their "
-            f"games [{100 * w['lo']:.1f}, {100 * w['hi']:.1f}]; {gap['deals']} deals x 2 rotations{partial}",
+            "value": f"{gap['agent']} (rated {gap['rating']['mean']:.0f}) loses {_num(m['mean'], '.3f')} points "
+            f"per hand [95% CI {_num(m['lo'], '.3f')}, {_num(m['hi'], '.3f')}] to the oracle, which wins "
+            f"{_num(w['mean'], '.1f', 100)}% of their games [{_num(w['lo'], '.1f', 100)}, {_num(w['hi'], '.1f', 100)}]; "
+            f"{gap['deals']} deals x {sides} rotations{partial}",
         },
     ]
 
@@ -218,7 +236,7 @@ def add_ceiling(record: dict, suite, deals: int | None, workers: int, progress: 
     record["rows"] = ranked([*rows, row])
     record["ceiling"] = {"agent": row["agent"], "spec": CEILING, "gap": gap, "cpu_hours": round(cpu / 3600, 3)}
     facts = [f for f in record.get("facts", []) if f["what"] not in ("ceiling", "best fair agent's gap to the oracle")]
-    record["facts"] = facts + ceiling_facts(row, gap, suite.deals(tier), cpu / 3600)
+    record["facts"] = facts + ceiling_facts(row, gap, suite.deals(tier), cpu / 3600, suite.num_sides)
     return cpu
 
 
@@ -274,13 +292,16 @@ def write(
 ) -> None:
     """Write the leaderboard file of the rows rated so far (the ceiling, then best first); ``extra``: more record keys."""
     tier, deals, load_start = run["tier"], run["deals"], run["load_start"]
+    played = [p["engine"] for p in pairs] + [e["engine"] for r in rows for e in r.get("references", [])]
+    engines = {name: played.count(name) for name in sorted(set(played))}
     record = result_record(
         run["command"],
         ranked(rows),
         what=f"every shipped agent on {suite.name} ({suite.title}), {tier} tier: {deals} deals x "
         f"{suite.num_sides} rotations per pair; ratings in Elo points with {suite.anchor} = "
         f"{suite.anchor_rating:g} (the references fitted together, the others against them), per-hand "
-        f"rates over every reference; {cpu / 3600:.2f} CPU-hours",
+        f"rates over every reference; {cpu / 3600:.2f} CPU-hours; pairs played on "
+        + ", ".join(f"the {name}: {n}" for name, n in engines.items()),
         columns=COLUMNS,
         load={"start": load_start, "end": load_average()} if load_start else None,
         commit=run["commit"],
@@ -293,6 +314,11 @@ def write(
         tier=tier,
         deals=deals,
         ladder_pairs=pairs,
+        engines={
+            "asked": run.get("engine", "auto"),
+            "pairs": engines,
+            "cpu_hours": {k: round(v / 3600, 3) for k, v in run.get("cpu_by_engine", {}).items()},
+        },
         **(extra or {}),
     )
     in_docs = out.resolve().parent == RESULTS.resolve()
@@ -313,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suite", default="standard-2p-v1")
     parser.add_argument("--quick", action="store_true", help="the quick tier")
     parser.add_argument("--deals", type=int, help="only the tier's first DEALS deals (a trial)")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=1, help="processes (threads on the compiled core)")
+    parser.add_argument(
+        "--engine", choices=ENGINES, default="auto", help="where pairs play (auto: the compiled core where it can)"
+    )
     parser.add_argument("--publish-scale", action="store_true", help="write the ladder's ratings into the suite file")
     parser.add_argument("--out", type=Path, help="default benchmarks/results/leaderboard-<suite>.json")
     parser.add_argument("--no-progress", action="store_true")
@@ -338,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.ceiling_only:
         return ceiling_only(args, suite, tier, ceiling_deals, command)
     load_start, commit = load_average(), git_commit()
-    ladder = rate_ladder(suite, tier, args.deals, args.workers, progress=not args.no_progress)
+    ladder = rate_ladder(suite, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine)
     if ladder["forfeits"]:
         print(f"leaderboard: error: {len(ladder['forfeits'])} forfeits in the ladder", file=sys.stderr)
         return 1
@@ -349,12 +378,18 @@ def main(argv: list[str] | None = None) -> int:
         print(f"scale published in {write_suite(rated)}", file=sys.stderr)
     rows = ladder_rows(ladder, suite.anchor)
     cpu = ladder["timing"]["cpu_seconds"]
+    by_engine = dict(ladder["timing"]["cpu_seconds_by_engine"])
     out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
     run = {"command": command, "commit": commit, "load_start": load_start, "tier": tier, "deals": ladder["deals"]}
+    run["engine"], run["cpu_by_engine"] = args.engine, by_engine
     write(out, suite, rows, cpu, run, ladder["pairs"])  # the ladder is kept if the other agents are stopped
     for spec in extra_specs(suite):
-        report = rate_agent(rated, spec, tier, args.deals, args.workers, progress=not args.no_progress)
+        report = rate_agent(
+            rated, spec, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine
+        )
         cpu += report["timing"]["cpu_seconds"]
+        for name, seconds in report["timing"]["cpu_seconds_by_engine"].items():
+            by_engine[name] = by_engine.get(name, 0.0) + seconds
         if report["forfeits"]:
             print(f"leaderboard: {spec} forfeited {len(report['forfeits'])} games; left out", file=sys.stderr)
             continue
@@ -362,7 +397,9 @@ def main(argv: list[str] | None = None) -> int:
         write(out, suite, rows, cpu, run, ladder["pairs"])
     if not args.no_ceiling:
         record = {"rows": rows, "tier": tier}
-        cpu += add_ceiling(record, rated, ceiling_deals, args.workers, not args.no_progress, None)
+        ceiling_cpu = add_ceiling(record, rated, ceiling_deals, args.workers, not args.no_progress, None)
+        cpu += ceiling_cpu
+        by_engine["python harness"] = by_engine.get("python harness", 0.0) + ceiling_cpu  # the oracle: harness only
         extra = {"ceiling": record["ceiling"], "facts": record["facts"]}
         write(out, suite, record["rows"], cpu, run, ladder["pairs"], extra)
     print(f"wrote {out} and its figure")

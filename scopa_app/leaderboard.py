@@ -2,7 +2,7 @@
 
 ::
 
-    scopa leaderboard AGENT [--suite standard-2p-v1] [--quick] [--workers N] [--json PATH]
+    scopa leaderboard AGENT [--suite standard-2p-v1] [--quick] [--workers N] [--engine auto] [--json PATH]
     scopa leaderboard --list
 
 AGENT is an agent spec (``heuristic``, ``fsearch:worlds=64``), a checkpoint (``dmc:PATH``,
@@ -10,7 +10,9 @@ AGENT is an agent spec (``heuristic``, ``fsearch:worlds=64``), a checkpoint (``d
 folder or an installed package and implementing :class:`agents.base.Agent`. It plays every
 reference of the suite's ladder on the suite's deals (:mod:`agents.leaderboard`) and prints
 its row: the rating on the suite's scale with its 95% interval, the margin and game win rate
-against each reference, and the per-hand rates. Bad input (an unknown suite, an agent for
+against each reference, and the per-hand rates. Each reference is played on the compiled core
+where both agents have a compiled form (``--engine auto``, :func:`agents.leaderboard.plan_pair`),
+else on the Python harness; the row says which. Bad input (an unknown suite, an agent for
 another game or player count, a class that is not an agent) is one line on stderr and exit
 status 2, before any game; forfeits print no row (exit status 1). The ``oracle``, which sees every
 card, is refused the same way: it is no ranked agent but each suite's unranked ceiling row, which
@@ -25,7 +27,7 @@ import os
 import sys
 import time
 
-from agents.leaderboard import PER_HAND, check_agents, rate_agent, resolve_agent
+from agents.leaderboard import ENGINES, PER_HAND, check_agents, rate_agent, resolve_agent
 from agents.suites import load_suite, names
 
 EXIT_BAD_INPUT = 2
@@ -50,7 +52,16 @@ def add_leaderboard_parser(subparsers) -> argparse.ArgumentParser:
         "--quick", action="store_true", help="the quick tier (the first 50 to 200 deal pairs) instead of all 10,000"
     )
     p.add_argument("--deals", type=int, help="only the tier's first DEALS deals: a trial, not a published row")
-    p.add_argument("--workers", type=int, default=1, help="processes; the row does not depend on it")
+    p.add_argument(
+        "--workers", type=int, default=1, help="processes (threads on the compiled core); the row does not depend on it"
+    )
+    p.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="auto: each pair on the compiled core where both agents have a compiled form, else on the Python "
+        "harness; compiled: refuse a pair the core cannot play; python: every pair on the harness",
+    )
     p.add_argument("--json", metavar="PATH", help="write the report (the row, its timing) as JSON")
     p.add_argument("--list", action="store_true", help="list the suites and exit")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -97,7 +108,9 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             flush=True,
         )
         load_start = os.getloadavg()
-        report = rate_agent(suite, spec, tier, args.deals, args.workers, progress=not args.no_progress)
+        report = rate_agent(
+            suite, spec, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine
+        )
     except (ValueError, OSError, ImportError) as exc:
         text = str(exc).strip()
         return _fail(text.splitlines()[0] if text else type(exc).__name__)
@@ -148,11 +161,14 @@ def render_row(report: dict) -> str:
     else:
         r = row["rating"]
         lines.append(f"rating: {r['mean']:.0f} [{r['lo']:.0f}, {r['hi']:.0f}] ({row['scale']}; 95% interval)")
-    lines.append(f"{'reference':22s} {'rating':>7s}  {'points per hand [95% CI]':26s} {'game win rate [95% CI]':22s}")
+    lines.append(
+        f"{'reference':22s} {'rating':>7s}  {'points per hand [95% CI]':26s} {'game win rate [95% CI]':22s} engine"
+    )
     for e in row["references"]:
         rating = "-" if e["reference_rating"] is None else f"{e['reference_rating']:.0f}"
         lines.append(
-            f"{e['reference']:22s} {rating:>7s}  {_ci(e['margin_per_hand']):26s} {_ci(e['win_rate'], pct=True):22s}"
+            f"{e['reference']:22s} {rating:>7s}  {_ci(e['margin_per_hand']):26s} {_ci(e['win_rate'], pct=True):22s} "
+            f"{e.get('engine', '-')}"
         )
     if row["per_hand"]:
         rates = ", ".join(f"{k} {row['per_hand'][k]:.3f}" for k in PER_HAND)

@@ -74,16 +74,92 @@ def test_pair_comparisons_count_each_other_side():
     assert pair_comparisons(run).tolist() == [[2.0, 1.0], [2.0, 0.0]]
 
 
-def test_row_is_the_same_on_one_and_two_workers():
+@pytest.mark.parametrize("engine, played_on", [("auto", "compiled core"), ("python", "python harness")])
+def test_row_is_the_same_on_one_and_two_workers(engine, played_on):
+    """On the compiled core (two workers: two threads) as on the harness (two processes)."""
     suite = tiny_suite(3)
-    one = rate_agent(suite, "greedy", "quick", workers=1)
-    two = rate_agent(suite, "greedy", "quick", workers=2)
+    one = rate_agent(suite, "greedy", "quick", workers=1, engine=engine)
+    two = rate_agent(suite, "greedy", "quick", workers=2, engine=engine)
     assert json.dumps(one["row"], sort_keys=True) == json.dumps(two["row"], sort_keys=True), "workers changed the row"
     row = one["row"]
     assert [e["reference"] for e in row["references"]] == ["random", "greedy", "heuristic"]
+    assert [e["engine"] for e in row["references"]] == [played_on] * 3
     assert row["rating"]["lo"] <= row["rating"]["mean"] <= row["rating"]["hi"]
     assert set(row["per_hand"]) == {"primiera", "settebello", "coins", "cards", "scope"}
     assert all(e["games"] == 6 for e in row["references"]), "3 deals, 2 rotations each"
+
+
+def test_a_compiled_row_with_a_network_and_the_search_is_the_same_on_one_and_two_workers():
+    """A zoo network (its compiled_policy hook) against fsearch and the baselines, on 3 sides' rotations of
+    a 2-player suite's deals: every pair on the compiled core, the same row on one worker and on two."""
+    suite = dataclasses.replace(
+        tiny_suite(4),
+        ladder=(LadderEntry("random", 650.0), LadderEntry("greedy", 1000.0), LadderEntry("fsearch:worlds=4", 1200.0)),
+    )
+    one = rate_agent(suite, "zoo:standard-2p", "quick", workers=1)
+    two = rate_agent(suite, "zoo:standard-2p", "quick", workers=2)
+    assert json.dumps(one["row"], sort_keys=True) == json.dumps(two["row"], sort_keys=True), "workers changed the row"
+    assert {e["engine"] for e in one["row"]["references"]} == {"compiled core"}
+
+
+def fail(what):
+    def played(*args, **kwargs):
+        raise AssertionError(f"a pair was played on the {what}")
+
+    return played
+
+
+def test_a_pair_plays_on_the_compiled_core_when_it_can_and_on_the_harness_otherwise(user_module, monkeypatch):
+    """Baselines against baselines play on the core (the harness would fail here), a user's class without
+    the hook on the harness (the core would fail), and the row says so per reference."""
+    suite = tiny_suite(2)
+    harness, core = lb.run_deals, lb.play_deals_compiled
+    monkeypatch.setattr(lb, "run_deals", fail("harness"))
+    row = rate_agent(suite, "heuristic", "quick")["row"]
+    assert [e["engine"] for e in row["references"]] == ["compiled core"] * 3
+    monkeypatch.setattr(lb, "run_deals", harness)
+    monkeypatch.setattr(lb, "play_deals_compiled", fail("compiled core"))
+    row = rate_agent(suite, f"{user_module}:MyAgent", "quick")["row"]
+    assert [e["engine"] for e in row["references"]] == ["python harness"] * 3
+    assert core is not lb.play_deals_compiled
+
+
+def test_a_ladder_mixes_the_engines_pair_by_pair_and_keeps_its_anchor():
+    """rate_ladder plays each pair where it can: search (no compiled form) on the harness, the rest on the core."""
+    suite = dataclasses.replace(
+        tiny_suite(2),
+        ladder=(LadderEntry("random", None), LadderEntry("greedy", 1000.0), LadderEntry("search:ply_budget=40", None)),
+    )
+    ladder = lb.rate_ladder(suite, "quick")
+    engines = {tuple(p["pair"]): p["engine"] for p in ladder["pairs"]}
+    assert engines == {
+        ("random", "greedy"): "compiled core",
+        ("random", "search:ply_budget=40"): "python harness",
+        ("greedy", "search:ply_budget=40"): "python harness",
+    }
+    greedy = next(r for r in ladder["ratings"] if r["agent"] == "greedy")
+    assert greedy["rating"] == {"mean": 1000.0, "lo": 1000.0, "hi": 1000.0}
+
+
+def test_cirulla_plays_fsearch_on_the_harness_and_a_compiled_only_run_refuses_it(monkeypatch):
+    """fsearch plays Cirulla on the harness (the batched search does not value its declarations, so no
+    compiled form); engine="compiled" refuses that pair in one line before any game, never as forfeits."""
+    cirulla = load_suite("cirulla-2p-v1")
+    suite = dataclasses.replace(
+        cirulla, ladder=(LadderEntry("random", None), LadderEntry("greedy", 1000.0), LadderEntry("fsearch", None))
+    )
+    assert "fsearch" in cirulla.ladder_specs
+    assert lb.plan_pair(suite, "fsearch", "greedy")[0] == "python harness"
+    assert lb.plan_pair(suite, "heuristic", "greedy")[0] == "compiled core"
+    monkeypatch.setattr(lb, "run_deals", fail("harness"))
+    monkeypatch.setattr(lb, "play_deals_compiled", fail("compiled core"))
+    with pytest.raises(
+        ValueError, match="heuristic vs fsearch on cirulla-2p-v1 cannot play on the compiled core"
+    ) as err:
+        rate_agent(suite, "heuristic", "quick", engine="compiled")
+    assert "\n" not in str(err.value) and "does not value the decisions" in str(err.value)
+    with pytest.raises(ValueError, match="engine must be one of auto, compiled, python"):
+        rate_agent(suite, "heuristic", "quick", engine="gpu")
 
 
 USER_MODULE = """
@@ -148,6 +224,7 @@ def no_games(*args, **kwargs):
 )
 def test_bad_input_is_one_line_before_any_game(user_module, monkeypatch, capsys, argv, message):
     monkeypatch.setattr(lb, "run_deals", no_games)
+    monkeypatch.setattr(lb, "play_deals_compiled", no_games)
     assert main(["leaderboard", *argv, "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len([line for line in err if "error" in line]) == 1, err

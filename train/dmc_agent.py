@@ -221,15 +221,30 @@ class BatchPolicy:
         self.needs_batch = features.heuristic
         """Whether a call needs ``batch=`` (the compiled heuristic's scores are read from it)."""
 
-    def __call__(self, obs: np.ndarray, legal_ids: np.ndarray, legal_count: np.ndarray, batch=None) -> np.ndarray:
-        rows, cols, ids = flatten_legal(legal_ids, legal_count)
-        h = None
+    def __call__(
+        self, obs: np.ndarray, legal_ids: np.ndarray, legal_count: np.ndarray, batch=None, rows=None
+    ) -> np.ndarray:
+        """The move ids; with ``rows`` (a bool mask) only those games are decided, the others get
+        their first legal id (:data:`agents.compiled.LegalPolicy`'s ``needs_rows``)."""
+        table = None
         if self.needs_batch:
             if batch is None:
                 raise ValueError("this policy reads the compiled heuristic's scores: pass batch=")
             from scopa_env.fast.features import heuristic_move_scores
 
-            h = heuristic_move_scores(batch)[rows, cols]
+            table = heuristic_move_scores(batch)
+        if rows is None:
+            return self._decide(obs, legal_ids, legal_count, table)
+        games = np.flatnonzero(rows)
+        out = legal_ids[:, 0].copy()
+        if games.size:
+            h = None if table is None else table[games]
+            out[games] = self._decide(obs[games], legal_ids[games], legal_count[games], h)
+        return out
+
+    def _decide(self, obs, legal_ids, legal_count, table) -> np.ndarray:
+        rows, cols, ids = flatten_legal(legal_ids, legal_count)
+        h = None if table is None else table[rows, cols]
         q = self.net.scores(obs, rows, self.features(obs, rows, ids, h))
         best = best_of(q, rows, cols, legal_ids.shape)
         return legal_ids[np.arange(len(legal_ids)), best]
@@ -263,6 +278,15 @@ class DmcAgent(Agent):
             f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
             f"not {num_players} players with {rules.name!r}"
         )
+
+    def compiled_policy(self, num_players: int, rules) -> BatchPolicy | None:
+        """The network as a batch policy of the compiled core, for its own game only (``None`` for
+        another): the hook :mod:`agents.compiled` plays ``dmc:`` and ``zoo:`` agents by."""
+        if self.mismatch(num_players, rules):
+            return None
+        policy = BatchPolicy(self.net, self.features)
+        policy.needs_rows = True  # the loop passes the games it needs: the others are not computed
+        return policy
 
     def check_game(self, num_players: int, rules: Rules) -> None:
         """Refuse a game with other rules or another player count, naming both."""
