@@ -133,7 +133,14 @@ def compiled_player(spec: str, num_players: int, rules) -> Player:
     hook = getattr(agent, HOOK, None)
     if is_cheating(agent) or not callable(hook):
         raise ValueError(f"{spec!r} has no compiled form (an agent of the Python harness)")
-    policy = hook(num_players, rules)
+    try:
+        policy = hook(num_players, rules)
+    except Exception as exc:  # a user's hook: its failure is theirs, said in one line
+        raise ValueError(
+            f"{spec!r}: {HOOK}({num_players}, {rules.name!r}) failed: {type(exc).__name__}: {exc}"
+        ) from None
+    if policy is not None and not callable(policy):
+        raise ValueError(f"{spec!r}: {HOOK} returned a {type(policy).__name__}, not a batch policy")
     if policy is None:
         raise ValueError(f"{spec!r} has no compiled form for {num_players} players under {rules.name!r}")
     return policy

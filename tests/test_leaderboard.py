@@ -124,6 +124,17 @@ def test_a_pair_plays_on_the_compiled_core_when_it_can_and_on_the_harness_otherw
     assert core is not lb.play_deals_compiled
 
 
+def test_a_users_class_plays_on_the_compiled_core_through_its_hook(user_module):
+    """A class defining compiled_policy plays every pair on the core; a failing hook is one line, before any game."""
+    suite = tiny_suite(2)
+    row = rate_agent(suite, f"{user_module}:FirstMove", "quick")["row"]
+    assert [e["engine"] for e in row["references"]] == ["compiled core"] * 3
+    assert row["references"][2]["margin_per_hand"]["mean"] < 0, "the first legal move loses to heuristic"
+    with pytest.raises(ValueError, match="compiled_policy.* failed: RuntimeError: no batch here") as err:
+        rate_agent(suite, f"{user_module}:BrokenHook", "quick", engine="compiled")
+    assert "\n" not in str(err.value)
+
+
 def test_a_ladder_mixes_the_engines_pair_by_pair_and_keeps_its_anchor():
     """rate_ladder plays each pair where it can: search (no compiled form) on the harness, the rest on the core."""
     suite = dataclasses.replace(
@@ -177,6 +188,21 @@ class NotAnAgent:
 
 class Abstract(Agent):
     pass
+
+
+class FirstMove(Agent):
+    # the first legal move, on the harness and (through the hook) on the compiled core
+
+    def act(self, view):
+        return view.legal_moves()[0]
+
+    def compiled_policy(self, num_players, rules):
+        return lambda obs, legal_ids, legal_count: legal_ids[:, 0]
+
+
+class BrokenHook(RandomAgent):
+    def compiled_policy(self, num_players, rules):
+        raise RuntimeError("no batch here")
 """
 
 
@@ -220,6 +246,10 @@ def no_games(*args, **kwargs):
         (["no_such_module_here:Agent"], "unknown agent 'no_such_module_here:Agent'"),
         (["train.dmc_agent:DmcAgent"], "the kit's own agents are played by their specs"),
         (["heuristic", "--quick", "--deals", "0"], "deals must be between 1"),
+        (
+            ["heuristic", "--suite", "cirulla-2p-v1", "--engine", "compiled"],
+            "heuristic vs search on cirulla-2p-v1 cannot play on the compiled core: 'search' has no compiled form",
+        ),
     ],
 )
 def test_bad_input_is_one_line_before_any_game(user_module, monkeypatch, capsys, argv, message):
@@ -241,7 +271,7 @@ def test_command_prints_the_row_and_writes_json(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "rating: " in out and "greedy = 1000" in out, out
     for ref in ("random", "greedy", "heuristic"):
-        assert f"\n{ref} " in out, out
+        assert re.search(f"\n{ref} .* compiled core\n", out), out
     report = json.loads(path.read_text())
     assert report["row"]["agent"] == "heuristic" and report["timing"]["load_average"]["start"]
 
