@@ -32,6 +32,13 @@ The rules of thumb and where each term comes from:
 * End of hand (pagat-scopa.txt: the cards left on the table go to the last player who
   captured): on the hand's last play the leftover table is counted for whoever takes it;
   earlier in the last round a capture earns the leftover when no opponent can still capture.
+* Declarations (Cirulla's hand bonuses; the bazzica and bazzicotto of Scopa Bazzica,
+  Sbarazzina and Piva): a declaration decision is not a card play. Passing scores below every
+  way to declare, so the agent always declares a bonus it holds. wikipedia-scopa.txt, Cirulla:
+  the bonuses are "awarded to players who hold" the cards and "must be declared before the
+  player holding them has played their first card": points for cards already in hand, at the
+  cost of showing them. Among several ways to declare (the wildcard's rank) the score below
+  still chooses.
 """
 
 from __future__ import annotations
@@ -151,8 +158,12 @@ class HeuristicAgent(Agent):
             if kind:
                 p = holds_some(num_unseen, kind.bit_count(), opp_hand)
                 reps[rank] = ((kind & -kind).bit_length() - 1, p, mask_value(kind, theirs) / kind.bit_count())
+        declaring = view.declaring
         out = []
         for card, captured in pairs:
+            if declaring and not captured:  # passing on a declaration: below every declaring move
+                out.append(-math.inf)
+                continue
             bit = 1 << card
             after = view.table & ~captured if captured else view.table | bit
             if captured:

@@ -292,6 +292,45 @@ def test_compiled_players_decide_like_the_python_agents(rules_name, n):
     assert decisions > 0 or not (rules.first_card_choice or rules.declarations), "no decision was checked"
 
 
+@pytest.mark.parametrize(("rules_name", "n"), [("cirulla", 2), ("cirulla", 3), ("scopa_bazzica", 2), ("sbarazzina", 4)])
+def test_the_heuristic_declares_every_declaration_it_may_make(rules_name, n):
+    """wikipedia-scopa.txt, Cirulla: "A 'three-point bonus' ... is awarded to players who hold
+    three cards whose values add up to strictly less than 10"; "A 'ten-point bonus' ... is awarded
+    to players that hold three cards of the same rank"; "Such bonuses must be declared before the
+    player holding them has played their first card ... and the player making the announcement
+    must reveal their hand". The bonus is points for cards already held, paid for only by showing
+    them: at every declaration decision the Python heuristic and the compiled one declare (the
+    move's captured mask is not 0), whichever way to declare they pick (Cirulla's wildcard rank).
+    Before the fix both scored pass and declare as two card plays and passed on some bonuses."""
+    rules = get_rules(rules_name)
+    rows = 16
+    mode = "select" if rules_name == "cirulla" else "move"
+    batch = BatchedScopa(rows, n, rules, action_mode=mode, legal_width=256)
+    batch.reset(np.arange(rows) + 1000 * n)
+    agent = HeuristicAgent(seed=0)
+    rng = np.random.default_rng(n)
+    decisions = done = 0
+    while decisions < 40 and done < 200:
+        picks = batch.choose("heuristic")
+        actions = np.empty(rows, np.int64)
+        for i in range(rows):
+            st = batch.state(i)
+            if st["declare_queue"]:
+                decisions += 1
+                view = engine_game(st, rules).view()
+                assert view.declaring
+                passes = [(c, m) for c, m in view.legal_pairs() if not m]
+                assert len(passes) == 1, f"{batch.describe(i)}: one way to pass, got {passes}"
+                move = agent.act(view)
+                assert move.captured, f"Python heuristic passed on a declaration: {batch.describe(i)}"
+                assert picks[i][1] != 0, f"compiled heuristic passed on a declaration: {batch.describe(i)}"
+            legal = batch.legal_actions(i)
+            actions[i] = legal[rng.integers(len(legal))]
+        batch.step(actions)
+        done += int(batch.terminated.sum())
+    assert decisions >= 40, f"only {decisions} declaration decisions were reached"
+
+
 @pytest.mark.parametrize("rules_name", ["chkobba", "chiamarsi_fuori", "sbarazzina", "cirulla"])
 def test_vector_envs_and_playouts_play_the_decisions(rules_name):
     """``vec_env: fast`` trains on these presets: the learner's mask offers the decision (and

@@ -67,6 +67,7 @@ from scopa_env.fast.core.layout import (
     P_LAST_SCOPA,
     P_PLAYERS,
     P_SIDES,
+    PHASE_DECLARE,
     PICTURE_BITS,
     PICTURES,
     RANK_SPAN,
@@ -227,7 +228,8 @@ def _side_card_values(S, i, P, F, H, side, out):
 def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     """The heuristic score of each of the ``count`` legal pairs in ``lc``/``lm`` (HeuristicAgent.scores).
 
-    The next player's replies are enumerated into ``lc``/``lm`` after the ``count`` pairs.
+    In a declaration (``COL_PHASE`` PHASE_DECLARE) passing scores ``-inf``: the heuristic always
+    declares. The next player's replies are enumerated into ``lc``/``lm`` after the ``count`` pairs.
     """
     n = P[P_PLAYERS]
     ns = P[P_SIDES]
@@ -285,10 +287,14 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     rm = lm[count:]
     w_scopa = H[H_SCOPA]
     w_leftover = H[H_LEFTOVER]
+    declaring = S[i, COL_PHASE] == PHASE_DECLARE
     scores = np.empty(count, np.float64)
     for k in range(count):
         card = lc[k]
         captured = lm[k]
+        if declaring and captured == 0:  # passing on a declaration: below every declaring move
+            scores[k] = -np.inf
+            continue
         bit = np.int64(1) << card
         after = table & ~captured if captured != 0 else table | bit
         rank_mask = _rank_mask(_rank(card, wild, french), wild, french)
