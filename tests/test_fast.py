@@ -756,6 +756,24 @@ def test_legal_width_overflow_raises_instead_of_truncating():
         b.reset(np.arange(64))
 
 
+def test_default_legal_width_holds_every_escoba_position():
+    """Pagat, Scopa di Quindici: a player may "capture a set of cards from the table which, together
+    with the played card, add up to 15" ("very similar to the Spanish game Escoba"). Such positions
+    have far more legal moves than the 64 columns that suffice for captures of equal value:
+    random play reaches more than 64, and the default width holds them."""
+    n = 512
+    b = BatchedScopa(n, 2, "escoba", action_mode="move")
+    b.reset(np.arange(n))
+    rng = np.random.default_rng(0)
+    most = 0
+    for _ in range(400):
+        most = max(most, int(b.legal_count.max()))
+        pick = (rng.random(n) * b.legal_count).astype(np.int64)
+        b.step(b.legal_ids[np.arange(n), pick])
+    assert most > 64
+    assert BatchedScopa(2, 2, action_mode="move").legal_width == 64
+
+
 def test_seeds_make_games_reproducible():
     a, b = BatchedScopa(8, 2), BatchedScopa(8, 2)
     a.reset(np.arange(8))

@@ -415,6 +415,17 @@ def default_threads() -> int:
         raise ValueError(f"{THREADS_ENV}={value!r}: {exc}") from None
 
 
+def default_legal_width(rules: Rules) -> int:
+    """Columns of a "move"-mode batch's ``legal_ids`` wide enough for every position of ``rules``.
+
+    Captures of equal value leave a few dozen legal moves at most (Scopone scientifico's 10-card
+    hands, 24 seen in random play); captures of any set adding up to a total (Escoba's fifteen)
+    leave many more: 75 seen in random play, so such rules get the soak's width
+    (``benchmarks/soak.py``, 1,024, never exceeded there).
+    """
+    return 1024 if rules.capture_sum else 64
+
+
 class BatchedScopa:
     """N games of Scopa in numpy arrays, stepped by compiled kernels. See the module docstring.
 
@@ -432,8 +443,9 @@ class BatchedScopa:
             draws its opponents' kind at every reset from the row's seeded generator
             (``opponent_kind`` says which; ``final_opponent`` that of a finished game).
         learner_seat: with an opponent, the learner's seat, or ``"random"`` (one per game).
-        legal_width: "move" mode: columns of ``legal_ids``. A position with more legal
-            moves raises ``RuntimeError`` (never truncated); raise the width then.
+        legal_width: "move" mode: columns of ``legal_ids``, default :func:`default_legal_width`
+            of the rules. A position with more legal moves raises ``RuntimeError`` (never
+            truncated); raise the width then.
         threads: cores that :meth:`reset` and :meth:`step` use (threads, each playing a
             contiguous run of rows in a compiled kernel that releases the GIL), or ``"all"``;
             default :func:`default_threads` (the ``SCOPA_THREADS`` environment variable,
@@ -451,7 +463,7 @@ class BatchedScopa:
         reward: str = "game",
         opponent: str | dict[str, float] | None = None,
         learner_seat: int | str = 0,
-        legal_width: int = 64,
+        legal_width: int | None = None,
         threads: int | str | None = None,
     ) -> None:
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
@@ -481,6 +493,8 @@ class BatchedScopa:
             seat_code = int(learner_seat)
         else:
             raise ValueError(f"learner_seat must be a seat or 'random', got {learner_seat!r}")
+        if legal_width is None:
+            legal_width = default_legal_width(self.rules)
         if isinstance(legal_width, bool) or not isinstance(legal_width, (int, np.integer)) or legal_width < 1:
             raise ValueError(f"legal_width must be a positive int, got {legal_width!r}")
         self.action_mode = action_mode
