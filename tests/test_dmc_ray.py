@@ -13,30 +13,14 @@ import socket
 
 import numpy as np
 import pytest
+import test_dmc
 
 from train.config import ConfigError
 from train.dmc import DmcConfig, start_segment, train
 from train.dmc_ray import RAY_MISSING, plan_segment
 
-TINY = {
-    "name": "tiny",
-    "selfplay_games": 8,
-    "opponent_games": 8,
-    "opponents": {"greedy": 1.0},
-    "trunk": [32],
-    "net_arch": [16],
-    "batch_size": 64,
-    "buffer_size": 2048,
-    "rollout_steps": 4,
-    "teacher_steps": 500,
-    "total_timesteps": 1200,
-    "eval_every": 600,
-    "eval_pairs": 3,
-    "eval_opponents": ["random", "greedy"],
-    "final_eval_pairs": 0,
-    "progress_bar": False,
-    "torch_threads": 1,
-}
+# test_dmc's tiny run, shorter: the runs here are made several times over
+TINY = {**test_dmc.TINY, "total_timesteps": 1200, "eval_every": 600, "final_eval_pairs": 0}
 LABELS = {"label_positions": 4, "label_search": "fsearch:worlds=4,exact_cards=4", "label_threads": 1}
 
 

@@ -37,7 +37,9 @@ class Actors:
     """
 
     def __init__(self, cfg: DmcConfig, num_games: int, opponent: Any, seeds: np.ndarray, rng: np.random.Generator):
+        from scopa_env.engine.rules import get_rules
         from scopa_env.fast import BatchedScopa
+        from scopa_env.fast.batch import default_legal_width
 
         self.batch = BatchedScopa(
             num_games,
@@ -48,7 +50,7 @@ class Actors:
             reward="points",
             opponent=opponent,
             learner_seat="random" if opponent is not None else 0,
-            legal_width=128,
+            legal_width=max(128, default_legal_width(get_rules(cfg.rules))),
         )
         self.batch.reset(seeds)
         self.rng = rng
@@ -131,6 +133,11 @@ class Actors:
         start = np.concatenate([[0], np.cumsum(b.legal_count)[:-1]])
         picked = start + np.argmax(b.legal_ids == actions[:, None], axis=1)
         self.pending.append((obs, feats[picked], np.arange(n), b.to_play.copy(), self.serial.copy()))
+        self.step(actions)
+
+    def step(self, actions: np.ndarray) -> None:
+        """Play ``actions`` in every game and note the returns of the hands that ended."""
+        b = self.batch
         b.step(actions)
         ended = np.flatnonzero(b.hand_ended)
         if ended.size:

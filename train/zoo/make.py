@@ -52,6 +52,36 @@ def result_row(opponent: str, m: dict, pairs: int, where: str) -> dict:
     }
 
 
+BASELINES = ("random", "greedy", "heuristic")
+"""The compiled baselines every card is evaluated against."""
+
+
+def baseline_results(play, pairs: int) -> list[dict]:
+    """The card rows against :data:`BASELINES`; ``play(opponent)`` returns a compiled evaluation's report."""
+    from train.evaluation import flat_metrics
+
+    return [result_row(opp, flat_metrics(play(opp)), pairs, "compiled core, whole games") for opp in BASELINES]
+
+
+def write_card(dest: Path, meta: dict, cfg: dict, config: str, results: list[dict], **fields) -> Path:
+    """Write ``dest``'s card: the entry's game, recipe and results, ``fields`` in between, and its weights' hash."""
+    card = {
+        "name": dest.name,
+        "rules": meta["rules"],
+        "num_players": meta["num_players"],
+        "algo": meta["algo"],
+        "config": config,
+        "run": cfg["name"],
+        "seed": cfg["seed"],
+        **fields,
+        "evaluation_seed": CARD_SEED,
+        "results": results,
+        "weights_sha256": weights_sha256(dest),
+    }
+    (dest / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
+    return dest
+
+
 def make_entry(
     name: str, run_dir: Path, pairs: int, config: str, progress: bool = True, cpu_hours: float | None = None
 ) -> Path:
@@ -69,7 +99,6 @@ def make_policy_entry(
 ) -> Path:
     """A PPO or DQN entry from ``run_dir`` (its ``best``) with its card (see the module docstring)."""
     from train.checkpoint import find_checkpoint
-    from train.evaluation import flat_metrics
     from train.fast_eval import evaluate_fast
     from train.zoo.policies import batch_policy, export_checkpoint, load_network
 
@@ -82,34 +111,26 @@ def make_policy_entry(
         raise ValueError(f"{run_dir}: the compiled evaluation of a PPO or DQN entry plays 2 players")
     net, meta = load_network(dest)
     policy = batch_policy(net, meta)
-    results = []
-    for opp in ("random", "greedy", "heuristic"):
-        report = evaluate_fast(policy, opp, pairs, meta["rules"], CARD_SEED, meta["action_mode"], progress=progress)
-        results.append(result_row(opp, flat_metrics(report), pairs, "compiled core, whole games"))
-    card = {
-        "name": name,
-        "rules": meta["rules"],
-        "num_players": meta["num_players"],
-        "algo": meta["algo"],
-        "config": config,
-        "run": cfg["name"],
-        "seed": cfg["seed"],
-        "pretrain": cfg.get("pretrain", ""),
-        "decisions_trained": meta.get("timestep", 0),
-        "cpu_hours": round(cpu_hours, 4),
-        "network": f"policy_net {meta['policy_net']}, net_arch {meta['net_arch']}"
+    results = baseline_results(
+        lambda opp: evaluate_fast(policy, opp, pairs, meta["rules"], CARD_SEED, meta["action_mode"], progress=progress),
+        pairs,
+    )
+    return write_card(
+        dest,
+        meta,
+        cfg,
+        config,
+        results,
+        pretrain=cfg.get("pretrain", ""),
+        decisions_trained=meta.get("timestep", 0),
+        cpu_hours=round(cpu_hours, 4),
+        network=f"policy_net {meta['policy_net']}, net_arch {meta['net_arch']}"
         + (" (actor and critic)" if meta["algo"] == "ppo" else " (Q-network)")
         + f", action_mode {meta['action_mode']}",
-        "evaluation_seed": CARD_SEED,
-        "results": results,
-        "weights_sha256": weights_sha256(dest),
-    }
-    (dest / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
-    return dest
+    )
 
 
 def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: bool = True) -> Path:
-    from train.evaluation import flat_metrics
     from train.fast_eval import evaluate_fast_sides
 
     src = find_dmc_checkpoint(run_dir)
@@ -121,30 +142,23 @@ def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: 
     for f in (WEIGHTS_FILE, META_FILE):
         shutil.copyfile(src / f, dest / f)
     policy, _ = load_dmc_batch_policy(dest)
-    results = []
-    for opp in ("random", "greedy", "heuristic"):
-        report = evaluate_fast_sides(
+    results = baseline_results(
+        lambda opp: evaluate_fast_sides(
             policy, opp, pairs, meta["num_players"], meta["rules"], CARD_SEED, progress=progress
-        )
-        results.append(result_row(opp, flat_metrics(report), pairs, "compiled core, whole games"))
+        ),
+        pairs,
+    )
     state = json.loads((run_dir / "latest" / "state.json").read_text())
-    card = {
-        "name": name,
-        "rules": meta["rules"],
-        "num_players": meta["num_players"],
-        "algo": meta["algo"],
-        "config": config,
-        "run": cfg["name"],
-        "seed": cfg["seed"],
-        "decisions_trained": meta["timestep"],
-        "cpu_hours": meta.get("cpu_hours", round(state["cpu_seconds"] / 3600, 4)),
-        "network": {"trunk": meta["trunk"], "head": meta["net_arch"]},
-        "evaluation_seed": CARD_SEED,
-        "results": results,
-        "weights_sha256": weights_sha256(dest),
-    }
-    (dest / CARD_FILE).write_text(json.dumps(card, indent=2) + "\n")
-    return dest
+    return write_card(
+        dest,
+        meta,
+        cfg,
+        config,
+        results,
+        decisions_trained=meta["timestep"],
+        cpu_hours=meta.get("cpu_hours", round(state["cpu_seconds"] / 3600, 4)),
+        network={"trunk": meta["trunk"], "head": meta["net_arch"]},
+    )
 
 
 def add_result(name: str, opponent: str, report_file: Path) -> None:
