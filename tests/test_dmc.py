@@ -623,3 +623,31 @@ def test_every_dmc_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli)
     run = tmp_path / config.stem
     for name in ("report.md", "margin.png", "best/weights.npz", "latest/state.json"):
         assert (run / name).exists(), f"{name} missing from the run folder"
+
+
+def test_heuristic_features_stay_finite_where_the_heuristic_always_declares():
+    """Wikipedia, Cirulla: the hand bonuses "must be declared before the player holding them has
+    played their first card". The heuristic scores a pass on a bonus it holds ``-inf`` (it always
+    declares); the move features a network reads stay finite and still rank the pass last."""
+    from scopa_env.fast.features import heuristic_move_scores
+    from train.dmc_agent import flatten_legal
+
+    n = 256
+    batch = BatchedScopa(n, 2, "cirulla", action_mode="move", episode="game")
+    batch.reset(np.arange(n))
+    feats = move_features(batch.rules, 2, heuristic=True)
+    rng = np.random.default_rng(0)
+    passes = 0
+    for _ in range(60):
+        rows, cols, ids = flatten_legal(batch.legal_ids, batch.legal_count)
+        h = heuristic_move_scores(batch)[rows, cols]
+        out = feats(batch.obs.copy(), rows, ids, h)
+        assert np.isfinite(out).all()
+        bad = ~np.isfinite(h)
+        passes += int(bad.sum())
+        for r in np.unique(rows[bad]):
+            mine = rows == r
+            assert h[mine & ~bad].size == 0 or out[mine & bad, -3].max() < out[mine & ~bad, -3].min()
+        pick = (rng.random(n) * batch.legal_count).astype(np.int64)
+        batch.step(batch.legal_ids[np.arange(n), pick])
+    assert passes > 0  # the declarations were met

@@ -141,6 +141,7 @@ class MoveFeatures:
         if self.heuristic:
             if h_scores is None:
                 raise ValueError("these move features need the heuristic's scores (h_scores)")
+            h_scores = finite_scores(h_scores, rows)
             best = np.full(int(rows.max(initial=-1)) + 1, -np.inf)
             np.maximum.at(best, rows, h_scores)
             gap = h_scores - best[rows]
@@ -148,6 +149,19 @@ class MoveFeatures:
             out[:, 3 * k + 7] = gap / 10.0
             out[:, 3 * k + 8] = gap >= -1e-9
         return out
+
+
+def finite_scores(h_scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The heuristic's scores with its ``-inf`` (a pass on a declaration it can make: it always
+    declares) replaced by one below the lowest finite score of the same position (0 where none is
+    finite), so the features stay finite and still rank the pass last."""
+    bad = ~np.isfinite(h_scores)
+    if not bad.any():
+        return h_scores
+    low = np.full(int(rows.max(initial=-1)) + 1, np.inf)
+    np.minimum.at(low, rows[~bad], h_scores[~bad])
+    low = np.where(np.isfinite(low), low, 1.0)
+    return np.where(bad, low[rows] - 1.0, h_scores)
 
 
 @functools.lru_cache(maxsize=16)
