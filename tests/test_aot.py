@@ -447,6 +447,87 @@ def test_move_ids_refuse_what_does_not_fit():
     assert lines[2:] == ["TypeError pairs"] * 3 + ["TypeError starts", "TypeError out"], lines
 
 
+@pytest.mark.parametrize("n", [2, 4])
+def test_observe_moves_writes_the_observation_the_ids_and_their_mask(n):
+    """The "move" observer export (``observe_moves_<players>_<sides>``) writes, at every point of
+    random standard games, the observation the plain export writes, ``plain_move_ids``' ids and
+    a mask that marks exactly them: one compiled call for the AEC env's "move" turns."""
+    from scopa_env.engine.game import Game
+    from scopa_env.engine.rules import get_rules
+
+    rules = get_rules("standard")
+    sides = rules.num_sides(n)
+    plain, moves, move_ids = aot.observer(n, sides, checked=False), aot.observer(n, sides, moves=True), aot.move_ids()
+    assert moves is not None, "the ahead-of-time extension is not built or stale (pip install -e . builds it)"
+    pairs, starts = _enumeration_arrays(rules)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for seed in range(20):
+        game = Game(n, rules, seed=seed, auto_next_hand=False)
+        while not game.hand_over:
+            seat = game.current
+            parts = (*game.hands, *game.piles, *game.played, *game.revealed, *game.scope, *game.scores)
+            parts += (
+                game.table,
+                len(game.stock),
+                game.dealer,
+                seat,
+                -1 if game.last_capturer is None else game.last_capturer,
+            )
+            parts += (-1, 0, rules.deck_mask, rules.target, rules.hand_size, 40, False, 0, False)
+            want, got = np.full(600, 9.0, np.float32), np.full(600, 9.0, np.float32)
+            assert plain(want, seat, *parts) == 0
+            mask, ids, ref = np.zeros(len(pairs), np.int8), np.empty(64, np.int64), np.empty(64, np.int64)
+            count = moves(got, mask, ids, seat, *parts, 1, 0, pairs, starts)
+            assert count == move_ids(game.hands[seat], game.table, 1, 0, pairs, starts, ref) > 0
+            assert (got == want).all() and ids[:count].tolist() == ref[:count].tolist()
+            assert np.flatnonzero(mask).tolist() == sorted(ids[:count].tolist())
+            checked += 1
+            legal = game.legal_pairs()
+            game.play_pair(*legal[rng.integers(len(legal))])
+    assert checked > 300
+
+
+def test_observe_moves_refuses_what_it_cannot_write():
+    """-2 and nothing written (observation, mask) for a seat out of range, a short observation or
+    a mask shorter than the enumeration; -1 with the observation written and the mask untouched
+    where ``plain_move_ids`` refuses (here a short ``ids``): the env then finds the ids in Python
+    (run in a subprocess, so a crash would show as its exit status)."""
+    code = (
+        "import numpy as np\n"
+        "from scopa_env.fast import aot\n"
+        "from scopa_env.engine.actions import move_enumeration\n"
+        "from scopa_env.engine.game import Game\n"
+        "g = Game(2, seed=1)\n"
+        "pairs = np.array(move_enumeration(g.rules).pairs, np.int64).reshape(-1, 2)\n"
+        "starts = np.searchsorted(pairs[:, 0], np.arange(41), side='left').astype(np.int64)\n"
+        "def args(seat=0):\n"
+        "    return (seat, *g.hands, *g.piles, *g.played, *g.revealed, *g.scope, *g.scores, g.table, len(g.stock),\n"
+        "            g.dealer, g.current, -1, -1, 0, g.rules.deck_mask, 11, 3, 40, False, 0, False, 1, 0, pairs, starts)\n"
+        "f = aot.observer(2, 2, moves=True)\n"
+        "out, mask, ids = np.full(376, 7.0, np.float32), np.zeros(len(pairs), np.int8), np.empty(64, np.int64)\n"
+        "print(f(out, mask, ids, *args(seat=2)), f(out[:375].copy(), mask, ids, *args()), f(out, mask[:-1].copy(), ids, *args()))\n"
+        "print(bool((out == 7.0).all()), int(mask.sum()))\n"
+        "print(f(out, mask, ids[:1].copy(), *args()), bool((out == 7.0).any()), int(mask.sum()))\n"
+    )
+    assert _lines_of_a_process(code) == ["-2 -2 -2", "True 0", "-1 False 0"]
+
+
+def test_seed_words_are_numpys_seed_sequence():
+    """The exported ``core.seed_words`` gives ``SeedSequence(seed).generate_state(4, np.uint64)``
+    (what ``PCG64(seed)`` is seeded with) for seeds of one and two 32-bit words up to ``2**63 - 1``,
+    and -1 with nothing written for a negative seed or a short ``out``."""
+    words = aot.seed_words()
+    assert words is not None, "the ahead-of-time extension is not built or stale (pip install -e . builds it)"
+    out = np.empty(4, np.uint64)
+    seeds = [0, 1, 2**32 - 1, 2**32, 2**63 - 1, *np.random.default_rng(0).integers(0, 2**63, 300).tolist()]
+    for seed in seeds + list(range(2, 300)):
+        assert words(seed, out) == 0
+        assert out.tolist() == np.random.SeedSequence(seed).generate_state(4, np.uint64).tolist(), seed
+    out[:] = 5
+    assert words(-1, out) == -1 and words(3, out[:3].copy()) == -1 and out.tolist() == [5] * 4
+
+
 # --- the compiled search ------------------------------------------------------------------------
 
 

@@ -317,7 +317,7 @@ def test_env_plays_the_same_with_the_compiled_captures(preset, n, episode, mode)
         "the ahead-of-time extension is not built or stale (pip install -e . builds it)"
     )
     python = scopa_v0.env(num_players=n, rules=preset, action_mode=mode, episode=episode)
-    python.unwrapped._card_capture = python.unwrapped._move_ids = None
+    python.unwrapped._card_capture = python.unwrapped._move_ids = python.unwrapped._observe_moves = None
     episodes = 1 if episode == "game" else 6
     a, b = _trace(compiled, episodes), _trace(python, episodes)
     assert len(a) > 500 and a == b
@@ -345,3 +345,48 @@ def test_compiled_captures_only_where_the_rules_are_theirs():
         again = pickle.loads(pickle.dumps(env))
         assert (again._card_capture is None) == (env._card_capture is None)
         assert (again._move_ids is None) == (env._move_ids is None)
+
+
+def test_seeded_resets_draw_as_numpys_default_rng(monkeypatch):
+    """A seeded reset's generator (scopa_env/fast/seeding.py: PCG64 on the compiled seed hash) is
+    a new generator in the state of ``np.random.default_rng(seed)``: the same draws, the same deal
+    as ``Game(seed=seed)``, and what else a seed sequence offers (spawn, pickling, copying,
+    ``entropy``) is ``SeedSequence(seed)``'s. Without the extension it is ``default_rng`` itself."""
+    import copy
+    import pickle
+
+    from scopa_env.engine.game import Game
+    from scopa_env.fast import seeding
+
+    assert seeding.generator(1).bit_generator.seed_seq.__class__ is seeding._SeedWords, (
+        "the ahead-of-time extension is not built or stale (pip install -e . builds it)"
+    )
+    seeds = [
+        0,
+        1,
+        2**32 - 1,
+        2**32,
+        2**63 - 1,
+        *range(2, 200),
+        *np.random.default_rng(1).integers(0, 2**63, 200).tolist(),
+    ]
+    for seed in seeds:
+        ours, numpys = seeding.generator(seed), np.random.default_rng(seed)
+        assert ours.bit_generator.state == numpys.bit_generator.state, seed
+        assert ours.integers(0, 1 << 62, 4).tolist() == numpys.integers(0, 1 << 62, 4).tolist(), seed
+    env = scopa_v0.raw_env(num_players=3)
+    env.reset(seed=5)
+    first = env.np_random
+    assert env.game.hands == Game(3, seed=5).hands and env.game.stock == Game(3, seed=5).stock
+    env.reset(seed=5)
+    assert env.np_random is not first, "a seeded reset makes a new generator, as default_rng did"
+    gen = seeding.generator(7)
+    assert gen.bit_generator.seed_seq.entropy == 7
+    assert [g.integers(1 << 30) for g in gen.spawn(2)] == [
+        g.integers(1 << 30) for g in np.random.default_rng(7).spawn(2)
+    ]
+    for made in (pickle.loads(pickle.dumps(gen)), copy.deepcopy(gen)):
+        assert made.bit_generator.state == gen.bit_generator.state
+        assert isinstance(made.bit_generator.seed_seq, np.random.SeedSequence)
+    monkeypatch.setattr(seeding, "_words", None)  # no extension: numpy's own
+    assert isinstance(seeding.generator(3).bit_generator.seed_seq, np.random.SeedSequence)

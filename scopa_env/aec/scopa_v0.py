@@ -101,6 +101,7 @@ from scopa_env.engine.observation import ObservationLayout, observation_bounds
 from scopa_env.engine.render import render_game
 from scopa_env.engine.rules import Move, Rules, get_rules
 from scopa_env.fast.observers import observers_for
+from scopa_env.fast.seeding import generator
 
 EPISODES = ("game", "hand")
 REWARDS = ("game", "points")
@@ -123,6 +124,8 @@ _SEED_LIMIT = 2**63
 """An int seed below it and not negative passes :func:`check_seed` as it is (the seed rule)."""
 _NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
 """Numpy's int scalar types (``Discrete.sample`` gives an ``np.int64``)."""
+_INT64 = np.int64
+"""``Discrete.sample``'s type: :meth:`raw_env.step` reads it as its int at once."""
 
 
 def env(**kwargs) -> AECEnv:
@@ -205,6 +208,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._capture_flags: tuple = ()
         self._priority = self._optional = 0
         self._outcome_ids: tuple | None = None
+        self._observe_moves: tuple | None = None
         rules = self.rules
         if not rules.plain_captures or rules.num_card_ids != NUM_CARDS or rules.claim_out or rules.bonus_wildcard:
             return
@@ -215,7 +219,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if self._moves is None:
             self._card_capture = aot.card_capture()
             return
-        self._move_ids = self._compiled_move_ids(self._moves)
+        fast = self._move_ids = self._compiled_move_ids(self._moves)
+        if fast is not None and self._observers.moves is not None:
+            # One compiled call writes the observation, the legal ids and their mask (observers_for's
+            # moves), with plain_move_ids' arguments (checked in _compiled_move_ids): per seat the
+            # observer, its arguments after the game and the mask, the output's views and the output.
+            _, (priority, optional, pairs, starts, out), out, views = fast
+            self._observe_moves = (self._observers.moves, (out, priority, optional, pairs, starts), views, out)
 
     def _compiled_move_ids(self, moves) -> tuple | None:
         """The compiled :func:`~scopa_env.fast.core.plain_move_ids` with its arguments after the hand
@@ -254,7 +264,14 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     def __getstate__(self) -> dict:
         # The compiled helpers are an extension's functions, which do not pickle: looked up again on load.
         # The shared hand cache is joined again on load too.
-        return {**self.__dict__, "_card_capture": None, "_move_ids": None, "_outcome_ids": None, "_hand_ids": None}
+        return {
+            **self.__dict__,
+            "_card_capture": None,
+            "_move_ids": None,
+            "_outcome_ids": None,
+            "_hand_ids": None,
+            "_observe_moves": None,
+        }
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
@@ -284,10 +301,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
     # --- episode -----------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None and (type(seed) is not int or not 0 <= seed < _SEED_LIMIT):
-            seed = check_seed(seed)  # None or an int in [0, 2**63): the rule of every env (scopa_env/engine/bounds.py)
-        if seed is not None or self._np_random is None:
-            self._np_random = np.random.default_rng(seed)
+        if seed is not None:
+            if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
+                seed = check_seed(seed)  # an int in [0, 2**63): the rule of every env (scopa_env/engine/bounds.py)
+            self._np_random = generator(seed)  # np.random.default_rng(seed)'s draws, built faster
+        elif self._np_random is None:
+            self._np_random = np.random.default_rng()
         self.np_random = self._np_random
         options = dict(options) if options else {}
         if options:
@@ -329,6 +348,29 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         game = self.game
         if seat != game.current:
             return {"observation": self._observers[seat](game, None, 0), "action_mask": np.zeros(self.num_actions, _I8)}
+        # The usual call (last()'s): the mover's card-play turn (Game.card_turn, spelled out), its
+        # legal ids not worked out yet.
+        if self._legal_ids is None and not (
+            game.hand_over or game.winner is not None or game.declare_queue or game.deciding
+        ):
+            fast = self._observe_moves
+            if fast is not None:  # "move", compiled: the observation, the legal ids and the mask in one call
+                mask = np.zeros(self.num_actions, _I8)
+                obs, count = fast[0][seat](game, mask, *fast[1])
+                if count >= 0:
+                    self._legal_ids = (fast[2][count] if count < FEW_VIEWS else fast[3][:count]).tolist()
+                    return {"observation": obs, "action_mask": mask}
+                ids = self._legal_ids = self._compute_legal_ids()  # the compiled ids do not apply: the rules'
+                mask[ids] = 1
+                return {"observation": obs, "action_mask": mask}
+            if self._moves is None and self._pending_card is None:
+                # "select", naming a hand card: every hand card is playable, its ids and mask are cached.
+                hand = game.hands[seat]
+                known = self._hand_ids.get(hand) or self._hand_entry(hand)
+                self._card_ids = True
+                self._hand_mask = known
+                self._legal_ids = known[0]
+                return {"observation": self._observers[seat](game, None, 0), "action_mask": known[1].copy()}
         obs = self._observers[seat](game, self._pending_card, self._selected)  # observation_array's fast path
         if self.terminations[agent]:
             return {"observation": obs, "action_mask": np.zeros(self.num_actions, _I8)}
@@ -418,13 +460,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         ids = self._legal_ids
         if ids is None:
             ids = self._legal_action_ids()
-        if type(action) is not int or action not in ids:  # the usual legal int passes at once
+        if type(action) is not int:
+            action = int(action) if type(action) is _INT64 else self._check_action(action)  # sample()'s np.int64
+        if action not in ids:  # the usual legal int passes at once
             action = self._check_action(action)
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # most steps reward nobody: the zero dict is rebuilt only after one that did
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewards_set = False
-        self.infos[agent] = {}
+        if self.infos[agent]:  # an empty info (most steps') stays as it is
+            self.infos[agent] = {}
         self._legal_ids = None
         moves = self._moves
         if moves is not None:

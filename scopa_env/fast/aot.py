@@ -21,8 +21,10 @@ env's observers (:mod:`scopa_env.engine.observation`) call it where it is built 
 observation in Python where it is not. It also holds the env's card-play turns under the standard
 captures in the 40-card deck: :func:`core.card_capture` (a "select" env's named card's one
 capture, :func:`card_capture`) and :func:`core.plain_move_ids` (a "move" env's legal ids,
-:func:`move_ids`); the env asks the rules' Python where they are not built or the rules are not
-theirs. Loading it imports no numba (this module imports numba only to build, and
+:func:`move_ids`, and with the observation and the mask in one call, ``observe_moves_<players>_<sides>``:
+:func:`observer`'s ``moves``); the env asks the rules' Python where they are not built or the rules
+are not theirs. And :func:`core.seed_words`, numpy's seed hash for a seeded reset's generator
+(:func:`seed_words`, :mod:`scopa_env.fast.seeding`). Loading it imports no numba (this module imports numba only to build, and
 ``scopa_env.fast`` imports its batch on first use), so the env starts as fast as ever.
 
 The extension ``scopa_env.fast._aot_search`` holds the compiled search's kernel,
@@ -71,6 +73,10 @@ OBSERVER = "observe"
 OBSERVERS = ((2, 2), (3, 3), (4, 2), (4, 4), (6, 2), (8, 8))
 """``(players, sides)`` of the observers exported (``observe_<players>_<sides>``): every preset's
 (8 players: the 52-card deck); other rules write their observation in Python."""
+MOVE_OBSERVERS = tuple(ps for ps in OBSERVERS if ps != (8, 8))
+"""``(players, sides)`` of the observers that also write the legal "move" ids and their mask
+(``observe_moves_<players>_<sides>``, :func:`observer`'s ``moves``): the 40-card deck's, where
+"move" mode and the standard captures' :func:`core.plain_move_ids` apply."""
 SEARCH = "search"
 """The compiled search's extension (after :data:`PREFIX`): :func:`scopa_env.fast.search.search_kernel`."""
 EXTENSIONS = (*SPECS, OBSERVER, SEARCH)
@@ -204,12 +210,18 @@ _ANNOUNCED: dict = {}
 """The kernels :func:`announce_compile` watches, and their listeners."""
 
 
-def observer(players: int, sides: int, checked: bool = True):
+def observer(players: int, sides: int, checked: bool = True, moves: bool = False):
     """The compiled :func:`core.observe` for ``players`` and ``sides``, else None (not in
     :data:`OBSERVERS`, missing, stale, or switched off with ``SCOPA_AOT=0``). It returns 0, or -1
     and writes nothing where ``seat`` or ``width`` is out of range or ``out`` is shorter than
     :func:`core.observation_need`. ``checked``: behind a check that ``out`` is a float32 array
-    (:func:`check_arrays`); the env's observers, which make their own, take the export itself."""
+    (:func:`check_arrays`); the env's observers, which make their own, take the export itself.
+    ``moves``: the export that also writes the seat's legal "move" ids and their mask on a
+    card-play turn under the standard captures (:data:`MOVE_OBSERVERS`; its arguments and returns:
+    :func:`scopa_env.fast.aot_build._flat_observer`), unchecked: the env's "move" observers
+    make its arrays and check the enumeration's once."""
+    if moves:
+        return env_export(f"observe_moves_{players}_{sides}") if (players, sides) in MOVE_OBSERVERS else None
     raw = env_export(f"observe_{players}_{sides}") if (players, sides) in OBSERVERS else None
     if raw is None or not checked:
         return raw
@@ -219,6 +231,13 @@ def observer(players: int, sides: int, checked: bool = True):
         return raw(out, *args)
 
     return observe_checked
+
+
+def seed_words():
+    """The compiled :func:`core.seed_words` (numpy's seed hash for PCG64), else None (:func:`env_export`).
+    Its ``out`` must be a writable C-contiguous uint64 array (:func:`check_arrays`): its caller,
+    :mod:`scopa_env.fast.seeding`, makes it."""
+    return env_export("seed_words")
 
 
 def card_capture():

@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from scopa_env.fast.aot import EXTENSIONS, OBSERVER, OBSERVERS, PREFIX, SEARCH, SPECS, source_hash
+from scopa_env.fast.aot import EXTENSIONS, MOVE_OBSERVERS, OBSERVER, OBSERVERS, PREFIX, SEARCH, SPECS, source_hash
 
 
 def _signature(opponent: str | None):
@@ -32,40 +32,76 @@ _SCALARS = (
 """:func:`core.observe`'s arguments after them."""
 
 
-def _flat_observer(players: int, sides: int):
+def _flat_observer(players: int, sides: int, moves: bool = False):
     """:func:`core.observe` for ``players`` and ``sides`` taking each seat's and side's int as an
     argument of its own (``hand0, hand1, ..., pile0, ...``) instead of tuples: pycc's wrapper
     crashes on a tuple of another length, and a wrong count of arguments is a ``TypeError``.
-    Generated from the two ints (``operator.index``) and fixed names."""
+    Generated from the two ints (``operator.index``) and fixed names.
+
+    ``moves``: ``observe_moves_<players>_<sides>``, which also writes the seat's legal "move" ids
+    on a card-play turn under the standard captures in one call (the AEC env's "move" mode): after
+    the observation, :func:`core.plain_move_ids` of the seat's hand into ``ids`` and a 1 at each
+    of them in ``mask`` (zeros on entry; as long as the enumeration ``pairs`` at least). It takes
+    ``mask`` and ``ids`` after ``out`` and the plain move ids' arguments last, and returns their
+    number, -1 where they are not written (:func:`core.plain_move_ids`' -1; the observation is),
+    or -2 where nothing is (the observer's -1, or a mask shorter than ``pairs``)."""
     import operator
 
     from scopa_env.fast import core
 
     players, sides = operator.index(players), operator.index(sides)
     groups = [[f"{name}{j}" for j in range(sides if by_side else players)] for name, by_side in _PER_SEAT_OR_SIDE]
-    name = f"observe_{players}_{sides}"
+    name = f"observe_{'moves_' if moves else ''}{players}_{sides}"
     params = ", ".join(p for group in groups for p in group)
     tuples = ", ".join(f"({', '.join(group)},)" for group in groups)
-    text = (
-        f"def {name}(out, seat, {params}, {_SCALARS}):\n"
-        f"    if seat < 0 or seat >= {players} or width < 0 or width > {core.MAX_CARDS} or out.shape[0] < "
-        f"observation_need({players}, {sides}, width, declare, wild):\n"
-        "        return -1\n"
-        f"    observe(out, seat, {tuples}, {_SCALARS})\n"
-        "    return 0\n"
+    fits = (
+        f"seat < 0 or seat >= {players} or width < 0 or width > {core.MAX_CARDS} or out.shape[0] < "
+        f"observation_need({players}, {sides}, width, declare, wild)"
     )
-    namespace = {"observe": core.observe, "observation_need": core.observation_need}
+    if not moves:
+        text = (
+            f"def {name}(out, seat, {params}, {_SCALARS}):\n"
+            f"    if {fits}:\n"
+            "        return -1\n"
+            f"    observe(out, seat, {tuples}, {_SCALARS})\n"
+            "    return 0\n"
+        )
+    else:
+        text = (
+            f"def {name}(out, mask, ids, seat, {params}, {_SCALARS}, {_MOVE_ARGS}):\n"
+            f"    if {fits} or mask.shape[0] < pairs.shape[0]:\n"
+            "        return -2\n"
+            f"    observe(out, seat, {tuples}, {_SCALARS})\n"
+            f"    hands = ({', '.join(groups[0])},)\n"
+            f"    count = plain_move_ids(hands[seat], table, {_MOVE_ARGS}, ids)\n"
+            "    for k in range(count):\n"
+            "        mask[ids[k]] = 1\n"
+            "    return count\n"
+        )
+    namespace = {
+        "observe": core.observe,
+        "observation_need": core.observation_need,
+        "plain_move_ids": core.plain_move_ids,
+    }
     exec(compile(text, f"<{name}>", "exec"), namespace)  # noqa: S102
     return namespace[name]
 
 
-def _observer_signature(players: int, sides: int):
-    """The numba signature of :func:`_flat_observer`'s function for ``players`` and ``sides``."""
+_MOVE_ARGS = "priority, optional, pairs, starts"
+""":func:`core.plain_move_ids`' arguments after the hand and the table and before its output, the
+last arguments of ``observe_moves_<players>_<sides>`` (:func:`_flat_observer`)."""
+
+
+def _observer_signature(players: int, sides: int, moves: bool = False):
+    """The numba signature of :func:`_flat_observer`'s function for ``players``, ``sides`` and ``moves``."""
     from numba import types
 
     i8, f8 = types.int64, types.float64
     per = sum(sides if by_side else players for _, by_side in _PER_SEAT_OR_SIDE)
-    return i8(types.float32[::1], i8, *[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean)
+    scalars = [*[i8] * (per + 8), f8, f8, i8, types.boolean, i8, types.boolean]
+    if not moves:
+        return i8(types.float32[::1], i8, *scalars)
+    return i8(types.float32[::1], types.int8[::1], i8[::1], i8, *scalars, i8, i8, i8[:, ::1], i8[::1])
 
 
 def _move_ids_signature():
@@ -140,8 +176,12 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
         for players, sides in OBSERVERS:
             func = _flat_observer(players, sides)
             cc.export(func.__name__, _observer_signature(players, sides))(func)
+        for players, sides in MOVE_OBSERVERS:
+            func = _flat_observer(players, sides, moves=True)
+            cc.export(func.__name__, _observer_signature(players, sides, moves=True))(func)
         cc.export("card_capture", "i8(i8, i8, i8, i8)")(core.card_capture.py_func)
         cc.export("plain_move_ids", _move_ids_signature())(core.plain_move_ids.py_func)
+        cc.export("seed_words", "i8(i8, u8[::1])")(core.seed_words.py_func)
     else:
         cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
     cc.export("source_hash", "i8()")(built_hash)

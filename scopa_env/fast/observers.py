@@ -42,12 +42,23 @@ class _Observers(tuple):
     ahead_of_time: bool
     """Whether they call the ahead-of-time :func:`~scopa_env.fast.core.observe` (else they are
     straight-line Python)."""
+    moves: tuple | None
+    """Per seat, the observer that also writes the seat's legal "move" ids and their mask on a
+    card-play turn under the standard captures, in the same compiled call (the AEC env's "move"
+    mode; :func:`_calling`'s ``moves``), or None where that export is not built for the layout."""
 
     @classmethod
     def of(cls, layout: ObservationLayout) -> _Observers:
         out = cls(_compile_observer(layout, seat) for seat in range(layout.num_players))
         out.fields = (layout.num_players, layout.declarations, layout.wildcard, layout.sides, layout.cards)
         out.ahead_of_time = out[0].__name__ == "observe_compiled"
+        out.moves = None
+        if out.ahead_of_time:
+            from scopa_env.fast import aot
+
+            compiled = aot.observer(layout.num_players, layout.num_sides, moves=True)
+            if compiled is not None:
+                out.moves = tuple(_calling(compiled, layout, seat, moves=True) for seat in range(layout.num_players))
         return out
 
     def __reduce__(self):
@@ -81,7 +92,7 @@ def _aot_observer(players: int, sides: int):
     return aot.observer(players, sides, checked=False)
 
 
-def _calling(compiled, layout: ObservationLayout, seat: int):
+def _calling(compiled, layout: ObservationLayout, seat: int, moves: bool = False):
     """An observer for ``seat`` that hands the game's parts to ``compiled`` in one call: each
     seat's and side's int as an argument of its own (:func:`scopa_env.fast.aot_build._flat_observer`),
     so a game that does not fit the layout (another number of players or sides, a list grown or
@@ -91,7 +102,13 @@ def _calling(compiled, layout: ObservationLayout, seat: int):
     per-side list is unpacked into as many names as the layout has seats or sides (an unpacking
     that does not fit raises), which is cheaper than spreading the lists into the call. The
     generated text holds only Python ints taken from the layout (``operator.index``) and fixed
-    names."""
+    names.
+
+    ``moves``: ``compiled`` is ``observe_moves_<players>_<sides>`` and the observer, called as
+    ``(game, mask, ids, priority, optional, pairs, starts)`` on the seat's card-play turn (no card
+    pending), returns ``(observation, count)``: ``count`` legal "move" ids written into ``ids``
+    and marked in ``mask`` (zeros on entry), or -1 where the compiled ids do not apply (then
+    ``mask`` is untouched and the caller finds them in Python)."""
     n, s, seat = (operator.index(v) for v in (layout.num_players, layout.num_sides, seat))
     size, width = operator.index(layout.size), operator.index(layout.cards)
     declarations, wildcard = bool(layout.declarations), bool(layout.wildcard)
@@ -106,8 +123,11 @@ def _calling(compiled, layout: ObservationLayout, seat: int):
     args = [name for attr in ("hands", "piles", "played", "revealed", "scope", "scores") for name in names[attr]]
     # A game of another player count holds another number of hands, which their unpacking refuses:
     # no check of its own is needed.
+    # The two kinds differ in their head, the arrays before the seat, the selection, the
+    # arguments after the flags, the status that means nothing was written and what they return.
+    name, head, arrays, selection, tail, failed, done = _KINDS[bool(moves)]
     lines = [
-        "def observe_compiled(game, select_card, select_captured):",
+        head,
         "    try:",
         *unpack,
         "    except (TypeError, ValueError) as exc:",
@@ -117,17 +137,17 @@ def _calling(compiled, layout: ObservationLayout, seat: int):
         "    lc = game.last_capturer",
         "    try:",
         "        status = compiled(",
-        f"            out, {seat}, {', '.join(args)},",
+        f"            {arrays}, {seat}, {', '.join(args)},",
         "            game.table, len(game.stock), game.dealer, game.current, -1 if lc is None else lc,",
-        "            -1 if select_card is None else select_card, select_captured,",
+        f"            {selection},",
         f"            rules.deck_mask, rules.target, rules.hand_size, {width}, {declarations},",
-        f"            {'game.wild_rank' if wildcard else '0'}, {'bool(game.declare_queue)' if declarations else 'False'},",
+        f"            {'game.wild_rank' if wildcard else '0'}, {'bool(game.declare_queue)' if declarations else 'False'}{tail},",
         "        )",
         "    except (TypeError, OverflowError) as exc:",
         "        raise ValueError(f'{fits}; the game has {game.num_players} players and {game.num_sides} sides ({exc})') from None",
-        "    if status < 0:  # never for the layout's own size: the compiled observe wrote nothing",
+        f"    if status < {failed}:  # never for the layout's own size: the compiled observe wrote nothing",
         f"        raise ValueError(f'{{fits}}; its {size} entries do not hold the observation of this game')",
-        "    return out",
+        f"    return {done}",
     ]
     namespace = {
         "compiled": compiled,
@@ -135,5 +155,31 @@ def _calling(compiled, layout: ObservationLayout, seat: int):
         "_empty": _empty,
         "_F32": _F32,
     }
-    exec(compile("\n".join(lines), f"<compiled observer for seat {seat} of {n} players>", "exec"), namespace)  # noqa: S102
-    return namespace["observe_compiled"]
+    what = "compiled observer" + (" with moves" if moves else "")
+    exec(compile("\n".join(lines), f"<{what} for seat {seat} of {n} players>", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+_KINDS = {
+    False: (
+        "observe_compiled",
+        "def observe_compiled(game, select_card, select_captured):",
+        "out",
+        "-1 if select_card is None else select_card, select_captured",
+        "",
+        0,
+        "out",
+    ),
+    True: (
+        "observe_moves_compiled",
+        "def observe_moves_compiled(game, mask, ids, priority, optional, pairs, starts):",
+        "out, mask, ids",
+        "-1, 0",
+        ", priority, optional, pairs, starts",
+        -1,
+        "out, status",
+    ),
+}
+""":func:`_calling`'s generated text by kind (``moves``): the function's name and head, the arrays
+before the seat, the pending card and selection, the arguments after the flags, the status below
+which nothing was written, and what it returns."""

@@ -35,6 +35,7 @@ from scopa_env.fast.core.bits import (
     _side,
     popcount,
     seed_games,
+    seed_words,
 )
 from scopa_env.fast.core.captures import (
     _variant_pairs,
@@ -580,6 +581,7 @@ __all__ = [
     "playout_kernel",
     "popcount",
     "seed_games",
+    "seed_words",
     "wild_pairs",
     "write_observation",
 ]

@@ -69,6 +69,62 @@ def seed_games(rng, seeds):
         _rand(rng, i, 1)
 
 
+# numpy's SeedSequence (numpy/random/bit_generator.pyx): its hash and mix constants, 32-bit words.
+_SS_INIT_A = np.uint64(0x43B0D7E5)
+_SS_MULT_A = np.uint64(0x931E8875)
+_SS_INIT_B = np.uint64(0x8B51F9DD)
+_SS_MULT_B = np.uint64(0x58F38DED)
+_SS_MIX_L = np.uint64(0xCA01F9DD)
+_SS_MIX_R = np.uint64(0x4973F715)
+_SS_WORD = np.uint64(0xFFFFFFFF)
+_SS_SHIFT = np.uint64(16)
+_SS_POOL = 4
+
+
+@njit(cache=True)
+def seed_words(seed, out):
+    """``numpy.random.SeedSequence(seed).generate_state(4, np.uint64)`` into ``out`` (4 entries):
+    the words :class:`numpy.random.PCG64` seeds itself with, so a generator built on them draws
+    as ``np.random.default_rng(seed)`` does (the AEC env's seeded reset, without numpy's Python
+    around the hash: :mod:`scopa_env.fast.seeding`). numpy's algorithm for an int seed of one or
+    two 32-bit words and no spawn key: the pool of four words hashed from the seed's words, mixed
+    each into each, then eight output words hashed from the pool, paired little-endian. Returns 0,
+    or -1 (nothing written) for a seed outside ``[0, 2**63)`` or an ``out`` shorter than 4."""
+    if seed < 0 or out.shape[0] < 4:
+        return -1
+    s = np.uint64(seed)
+    words = np.zeros(_SS_POOL, np.uint64)
+    words[0] = s & _SS_WORD
+    words[1] = s >> np.uint64(32)
+    mixer = np.empty(_SS_POOL, np.uint64)
+    hc = _SS_INIT_A
+    for k in range(_SS_POOL):  # hashmix of each entropy word (a zero past the seed's words)
+        v = words[k] ^ hc
+        hc = (hc * _SS_MULT_A) & _SS_WORD
+        v = (v * hc) & _SS_WORD
+        mixer[k] = v ^ (v >> _SS_SHIFT)
+    for src in range(_SS_POOL):  # every word mixed into every other one
+        for dst in range(_SS_POOL):
+            if src != dst:
+                h = mixer[src] ^ hc
+                hc = (hc * _SS_MULT_A) & _SS_WORD
+                h = (h * hc) & _SS_WORD
+                h ^= h >> _SS_SHIFT
+                r = (_SS_MIX_L * mixer[dst] - _SS_MIX_R * h) & _SS_WORD
+                mixer[dst] = r ^ (r >> _SS_SHIFT)
+    hb = _SS_INIT_B
+    for j in range(2 * _SS_POOL):  # generate_state: eight 32-bit words, two per uint64
+        v = mixer[j % _SS_POOL] ^ hb
+        hb = (hb * _SS_MULT_B) & _SS_WORD
+        v = (v * hb) & _SS_WORD
+        v ^= v >> _SS_SHIFT
+        if j % 2 == 0:
+            out[j // 2] = v
+        else:
+            out[j // 2] |= v << np.uint64(32)
+    return 0
+
+
 @njit(cache=True, inline="always")
 def _side(seat, ns):
     """Side of ``seat`` with ``ns`` sides (Rules.sides): in partnerships (two sides of 4 or 6
