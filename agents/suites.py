@@ -16,6 +16,8 @@ rotations     games per deal: the agent plays every side once, the reference all
 ladder        the reference agents (specs), each with its published rating or ``null``
 anchor        the reference whose rating is fixed by definition (its number never moves)
 fingerprints  per tier, the SHA-256 of the deals the engine makes for the tier's seeds
+core_fingerprints  per tier, the same for the deals the compiled core makes (``null``
+              where the core does not play the game)
 ============  ==========================================================================
 
 The fingerprint (:func:`fingerprint`) hashes, for every deal of the tier, the first hand as
@@ -23,6 +25,9 @@ the engine deals it (dealer, redeals, every seat's hand, the table, the stock in
 the deck orders its generator holds for the next :data:`LATER_SHUFFLES` hands. If a change to
 the engine, the presets or numpy would deal the suite differently, :func:`check` says so
 (tests/test_suites.py runs it), so a result on ``-v1`` always means the same cards.
+The compiled core shuffles the same seeds with its own generator, so the pairs a leaderboard
+plays on it (:mod:`agents.compiled`) are other cards, frozen the same way by
+:func:`core_fingerprint`.
 
 Agents of the suite's ladder are built by spec (:func:`agents.registry.make_agent`); the zoo
 agent of a game is named by its ``zoo:NAME`` spec, so this module needs nothing from training.
@@ -77,6 +82,9 @@ class Suite:
     fingerprints: dict[str, str]
     ratings_source: dict | None = None
     """Where the published ratings come from: the command, commit, date and tier that measured them."""
+    core_fingerprints: dict[str, str | None] | None = None
+    """Per tier, the SHA-256 of the deals the compiled core makes from the tier's seeds (``None``
+    where the core does not play the suite's game): the cards of the pairs played on the core."""
 
     @property
     def num_sides(self) -> int:
@@ -145,6 +153,7 @@ def from_dict(data: dict) -> Suite:
         anchor=data["anchor"],
         fingerprints=dict(data["fingerprints"]),
         ratings_source=data.get("ratings_source"),
+        core_fingerprints=data.get("core_fingerprints"),
     )
 
 
@@ -170,6 +179,10 @@ def to_dict(suite: Suite) -> dict:
         "fingerprint_method": f"sha256 over every deal of the tier: the first hand as dealt and the next "
         f"{LATER_SHUFFLES} deck orders (agents/suites.py fingerprint)",
         "fingerprints": dict(suite.fingerprints),
+        "core_fingerprint_method": "sha256 over every deal of the tier as the compiled core deals it from the "
+        "same seed: the first hand (dealer, redeals, hands, table, deck order) and the state of the game's "
+        "generator that shuffles the later hands (agents/suites.py core_fingerprint)",
+        "core_fingerprints": None if suite.core_fingerprints is None else dict(suite.core_fingerprints),
     }
 
 
@@ -200,6 +213,47 @@ def fingerprint(rules: Rules, num_players: int, seed: int, deals: int) -> str:
     return digest.hexdigest()
 
 
+CORE_BATCH = 2048
+"""Deals the compiled core deals at once for :func:`core_fingerprint`."""
+
+
+def core_fingerprint(rules: Rules, num_players: int, seed: int, deals: int) -> str | None:
+    """SHA-256 (hex) of the first ``deals`` deals as the compiled core deals them, or ``None``
+    where the core does not play ``rules``.
+
+    The core shuffles a deal's seed with its own generator, so its cards differ from the engine's
+    (:func:`fingerprint`); a pair played on the core (:mod:`agents.compiled`) is played on these.
+    Every deal contributes its first hand (dealer, redeals, every seat's hand, the table, the
+    deck order) and the state of its generator after the deal, which shuffles the later hands.
+    """
+    import numpy as np
+
+    from scopa_env.fast import BatchedScopa
+    from scopa_env.fast.batch import check_supported
+    from scopa_env.fast.core import layout
+
+    try:
+        check_supported(rules, num_players)
+    except ValueError:
+        return None
+    cols = [
+        *range(layout.COL_HAND, layout.COL_HAND + num_players),
+        layout.COL_TABLE,
+        layout.COL_DEALER,
+        layout.COL_REDEALS,
+        layout.COL_STOCK_POS,
+        *range(layout.COL_DECK, layout.COL_DECK + len(rules.deck)),
+    ]
+    digest = hashlib.sha256()
+    for first in range(0, deals, CORE_BATCH):
+        ids = range(first, min(first + CORE_BATCH, deals))
+        batch = BatchedScopa(len(ids), num_players, rules, action_mode="move", episode="game", reward="game")
+        batch.reset(np.asarray([deal_seed(seed, i) for i in ids], np.int64))
+        digest.update(np.ascontiguousarray(batch._S[:, cols], dtype="<i8").tobytes())
+        digest.update(np.ascontiguousarray(batch._rng, dtype="<u8").tobytes())
+    return digest.hexdigest()
+
+
 def check(suite: Suite, tiers: tuple[str, ...] = TIERS) -> list[str]:
     """What no longer matches the suite file (empty when the engine deals it as frozen)."""
     problems = []
@@ -218,6 +272,13 @@ def check(suite: Suite, tiers: tuple[str, ...] = TIERS) -> list[str]:
             problems.append(
                 f"{suite.name}: the engine deals the {tier} tier differently (fingerprint {got[:12]}..., "
                 f"the suite says {str(suite.fingerprints.get(tier))[:12]}...)"
+            )
+        got = core_fingerprint(suite.rules, suite.num_players, suite.seed, suite.tiers[tier])
+        want = (suite.core_fingerprints or {}).get(tier)
+        if got != want:
+            problems.append(
+                f"{suite.name}: the compiled core deals the {tier} tier differently (fingerprint "
+                f"{str(got)[:12]}..., the suite says {str(want)[:12]}...)"
             )
     return problems
 
@@ -240,9 +301,12 @@ def new_suite(
     r = get_rules(rules)
     r.check_players(num_players)
     seed = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
-    prints = {t: fingerprint(r, num_players, seed, n) for t, n in (("full", full), ("quick", quick))}
+    sizes = (("full", full), ("quick", quick))
+    prints = {t: fingerprint(r, num_players, seed, n) for t, n in sizes}
+    core = {t: core_fingerprint(r, num_players, seed, n) for t, n in sizes}
     entries = tuple(LadderEntry(a, float(anchor_rating) if a == anchor else None) for a in ladder)
-    return Suite(name, title, r, num_players, r.target, seed, {"full": full, "quick": quick}, entries, anchor, prints)
+    tiers = {"full": full, "quick": quick}
+    return Suite(name, title, r, num_players, r.target, seed, tiers, entries, anchor, prints, core_fingerprints=core)
 
 
 def with_ratings(suite: Suite, ratings: dict[str, float], source: dict) -> Suite:

@@ -12,6 +12,7 @@ from agents.random_agent import RandomAgent
 from agents.suites import (
     SUITES_DIR,
     check,
+    core_fingerprint,
     deal_record,
     fingerprint,
     from_dict,
@@ -92,6 +93,19 @@ def test_a_different_deal_changes_the_fingerprint():
     assert fingerprint(suite.rules, 4, suite.seed, n) != base
     wrong_target = dataclasses.replace(suite, target=21)
     assert any("target 21" in p for p in check(wrong_target, ())), "a wrong target went unnoticed"
+
+
+def test_a_different_deal_changes_the_core_fingerprint():
+    """The compiled core's deals are frozen too: another seed or one deal fewer is noticed."""
+    suite = load_suite("standard-2p-v1")
+    n = suite.tiers["quick"]
+    base = core_fingerprint(suite.rules, 2, suite.seed, n)
+    assert base == suite.core_fingerprints["quick"]
+    assert base != fingerprint(suite.rules, 2, suite.seed, n)  # the core's cards are its own
+    assert core_fingerprint(suite.rules, 2, suite.seed, n - 1) != base
+    assert core_fingerprint(suite.rules, 2, suite.seed + 1, n) != base
+    stale = dataclasses.replace(suite, core_fingerprints={"quick": "0" * 64, "full": suite.core_fingerprints["full"]})
+    assert any("compiled core deals the quick tier" in p for p in check(stale, ("quick",)))
 
 
 def test_fingerprint_covers_the_dealt_cards():
