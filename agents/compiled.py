@@ -101,6 +101,17 @@ def fsearch_config(spec: str) -> np.ndarray:
     return agent.C
 
 
+def check_fsearch(spec: str, rules) -> None:
+    """Refuse, in one line, an ``fsearch`` spec the compiled loop cannot search for ``rules``."""
+    from scopa_env.fast.search import check_searchable
+
+    fsearch_config(spec)
+    try:
+        check_searchable(rules)
+    except NotImplementedError as exc:
+        raise ValueError(f"{spec!r}: {exc}") from None
+
+
 def is_fsearch(player) -> bool:
     return isinstance(player, str) and player.strip().partition(":")[0] == "fsearch"
 
@@ -119,13 +130,7 @@ def compiled_player(spec: str, num_players: int, rules) -> Player:
     if spec in COMPILED_BASELINES:
         return spec
     if is_fsearch(spec):
-        from scopa_env.fast.search import check_searchable
-
-        fsearch_config(spec)
-        try:
-            check_searchable(rules)
-        except NotImplementedError as exc:
-            raise ValueError(f"{spec!r}: {exc}") from None
+        check_fsearch(spec, rules)
         return spec
     if is_cheating(spec):
         raise ValueError(f"{spec!r} sees every card: it plays on the Python harness only")
