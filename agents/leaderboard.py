@@ -52,6 +52,7 @@ from collections.abc import Callable, Sequence
 from importlib.metadata import EntryPoint
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from agents.base import Agent
 from agents.compiled import ENGINE_COMPILED, ENGINE_PYTHON, Player, compiled_lineup, play_deals_compiled
@@ -240,20 +241,25 @@ def play_pair(
 ) -> tuple[Match, RunResult, str, float]:
     """Play the first ``deals`` deals of the suite, ``first`` against ``other``, on the engine of :func:`plan_pair`.
 
+    BLAS runs on one thread while the pair plays (threadpoolctl; the previous limit comes back
+    after): the networks' batches are small, and on a busy machine a second BLAS thread only spins
+    (it made a zoo pair's CPU time about 6 times larger).
+
     Returns ``(match, run, engine, cpu_seconds)``: the harness's CPU time is its games' (summed over
     the workers), the compiled core's this process's (every thread) while it played.
     """
     name, players = plan if plan is not None else plan_pair(suite, first, other, engine)
     match = Match(lineup(suite, first, other), suite.num_players, suite.rules, suite.seed)
-    if players is None:
-        run = run_deals(match, deals, workers, progress, desc=desc)
-        return match, run, name, sum(rec["seconds"] for records in run.deals for rec in records)
-    from scopa_env.fast.batch import max_threads
+    with threadpool_limits(limits=1, user_api="blas"):  # forked workers keep the limit
+        if players is None:
+            run = run_deals(match, deals, workers, progress, desc=desc)
+            return match, run, name, sum(rec["seconds"] for records in run.deals for rec in records)
+        from scopa_env.fast.batch import max_threads
 
-    start = time.process_time()
-    threads = min(workers, max_threads())
-    run = play_deals_compiled(match, players, deals, progress=progress, desc=desc, threads=threads)
-    return match, run, name, time.process_time() - start
+        start = time.process_time()
+        threads = min(workers, max_threads())
+        run = play_deals_compiled(match, players, deals, progress=progress, desc=desc, threads=threads)
+        return match, run, name, time.process_time() - start
 
 
 # --- ratings -------------------------------------------------------------------------------

@@ -200,6 +200,17 @@ class FirstMove(Agent):
         return lambda obs, legal_ids, legal_count: legal_ids[:, 0]
 
 
+class BlasThreads(RandomAgent):
+    # records the BLAS thread count each time it moves
+    seen = []
+
+    def act(self, view):
+        from threadpoolctl import threadpool_info
+
+        BlasThreads.seen.append(max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"))
+        return super().act(view)
+
+
 class BrokenHook(RandomAgent):
     def compiled_policy(self, num_players, rules):
         raise RuntimeError("no batch here")
@@ -222,6 +233,21 @@ def test_a_users_class_gets_a_row(user_module):
     one = rate_agent(suite, spec, "quick", workers=1)
     assert one["row"] == two["row"] and one["row"]["agent"] == spec
     assert not one["forfeits"], one["forfeits"]
+
+
+def test_pairs_play_with_one_blas_thread_and_the_limit_comes_back(user_module):
+    """Leaderboard pairs pin BLAS to one thread (a second one only spins on a busy machine), then restore it."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas_threads():
+        return max(p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas")
+
+    module = __import__(user_module)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert blas_threads() == 2
+        rate_agent(tiny_suite(1), f"{user_module}:BlasThreads", "quick", engine="python")
+        assert blas_threads() == 2, "the caller's BLAS limit was not restored"
+    assert module.BlasThreads.seen and set(module.BlasThreads.seen) == {1}, module.BlasThreads.seen
 
 
 @pytest.mark.parametrize(
