@@ -390,3 +390,33 @@ def test_seeded_resets_draw_as_numpys_default_rng(monkeypatch):
         assert isinstance(made.bit_generator.seed_seq, np.random.SeedSequence)
     monkeypatch.setattr(seeding, "_words", None)  # no extension: numpy's own
     assert isinstance(seeding.generator(3).bit_generator.seed_seq, np.random.SeedSequence)
+
+
+@pytest.mark.parametrize("mode", ["move", "select"])
+def test_plain_reset_equals_reset_with_the_default_options(mode):
+    """``reset(seed=...)`` without options (its short path) starts the episode that ``reset`` with
+    the default options (``{"dealer": last seat}``, the general path) starts: the same deal, the
+    same first observation and mask, and the same play after it (to the game's end with
+    ``episode="game"``, whose later hands the game deals itself), for every player count."""
+    for n, episode, seeds in ((2, "hand", 5), (3, "hand", 5), (4, "hand", 5), (2, "game", 1)):
+        plain, general = (scopa_v0.env(num_players=n, action_mode=mode, episode=episode) for _ in range(2))
+        for seed in range(seeds):
+            plain.reset(seed=seed)
+            general.reset(seed=seed, options={"dealer": n - 1})
+            assert plain.unwrapped.game.hands == general.unwrapped.game.hands, (n, seed)
+            assert plain.unwrapped.game.stock == general.unwrapped.game.stock, (n, seed)
+            rng = np.random.default_rng(seed)
+            for agent in plain.agent_iter():
+                assert agent == general.agent_selection
+                got, want = plain.last(), general.last()
+                for key in ("observation", "action_mask"):
+                    assert np.array_equal(got[0][key], want[0][key]), (n, seed, key)
+                assert got[1:] == want[1:], (n, seed)
+                if got[2] or got[3]:
+                    action = None
+                else:
+                    legal = np.flatnonzero(got[0]["action_mask"])
+                    action = int(legal[rng.integers(len(legal))])
+                plain.step(action)
+                general.step(action)
+            assert not general.agents

@@ -1,0 +1,157 @@
+"""The AEC env's ``env / floor`` ratio in short interleaved rounds, optionally against an older env.
+
+    python benchmarks/env_floor_rounds.py [--before REV] [--rounds 40] [--seconds 0.1]
+
+Each round runs every loop for ``--seconds`` of CPU time on the do-nothing floor
+(:class:`scopa_env.bench.env.NullEnv` with PettingZoo's standard wrappers), then on the env
+(``scopa_v0.env``, 2 players, one hand per episode, a reset per hand) and, with ``--before``, on
+the env of ``scopa_env/aec/scopa_v0.py`` at git revision ``REV`` (loaded from ``git show`` into
+this process, so both envs share one engine and one compiled core), the two envs in alternating
+order. A round's ratio is its env rate over its floor rate; the median of the rounds' ratios is
+printed with their quartiles, and ``paired``, the median of each round's after / before. Rounds
+this short, interleaved, let a machine that other jobs load slow every side alike.
+
+Two loops: ``bench`` (``scopa bench``'s: a random legal id from ``np.flatnonzero`` of the mask)
+and ``issue`` (the usual PettingZoo loop: ``env.action_space(agent).sample(mask)``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from scopa_env.aec import scopa_v0
+from scopa_env.bench.env import NullEnv, _wrapped
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bench_loop(env, seconds: float, seed: int, rng: np.random.Generator) -> float:
+    """Steps per CPU second of ``scopa bench``'s loop: a random legal id from the mask's nonzeros."""
+    steps = episodes = 0
+    start = time.process_time()
+    while time.process_time() < start + seconds:
+        env.reset(seed=seed + episodes)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+        episodes += 1
+    return steps / (time.process_time() - start)
+
+
+def issue_loop(env, seconds: float, seed: int, rng: np.random.Generator) -> float:
+    """Steps per CPU second of the usual PettingZoo loop: ``action_space(agent).sample(mask)``."""
+    steps = episodes = 0
+    start = time.process_time()
+    while time.process_time() < start + seconds:
+        env.reset(seed=seed + episodes)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                action = env.action_space(agent).sample(obs["action_mask"])
+                steps += 1
+            env.step(action)
+        episodes += 1
+    return steps / (time.process_time() - start)
+
+
+LOOPS = {"bench": bench_loop, "issue": issue_loop}
+
+
+def env_module_at(rev: str):
+    """``scopa_env/aec/scopa_v0.py`` at git revision ``rev``, loaded as a module of its own."""
+    text = subprocess.run(
+        ["git", "show", f"{rev}:scopa_env/aec/scopa_v0.py"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "scopa_v0_before.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("scopa_v0_before", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def steps_per_hand(env, hands: int = 20) -> float:
+    """Mean steps of a hand of random legal play (the floor's episode length)."""
+    rng = np.random.default_rng(0)
+    steps = 0
+    for seed in range(hands):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+    return steps / hands
+
+
+def measure(mode: str, loop: str, modules: dict, rounds: int, seconds: float) -> dict:
+    """Per env (``modules``' keys), the rounds' ratios to the floor; with two envs, ``paired``."""
+    envs = {name: module.env(num_players=2, action_mode=mode, episode="hand") for name, module in modules.items()}
+    first = next(iter(envs.values()))
+    floor = _wrapped(NullEnv(first.unwrapped, max(1, round(steps_per_hand(first)))))
+    run = LOOPS[loop]
+    rng = np.random.default_rng(1)
+    ratios: dict[str, list[float]] = {name: [] for name in envs}
+    paired: list[float] = []
+    for r in range(rounds):
+        base = run(floor, seconds, r * 1000, rng)
+        order = list(envs) if r % 2 else list(reversed(envs))
+        rates = {name: run(envs[name], seconds, r * 1000, rng) for name in order}
+        for name, rate in rates.items():
+            ratios[name].append(rate / base)
+        if len(rates) == 2:
+            before, after = (rates[name] for name in envs)
+            paired.append(after / before)
+    out = {"ratios": ratios}
+    if paired:
+        out["paired"] = statistics.median(paired)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", help="git revision of the env to compare with (same process)")
+    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=0.1, help="CPU seconds of each loop per round")
+    parser.add_argument("--modes", default="select,move")
+    parser.add_argument("--loops", default="bench,issue")
+    args = parser.parse_args()
+    modules = {"before": env_module_at(args.before), "after": scopa_v0} if args.before else {"env": scopa_v0}
+    with open("/proc/loadavg") as f:
+        print("load average:", f.read().split()[0])
+    for mode in args.modes.split(","):
+        for loop in args.loops.split(","):
+            found = measure(mode, loop, modules, args.rounds, args.seconds)
+            parts = [
+                f"{name} {statistics.median(v):.3f} (quartiles {np.quantile(v, 0.25):.3f}-{np.quantile(v, 0.75):.3f})"
+                for name, v in found["ratios"].items()
+            ]
+            if "paired" in found:
+                parts.append(f"paired after / before {found['paired']:.3f}")
+            print(f"{mode:6s} {loop:5s} " + "; ".join(parts), flush=True)
+    with open("/proc/loadavg") as f:
+        print("load average:", f.read().split()[0])
+
+
+if __name__ == "__main__":
+    main()
