@@ -199,7 +199,11 @@ def _run_fast_eval(args: argparse.Namespace) -> int:
             f"--fast needs a ppo:, dqn:, dmc:, zoo: or netsearch: agent, a compiled baseline or an fsearch spec first, got {learner!r}",
         )
     if opponent not in COMPILED_OPPONENTS:
-        return _fail("eval", f"--fast plays the compiled {', '.join(COMPILED_OPPONENTS)}, not {opponent!r}")
+        return _fail(
+            "eval",
+            f"--fast plays a PPO or DQN agent ({learner}) against the compiled {', '.join(COMPILED_OPPONENTS)} "
+            f"only, not {opponent!r}: drop --fast to play it on the Python harness",
+        )
     if args.players != 2:
         return _fail("eval", f"--fast plays 2 players, got --players {args.players}")
     if sb3_zoo:

@@ -192,6 +192,14 @@ def test_scopa_eval_fast_plays_a_ppo_entry(scopa_cli, tmp_path):
     assert json.loads(out.read_text())["agents"][0]["agent"] == "zoo:ppo-standard-2p"
 
 
+def test_scopa_eval_fast_says_where_a_ppo_entry_meets_fsearch(scopa_cli):
+    """--fast plays the select-mode networks against the compiled baselines only: one line that says to drop it."""
+    result = scopa_cli("eval", "--fast", "zoo:ppo-standard-2p", "fsearch", "--games", "1", "--no-progress")
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "not 'fsearch'" in lines[0] and "drop --fast" in lines[0], result.stderr
+
+
 def test_a_damaged_entry_is_refused(tmp_path, monkeypatch):
     from train import zoo
 
