@@ -145,6 +145,59 @@ def start_ray(config: Path, overrides: list[str], workers: int) -> bool:
     return True
 
 
+def rows_of(built: list[Mode]) -> list[dict]:
+    """The rows of the modes that have had a timed turn, with their ratios to the single process."""
+    timed = [m for m in built if m.seconds > 0]
+    base = next((m.decisions / m.seconds for m in timed if m.cfg.workers == 0), None)
+    return [m.row(base) for m in timed]
+
+
+def write(args: argparse.Namespace, built: list[Mode], load: dict, complete: bool) -> None:
+    """Write the result record of the turns played so far (after every turn, so that a run stopped
+    by a time limit keeps what it measured; ``complete`` is false until every pass has run)."""
+    from scopa_env.bench.results import missing_fields, result_record
+
+    cfg = built[0].cfg
+    parts = ["python benchmarks/dmc_workers.py"]
+    if Path(args.config).resolve() != CONFIG:
+        parts.append(f"--config {args.config}")
+    parts.append(f"--workers {args.workers} --seconds {args.seconds:g} --passes {args.passes}")
+    if args.ray_address:
+        parts.append(f"--ray-address {args.ray_address}")
+    command = " ".join(parts + list(args.overrides))
+    record = result_record(
+        command,
+        rows_of(built),
+        what=(
+            f"decisions per second of DMC's training loop ({Path(args.config).name}'s first stage: "
+            f"{cfg.selfplay_games} self-play and {cfg.opponent_games} opponent games, "
+            f"{cfg.label_positions} labelled positions per step) with its actors and labellers in the "
+            "learner's process or in Ray workers, the modes taking turns in one run"
+        ),
+        columns=[
+            ("mode", "mode"),
+            ("decisions_per_second", "decisions/s"),
+            ("labels_per_second", "labelled moves/s"),
+            ("ratio", "ratio to one process"),
+            ("seconds", "timed seconds"),
+            ("updates", "updates"),
+        ],
+        load=load,
+        machine=args.machine or f"{platform.machine()}, {os.cpu_count()} cores (shared)",
+    )
+    record["title"] = f"{Path(args.config).name}: one process against Ray workers"
+    notes = [args.note] if args.note else []
+    if not complete:
+        notes.append("partial: the run stopped before every mode had played all its passes")
+    if notes:
+        record["command_note"] = "; ".join(notes)
+    missing = missing_fields(record)
+    if missing:
+        raise ValueError(f"a result record needs {', '.join(missing)}")
+    data = {"title": TITLE, "about": ABOUT, "records": [record]}
+    args.out.write_text(json.dumps(data, indent=2) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", type=Path, default=CONFIG, help="a DMC config (default configs/dmc_expert.yaml)")
@@ -162,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     modes = parse_modes(args.workers)
     if args.seconds <= 0 or args.passes < 1:
         raise SystemExit("dmc_workers: --seconds must be positive and --passes at least 1")
-    from scopa_env.bench.results import load_average, missing_fields, result_record
+    from scopa_env.bench.results import load_average
     from train.config import ConfigError
 
     overrides = [*args.overrides, f"ray_address={args.ray_address!r}"] if args.ray_address else list(args.overrides)
@@ -188,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(
                     f"  pass {k + 1}: {mode.name}: {rate:,.0f} decisions/s so far (load {load_average()})", flush=True
                 )
+                if str(args.out):
+                    write(args, built, {"start": load_start, "end": load_average()}, complete=False)
     except ConfigError as exc:
         print(f"dmc_workers: error: {exc}", file=sys.stderr)
         return 2
@@ -199,8 +254,7 @@ def main(argv: list[str] | None = None) -> int:
 
             ray.shutdown()
     load_end = load_average()
-    base = next((m.decisions / m.seconds for m in built if m.cfg.workers == 0), None)
-    rows = [m.row(base) for m in built]
+    rows = rows_of(built)
     for r in rows:
         ratio = f"  x{r['ratio']:.2f} of one process" if r["ratio"] else ""
         print(
@@ -208,42 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"load average: {load_start} at the start, {load_end} at the end")
     if str(args.out):
-        cfg = built[0].cfg
-        parts = ["python benchmarks/dmc_workers.py"]
-        if Path(args.config).resolve() != CONFIG:
-            parts.append(f"--config {args.config}")
-        parts.append(f"--workers {args.workers} --seconds {args.seconds:g} --passes {args.passes}")
-        if args.ray_address:
-            parts.append(f"--ray-address {args.ray_address}")
-        command = " ".join(parts + list(args.overrides))
-        record = result_record(
-            command,
-            rows,
-            what=(
-                f"decisions per second of DMC's training loop ({Path(args.config).name}'s first stage: "
-                f"{cfg.selfplay_games} self-play and {cfg.opponent_games} opponent games, "
-                f"{cfg.label_positions} labelled positions per step) with its actors and labellers in the "
-                "learner's process or in Ray workers, the modes taking turns in one run"
-            ),
-            columns=[
-                ("mode", "mode"),
-                ("decisions_per_second", "decisions/s"),
-                ("labels_per_second", "labelled moves/s"),
-                ("ratio", "ratio to one process"),
-                ("seconds", "timed seconds"),
-                ("updates", "updates"),
-            ],
-            load={"start": load_start, "end": load_end},
-            machine=args.machine or f"{platform.machine()}, {os.cpu_count()} cores (shared)",
-        )
-        record["title"] = f"{Path(args.config).name}: one process against Ray workers"
-        if args.note:
-            record["command_note"] = args.note
-        missing = missing_fields(record)
-        if missing:
-            raise ValueError(f"a result record needs {', '.join(missing)}")
-        data = {"title": TITLE, "about": ABOUT, "records": [record]}
-        args.out.write_text(json.dumps(data, indent=2) + "\n")
+        write(args, built, {"start": load_start, "end": load_end}, complete=True)
         print(f"wrote {args.out}")
     return 0
 

@@ -3,6 +3,7 @@ ratio to the reference loop measured around its own step. No timing is asserted.
 
 from __future__ import annotations
 
+import json
 import math
 
 import scopa_env.bench.env as bench
@@ -48,3 +49,41 @@ def test_each_step_has_its_own_reference(monkeypatch):
     rows = bench.run_all(0.06)
     assert rows[0].vs_ref == 200.0 / 20.0, "the mean of the reference just before and just after the step"
     assert rows[1].vs_ref == 400.0 / 40.0
+
+
+def test_dmc_workers_record_keeps_the_turns_played_so_far(tmp_path):
+    """benchmarks/dmc_workers.py writes its record after every turn, so a run stopped by a time
+    limit (as the lent GPU machine's was) keeps the modes it measured, marked partial."""
+    import argparse
+    import importlib.util
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "dmc_workers.py"
+    spec = importlib.util.spec_from_file_location("dmc_workers_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    cfg = SimpleNamespace(selfplay_games=64, opponent_games=192, label_positions=96, workers=0, sync=True)
+
+    def mode(workers: int, seconds: float, decisions: int):
+        m = module.Mode.__new__(module.Mode)
+        m.cfg, m.name = SimpleNamespace(**{**vars(cfg), "workers": workers}), module.mode_name(workers, True)
+        m.decisions, m.labels, m.updates, m.seconds = decisions, decisions // 2, 3, seconds
+        return m
+
+    out = tmp_path / "dmc_workers.json"
+    args = argparse.Namespace(
+        config=module.CONFIG, workers="0,2", seconds=10.0, passes=1, ray_address="", machine="m", note=None,
+        out=out, overrides=[],
+    )  # fmt: skip
+    built = [mode(0, 10.0, 1000), mode(2, 0.0, 0)]
+    module.write(args, built, {"start": [1, 1, 1], "end": [1, 1, 1]}, complete=False)
+    record = json.loads(out.read_text())["records"][0]
+    assert [r["mode"] for r in record["rows"]] == ["one process"], "only modes with a timed turn have rows"
+    assert "partial" in record["command_note"]
+    built[1].decisions, built[1].seconds = 3000, 10.0
+    module.write(args, built, {"start": [1, 1, 1], "end": [1, 1, 1]}, complete=True)
+    record = json.loads(out.read_text())["records"][0]
+    assert [r["ratio"] for r in record["rows"]] == [1.0, 3.0]
+    assert "command_note" not in record
