@@ -34,6 +34,12 @@ reference entry and ladder pair says its ``engine``. On the compiled core the de
 shuffles of the suite's deal seeds (its generator is not the engine's): the same cards on every
 run, any number of workers (its threads) and any batch.
 
+A long run can keep each finished pair (``state_dir``, :func:`played_pair`): a JSON file per pair,
+with the pair's deal-by-deal comparisons, its summary, the engine, its CPU time and the commit that
+played it; a later run with the same suite, tier, deals, pair and engine takes the file instead of
+playing the pair again (and says so in its ``reused`` count), so a ladder of several CPU-hours can
+be played over several sessions. The files hold numbers and strings only (JSON, no pickle).
+
 The ``oracle`` sees every card (:mod:`agents.oracle`, cheating): it gets no ranked row
 (:func:`check_agents` refuses it) and no reference may be one. ``rate_agent(..., ceiling=True)``
 measures it against the ladder like any agent, margins, win rates and intervals, but marks the
@@ -44,12 +50,14 @@ ceiling the fair agents are measured against (``benchmarks/leaderboard.py``).
 from __future__ import annotations
 
 import inspect
+import json
 import math
 import re
 import sys
 import time
 from collections.abc import Callable, Sequence
 from importlib.metadata import EntryPoint
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -262,6 +270,107 @@ def play_pair(
         return match, run, name, time.process_time() - start
 
 
+STATE_FORMAT = 1
+"""Version of the kept pair files (:func:`played_pair`)."""
+
+
+class PairOutcome:
+    """What a pair's games left: its ``summary`` (:func:`agents.stats.summarize`'s report), its
+    deal-by-deal ``comparisons`` (:func:`pair_comparisons`), the engine, the CPU and wall seconds, and
+    whether it was ``interrupted`` or ``reused`` from a kept file."""
+
+    def __init__(self, summary, comparisons, engine, cpu, wall, interrupted=False, reused=False, commit=None):
+        self.summary, self.comparisons, self.engine = summary, comparisons, engine
+        self.cpu, self.wall, self.interrupted, self.reused, self.commit = cpu, wall, interrupted, reused, commit
+
+
+def _state_file(state_dir: Path, first: str, other: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.=-]+", "_", f"{first}__vs__{other}")
+    return Path(state_dir) / f"{safe}.json"
+
+
+def _pair_key(suite: Suite, first: str, other: str, deals: int, engine: str) -> dict:
+    return {
+        "suite": suite.name,
+        "fingerprints": dict(suite.fingerprints),
+        "deals": deals,
+        "pair": [first, other],
+        "engine": engine,
+    }
+
+
+def _kept_pair(path: Path, key: dict) -> PairOutcome | None:
+    """The pair kept in ``path`` if it is one of ``key`` and well formed, else None (said in one line)."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text())
+        if data.get("format") != STATE_FORMAT or data.get("key") != key:
+            print(f"leaderboard: {path} is another run's pair (suite, deals, pair or engine differ): played again",
+                  file=sys.stderr)  # fmt: skip
+            return None
+        comparisons = np.asarray(data["comparisons"], dtype=np.float64)
+        if comparisons.shape != (key["deals"], 2) or not np.isfinite(comparisons).all():
+            raise ValueError(f"comparisons of shape {comparisons.shape}, not ({key['deals']}, 2)")
+        summary = data["summary"]
+        if not isinstance(summary, dict) or not isinstance(summary.get("agents"), list):
+            raise ValueError("no summary of the pair's agents")
+        return PairOutcome(
+            summary, comparisons, str(data["engine"]), float(data["cpu_seconds"]), float(data["wall_seconds"]),
+            reused=True, commit=data.get("commit"),
+        )  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"leaderboard: {path} cannot be read back ({exc}): played again", file=sys.stderr)
+        return None
+
+
+def played_pair(
+    suite: Suite,
+    first: str,
+    other: str,
+    deals: int,
+    workers: int,
+    progress: bool,
+    desc: str,
+    plan: tuple[str, list[Player] | None],
+    state_dir: str | Path | None = None,
+) -> PairOutcome:
+    """:func:`play_pair` and :func:`agents.stats.summarize`, or the pair kept in ``state_dir`` by an earlier
+    run of the same suite, deals, pair and engine; a pair played to its end is kept there."""
+    key = _pair_key(suite, first, other, deals, plan[0])
+    path = _state_file(Path(state_dir), first, other) if state_dir is not None else None
+    if path is not None:
+        kept = _kept_pair(path, key)
+        if kept is not None:
+            if progress:
+                print(f"{desc}: kept in {path} (played at {kept.commit or 'an unknown commit'})", file=sys.stderr)
+            return kept
+    match, run, played_on, seconds = play_pair(suite, first, other, deals, workers, progress, desc, plan=plan)
+    if run.interrupted or len(run.deals) < deals:
+        return PairOutcome(None, None, played_on, seconds, run.wall_seconds, interrupted=True)
+    summary = summarize(match, run)
+    outcome = PairOutcome(summary, pair_comparisons(run), played_on, seconds, run.wall_seconds)
+    if path is not None:
+        from scopa_env.bench.results import git_commit
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "format": STATE_FORMAT,
+            "key": key,
+            "commit": git_commit(),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "engine": played_on,
+            "cpu_seconds": round(seconds, 3),
+            "wall_seconds": round(run.wall_seconds, 3),
+            "summary": summary,
+            "comparisons": outcome.comparisons.tolist(),
+        }
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data))
+        tmp.replace(path)
+    return outcome
+
+
 # --- ratings -------------------------------------------------------------------------------
 
 
@@ -373,6 +482,7 @@ def rate_agent(
     on_reference: Callable[[str, dict], None] | None = None,
     ceiling: bool = False,
     engine: str = "auto",
+    state_dir: str | Path | None = None,
 ) -> dict:
     """Play ``spec`` against the suite's ladder and return its leaderboard report.
 
@@ -383,6 +493,8 @@ def rate_agent(
             ``role: "ceiling"``, ``cheating: True`` and no rating (it is left out of the fit).
         engine: ``auto``, ``compiled`` or ``python`` (:func:`plan_pair`); each reference entry says
             the engine that played it.
+        state_dir: keep each finished pair there and take the pairs kept by an earlier run
+            (:func:`played_pair`; ``timing.reused_pairs`` counts them).
 
     Returns:
         ``{"row": ..., "forfeits": [...], "timing": {...}, "interrupted": bool}``. ``row`` is the
@@ -406,16 +518,19 @@ def rate_agent(
     wall = cpu = 0.0
     by_engine: dict[str, float] = {}
     interrupted = False
+    reused = 0
     for k, (ref, plan) in enumerate(zip(refs, plans), 1):
         desc = f"[{k}/{len(refs)}] vs {ref}"
-        match, run, played_on, seconds = play_pair(suite, spec, ref, n, workers, progress, desc, plan=plan)
-        wall += run.wall_seconds
+        outcome = played_pair(suite, spec, ref, n, workers, progress, desc, plan, state_dir)
+        played_on, seconds = outcome.engine, outcome.cpu
+        wall += outcome.wall
         cpu += seconds
         by_engine[played_on] = by_engine.get(played_on, 0.0) + seconds
-        if run.interrupted or len(run.deals) < n:
+        if outcome.interrupted:
             interrupted = True
             break
-        report = summarize(match, run)
+        reused += outcome.reused
+        report = outcome.summary
         forfeits += [f for f in report["forfeits"]]
         side = report["agents"][0]
         rates = per_hand_rates(side)
@@ -432,9 +547,10 @@ def rate_agent(
             "margin_per_hand": _ci(side["margin_per_hand"]),
             "win_rate": _ci(side["win_rate"]),
             "per_hand": rates,
+            **({"kept_from_commit": outcome.commit} if outcome.reused else {}),
         }
         per_ref.append(entry)
-        comparisons.append(pair_comparisons(run))
+        comparisons.append(outcome.comparisons)
         if on_reference is not None:
             on_reference(ref, entry)
     complete = len(per_ref) == len(refs)
@@ -464,6 +580,7 @@ def rate_agent(
             "cpu_seconds_by_engine": {k: round(v, 1) for k, v in by_engine.items()},
             "workers": workers,
             "python": sys.version.split()[0],
+            "reused_pairs": reused,
         },
     }
 
@@ -475,6 +592,7 @@ def rate_ladder(
     workers: int = 1,
     progress: bool = False,
     engine: str = "auto",
+    state_dir: str | Path | None = None,
 ) -> dict:
     """Play every pair of the suite's references and fit its scale (the anchor keeps its number).
 
@@ -493,20 +611,21 @@ def rate_ladder(
     hands_seen: dict[str, dict[str, float]] = {}
     pairs, forfeits = [], []
     wall = cpu = 0.0
+    reused = 0
     by_engine: dict[str, float] = {}
     for i, j in pair_ids:
         desc = f"[{len(pairs) + 1}/{len(pair_ids)}] {refs[i]} vs {refs[j]}"
-        match, run, played_on, seconds = play_pair(
-            suite, refs[i], refs[j], n, workers, progress, desc, plan=plans[i, j]
-        )
-        wall += run.wall_seconds
+        outcome = played_pair(suite, refs[i], refs[j], n, workers, progress, desc, plans[i, j], state_dir)
+        played_on, seconds = outcome.engine, outcome.cpu
+        wall += outcome.wall
         cpu += seconds
         by_engine[played_on] = by_engine.get(played_on, 0.0) + seconds
-        if run.interrupted or len(run.deals) < n:
+        if outcome.interrupted:
             raise KeyboardInterrupt
-        report = summarize(match, run)
+        reused += outcome.reused
+        report = outcome.summary
         forfeits += report["forfeits"]
-        per_pair[(i, j)] = pair_comparisons(run)
+        per_pair[(i, j)] = outcome.comparisons
         for side in report["agents"]:
             rates = per_hand_rates(side)
             acc = hands_seen.setdefault(side["agent"], {"hands": 0.0, **{k: 0.0 for k in PER_HAND}})
@@ -518,6 +637,7 @@ def rate_ladder(
             {
                 "pair": [refs[i], refs[j]],
                 "engine": played_on,
+                **({"kept_from_commit": outcome.commit} if outcome.reused else {}),
                 "deals": report["deals"],
                 "margin_per_hand": _ci(side["margin_per_hand"]),
                 "win_rate": _ci(side["win_rate"]),
@@ -536,5 +656,6 @@ def rate_ladder(
             "cpu_seconds": round(cpu, 1),
             "cpu_seconds_by_engine": {k: round(v, 1) for k, v in by_engine.items()},
             "workers": workers,
+            "reused_pairs": reused,
         },
     }

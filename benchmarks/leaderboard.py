@@ -14,6 +14,9 @@ plays the suite's game on that scale (:func:`agents.leaderboard.rate_agent`), an
     python benchmarks/leaderboard.py --plot benchmarks/results/leaderboard-standard-2p-v1.json   # its figure
     python benchmarks/leaderboard.py --suite standard-2p-v1 --quick --ceiling-only   # only (re)measure the
                                                      # oracle's ceiling row of the published record
+    python benchmarks/leaderboard.py --suite standard-3p-v1 --quick --publish-scale --state runs/lb-3p
+                                                     # keep each finished pair in runs/lb-3p; run again
+                                                     # (another session) to go on where it stopped
 
 Each pair plays on the compiled core where both of its agents have a compiled form (the compiled
 baselines, ``fsearch`` specs, the zoo networks) and on the Python harness otherwise (the ``search``
@@ -219,10 +222,12 @@ def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int, cpu_hours: float, s
     ]
 
 
-def add_ceiling(record: dict, suite, deals: int | None, workers: int, progress: bool, source: dict | None) -> float:
+def add_ceiling(
+    record: dict, suite, deals: int | None, workers: int, progress: bool, source: dict | None, state_dir=None
+) -> float:
     """Measure the oracle on ``suite`` and put its row, its gap and its facts into ``record``; returns its CPU-seconds."""
     tier = record["tier"]
-    report = rate_agent(suite, CEILING, tier, deals, workers, progress=progress, ceiling=True)
+    report = rate_agent(suite, CEILING, tier, deals, workers, progress=progress, ceiling=True, state_dir=state_dir)
     if report["forfeits"] or report["interrupted"]:
         raise RuntimeError(
             f"the ceiling run of {CEILING} was {'interrupted' if report['interrupted'] else 'forfeited'}"
@@ -352,6 +357,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--ceiling-deals", type=int, help="the ceiling row on the tier's first N deals only")
     parser.add_argument("--no-ceiling", action="store_true", help="leave the oracle's ceiling row out")
+    parser.add_argument(
+        "--state",
+        type=Path,
+        metavar="DIR",
+        help="keep each finished pair in DIR and take the pairs an earlier run kept there (a run over several sessions)",
+    )
     args = parser.parse_args(argv)
     if args.plot:
         print(f"wrote {os.path.relpath(add_figure(args.plot), ROOT)}")
@@ -367,7 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.ceiling_only:
         return ceiling_only(args, suite, tier, ceiling_deals, command)
     load_start, commit = load_average(), git_commit()
-    ladder = rate_ladder(suite, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine)
+    ladder = rate_ladder(
+        suite, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine, state_dir=args.state
+    )
     if ladder["forfeits"]:
         print(f"leaderboard: error: {len(ladder['forfeits'])} forfeits in the ladder", file=sys.stderr)
         return 1
@@ -385,7 +398,14 @@ def main(argv: list[str] | None = None) -> int:
     write(out, suite, rows, cpu, run, ladder["pairs"])  # the ladder is kept if the other agents are stopped
     for spec in extra_specs(suite):
         report = rate_agent(
-            rated, spec, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine
+            rated,
+            spec,
+            tier,
+            args.deals,
+            args.workers,
+            progress=not args.no_progress,
+            engine=args.engine,
+            state_dir=args.state,
         )
         cpu += report["timing"]["cpu_seconds"]
         for name, seconds in report["timing"]["cpu_seconds_by_engine"].items():
@@ -397,7 +417,9 @@ def main(argv: list[str] | None = None) -> int:
         write(out, suite, rows, cpu, run, ladder["pairs"])
     if not args.no_ceiling:
         record = {"rows": rows, "tier": tier}
-        ceiling_cpu = add_ceiling(record, rated, ceiling_deals, args.workers, not args.no_progress, None)
+        ceiling_cpu = add_ceiling(
+            record, rated, ceiling_deals, args.workers, not args.no_progress, None, state_dir=args.state
+        )
         cpu += ceiling_cpu
         by_engine["python harness"] = by_engine.get("python harness", 0.0) + ceiling_cpu  # the oracle: harness only
         extra = {"ceiling": record["ceiling"], "facts": record["facts"]}
@@ -426,7 +448,7 @@ def ceiling_only(args, suite, tier: str, deals: int | None, command: str) -> int
     start = load_average()
     source = {"command": command, "commit": git_commit(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     source["load_average"] = {"start": start, "end": None}
-    add_ceiling(record, suite, deals, args.workers, not args.no_progress, source)
+    add_ceiling(record, suite, deals, args.workers, not args.no_progress, source, state_dir=args.state)
     next(r for r in record["rows"] if r["role"] == "ceiling")["load_average"]["end"] = load_average()
     out.write_text(json.dumps(data, indent=2) + "\n")
     print(f"wrote the ceiling row into {out}")

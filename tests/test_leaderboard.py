@@ -306,3 +306,39 @@ def test_list_shows_every_suite(capsys):
     assert main(["leaderboard", "--list"]) == 0
     out = capsys.readouterr().out
     assert "standard-2p-v1" in out and "french52-8p-v1" in out
+
+
+def test_a_ladder_kept_pair_by_pair_is_taken_back_as_it_was_played(tmp_path, monkeypatch, capsys):
+    """``state_dir`` keeps each finished pair as JSON; a second run takes every pair back without playing
+    and rates the ladder the same; a damaged file or another run's file is played again, said in one line."""
+    suite = dataclasses.replace(
+        tiny_suite(2),
+        ladder=(LadderEntry("random", None), LadderEntry("greedy", 1000.0), LadderEntry("search:ply_budget=40", None)),
+    )
+    first = lb.rate_ladder(suite, "quick", state_dir=tmp_path)
+    files = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert len(files) == 3, files
+    assert first["timing"]["reused_pairs"] == 0
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a kept pair was played again")
+
+    monkeypatch.setattr(lb, "play_pair", no_games)
+    again = lb.rate_ladder(suite, "quick", state_dir=tmp_path)
+    assert again["timing"]["reused_pairs"] == 3
+    assert again["ratings"] == first["ratings"] and again["per_hand"] == first["per_hand"]
+    assert all("kept_from_commit" in p for p in again["pairs"])
+    assert [{k: v for k, v in p.items() if k != "kept_from_commit"} for p in again["pairs"]] == first["pairs"]
+
+    monkeypatch.undo()
+    damaged = tmp_path / files[0]
+    damaged.write_text(damaged.read_text()[:-40])
+    other = json.loads((tmp_path / files[1]).read_text())
+    other["key"]["deals"] = 5
+    (tmp_path / files[1]).write_text(json.dumps(other))
+    capsys.readouterr()
+    third = lb.rate_ladder(suite, "quick", state_dir=tmp_path)
+    err = capsys.readouterr().err
+    assert "cannot be read back" in err and "another run's pair" in err
+    assert third["timing"]["reused_pairs"] == 1
+    assert third["ratings"] == first["ratings"]
