@@ -56,6 +56,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib.metadata import EntryPoint
 from pathlib import Path
 
@@ -274,14 +275,20 @@ STATE_FORMAT = 1
 """Version of the kept pair files (:func:`played_pair`)."""
 
 
+@dataclass
 class PairOutcome:
     """What a pair's games left: its ``summary`` (:func:`agents.stats.summarize`'s report), its
     deal-by-deal ``comparisons`` (:func:`pair_comparisons`), the engine, the CPU and wall seconds, and
-    whether it was ``interrupted`` or ``reused`` from a kept file."""
+    whether it was ``interrupted`` or ``reused`` from a kept file (played at ``commit``)."""
 
-    def __init__(self, summary, comparisons, engine, cpu, wall, interrupted=False, reused=False, commit=None):
-        self.summary, self.comparisons, self.engine = summary, comparisons, engine
-        self.cpu, self.wall, self.interrupted, self.reused, self.commit = cpu, wall, interrupted, reused, commit
+    summary: dict | None
+    comparisons: np.ndarray | None
+    engine: str
+    cpu: float
+    wall: float
+    interrupted: bool = False
+    reused: bool = False
+    commit: str | None = None
 
 
 def _state_file(state_dir: Path, first: str, other: str) -> Path:
@@ -306,8 +313,8 @@ def _kept_pair(path: Path, key: dict) -> PairOutcome | None:
     try:
         data = json.loads(path.read_text())
         if data.get("format") != STATE_FORMAT or data.get("key") != key:
-            print(f"leaderboard: {path} is another run's pair (suite, deals, pair or engine differ): played again",
-                  file=sys.stderr)  # fmt: skip
+            why = "another run's pair (suite, deals, pair or engine differ)"
+            print(f"leaderboard: {path} is {why}: played again", file=sys.stderr)
             return None
         comparisons = np.asarray(data["comparisons"], dtype=np.float64)
         if comparisons.shape != (key["deals"], 2) or not np.isfinite(comparisons).all():
@@ -315,10 +322,8 @@ def _kept_pair(path: Path, key: dict) -> PairOutcome | None:
         summary = data["summary"]
         if not isinstance(summary, dict) or not isinstance(summary.get("agents"), list):
             raise ValueError("no summary of the pair's agents")
-        return PairOutcome(
-            summary, comparisons, str(data["engine"]), float(data["cpu_seconds"]), float(data["wall_seconds"]),
-            reused=True, commit=data.get("commit"),
-        )  # fmt: skip
+        engine, cpu, wall = str(data["engine"]), float(data["cpu_seconds"]), float(data["wall_seconds"])
+        return PairOutcome(summary, comparisons, engine, cpu, wall, reused=True, commit=data.get("commit"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         print(f"leaderboard: {path} cannot be read back ({exc}): played again", file=sys.stderr)
         return None
