@@ -47,7 +47,8 @@ def load_files(results: Path = RESULTS) -> list[tuple[str, dict[str, Any]]]:
     for path in paths:
         data = json.loads(path.read_text())
         if "records" not in data:
-            data = {"title": data.get("what", path.stem), "about": "", "records": [data]}
+            # A bare record's section is named by its title (its long "what" is the sentence below it).
+            data = {"title": data.get("title") or data.get("what", path.stem), "about": "", "records": [data]}
         for i, record in enumerate(data["records"]):
             missing = missing_fields(record)
             if missing:
@@ -137,7 +138,9 @@ def doc_link(path: str) -> str:
     return f"`{path}`"
 
 
-def render_record(record: dict[str, Any], root: Path = ROOT) -> list[str]:
+def render_record(record: dict[str, Any], root: Path = ROOT, heading: bool = True) -> list[str]:
+    """A record's lines: its heading (unless ``heading`` is false: the section already says it), what it
+    measures, its command, commit, date and load, its table, facts and figures."""
     rows = []
     for row in record["rows"]:
         row = dict(row)
@@ -148,7 +151,12 @@ def render_record(record: dict[str, Any], root: Path = ROOT) -> list[str]:
     columns = record.get("columns") or [[k, k] for k in (rows[0] if rows else {})]
     apart = any(any(k in row for k in ROW_SOURCE_KEYS) for row in rows)
     what = record["what"][0].upper() + record["what"][1:]
-    lines = [f"### {record['title']}", "", f"{what}.", ""] if record.get("title") else [f"### {what}", ""]
+    if not heading:
+        lines = [f"{what}.", ""]
+    elif record.get("title"):
+        lines = [f"### {record['title']}", "", f"{what}.", ""]
+    else:
+        lines = [f"### {what}", ""]
     command = f"`{record['command']}`" if record["command"] else "not recorded"
     if record.get("command_note"):
         command += f" ({record['command_note']})"
@@ -212,7 +220,7 @@ def render(results: Path = RESULTS, root: Path = ROOT) -> str:
         if data.get("about"):
             lines += [data["about"], ""]
         for record in data["records"]:
-            lines += render_record(record, root)
+            lines += render_record(record, root, heading=record.get("title") != data["title"])
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

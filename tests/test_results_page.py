@@ -93,3 +93,14 @@ def test_scopa_bench_json_writes_a_record(tmp_path, monkeypatch):
 def test_result_record_defaults():
     record = result_record("cmd", [{"a": 1}], what="w", commit="0" * 40, date="2026-01-01")
     assert record["columns"] == [["a", "a"]] and record["load_average"] is None
+
+
+def test_a_titled_bare_record_is_one_short_section(tmp_path):
+    """A bare record (no ``records`` list) is its own section, named by its title, not by its long "what"."""
+    record = result_record("cmd", [{"a": 1}], what="a long sentence of what was measured", commit="0" * 40)
+    record["date"], record["title"] = "2026-01-01", "Short title"
+    (tmp_path / "bare.json").write_text(json.dumps(record))
+    page = renderer().render(tmp_path)
+    assert "## Short title\n" in page and "## a long sentence" not in page
+    assert "### Short title" not in page, "the section's heading is not said twice"
+    assert "A long sentence of what was measured." in page
