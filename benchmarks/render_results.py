@@ -199,6 +199,53 @@ def render_record(record: dict[str, Any], root: Path = ROOT, heading: bool = Tru
     return lines
 
 
+LEADERBOARD = "leaderboard-"
+"""The stem prefix of a published leaderboard's file (benchmarks/leaderboard.py)."""
+
+
+def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = ROOT) -> list[str]:
+    """One table over the published leaderboards (each file's first record): the strongest fair agent
+    and its gap to the oracle's ceiling, the cost, the commit; then the suites not published yet."""
+    boards = [data["records"][0] for stem, data in files if stem.startswith(LEADERBOARD)]
+    if not boards:
+        return []
+    lines = [
+        "## Leaderboards at a glance",
+        "",
+        "Every published suite's strongest fair agent and how far the cheating `oracle` (every card seen) is above it",
+        "([the oracle ceiling](benchmark.md#the-oracle-ceiling)); each suite's section below has its whole table.",
+        "",
+        "| suite | tier | agents | strongest fair agent | oracle above it, points per hand | CPU-hours | commit | date |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for board in sorted(boards, key=lambda b: b["suite"]):
+        fair = [r for r in board["rows"] if r.get("role") != "ceiling" and isinstance(r.get("rating"), dict)]
+        best = max(fair, key=lambda r: r["rating"]["mean"])
+        ceiling = board.get("ceiling")
+        if ceiling:
+            gap = ceiling["gap"]
+            above = (
+                f"{cell('margin', gap['margin_per_hand'])}, wins {cell('win_rate', gap['win_rate'])}"
+                f" (vs `{gap['agent']}`, {gap['deals']} deals)"
+            )
+            row = next(r for r in board["rows"] if r.get("role") == "ceiling")
+            # --ceiling-only gives the row its own command and cost; a whole run's cost includes it.
+            apart = "command" in row
+            hours = f"{number(board['cpu_hours'])} {'+' if apart else 'with'} {number(ceiling['cpu_hours'])} (ceiling)"
+        else:
+            above, hours = "not measured", number(board["cpu_hours"])
+        lines.append(
+            f"| {board['suite']} | {board['tier']}, {board['deals']} deals | {len(fair)} | "
+            f"`{best['agent']}` {best['rating_text']} | {above} | {hours} | {commit_text(board['commit'])} | "
+            f"{str(board['date'])[:10]} |"
+        )
+    published = {b["suite"] for b in boards}
+    waiting = sorted(p.stem for p in (root / "agents" / "suites").glob("*.json") if p.stem not in published)
+    if waiting:
+        lines += ["", "Not published yet: " + ", ".join(waiting) + "."]
+    return lines + [""]
+
+
 def render(results: Path = RESULTS, root: Path = ROOT) -> str:
     """The whole page, from the files under ``results``."""
     lines = [
@@ -215,7 +262,12 @@ def render(results: Path = RESULTS, root: Path = ROOT) -> str:
         "Points per hand: the margin in game points per hand, side minus opponent.",
         "",
     ]
-    for _, data in load_files(results):
+    files = load_files(results)
+    summary = leaderboard_summary(files, root)
+    for stem, data in files:
+        if summary and stem.startswith(LEADERBOARD):
+            lines += summary  # before the first leaderboard's section
+            summary = []
         lines += [f"## {data['title']}", ""]
         if data.get("about"):
             lines += [data["about"], ""]

@@ -104,3 +104,25 @@ def test_a_titled_bare_record_is_one_short_section(tmp_path):
     assert "## Short title\n" in page and "## a long sentence" not in page
     assert "### Short title" not in page, "the section's heading is not said twice"
     assert "A long sentence of what was measured." in page
+
+
+def test_leaderboards_at_a_glance_names_the_best_fair_agent_and_the_unpublished_suites(tmp_path):
+    rating = {"mean": 1100.0, "lo": 1090.0, "hi": 1110.0}
+    rows = [
+        {"agent": "oracle (cheating)", "role": "ceiling", "rating": None, "rating_text": "not rated", "command": "c"},
+        {"agent": "a", "role": "reference", "rating": rating, "rating_text": "1100 [1090, 1110]"},
+        {"agent": "b", "role": "anchor", "rating": {"mean": 1000.0, "lo": 1000.0, "hi": 1000.0}, "rating_text": "1000"},
+    ]
+    record = result_record("cmd", rows, what="w", commit="1" * 40, date="2026-01-02")
+    gap = {"agent": "a", "margin_per_hand": {"mean": 1.5, "lo": 1.4, "hi": 1.6}, "deals": 200}
+    gap["win_rate"] = {"mean": 0.9, "lo": 0.88, "hi": 0.92}
+    record |= {"title": "Leaderboard standard-2p-v1", "suite": "standard-2p-v1", "tier": "quick", "deals": 200}
+    record |= {"cpu_hours": 0.5, "ceiling": {"gap": gap, "cpu_hours": 0.25}}
+    data = {"title": "Leaderboard: standard-2p-v1", "about": "", "records": [record]}
+    (tmp_path / "leaderboard-standard-2p-v1.json").write_text(json.dumps(data))
+    page = renderer().render(tmp_path)
+    line = next(x for x in page.splitlines() if x.startswith("| standard-2p-v1 |"))
+    assert "`a` 1100 [1090, 1110]" in line and "+1.500 [+1.400, +1.600], wins 90.0% [88.0, 92.0]" in line
+    assert "0.5 + 0.25 (ceiling)" in line, line
+    assert page.index("## Leaderboards at a glance") < page.index("## Leaderboard: standard-2p-v1")
+    assert "Not published yet: " in page and "escoba-2p-v1" in page.split("Not published yet: ")[1].split("\n")[0]
