@@ -1,0 +1,365 @@
+"""Does a card-wise encoder fit the search's move values better than DMC's flat network? A supervised probe.
+
+    scopa dataset --games 800 --out runs/probe/train.parquet --search fsearch:worlds=64 --seed 0
+    scopa dataset --games 200 --out runs/probe/test.parquet --search fsearch:worlds=64 --seed 1
+    scopa dataset --games 200 --out runs/probe/test256.parquet --search fsearch:worlds=256 --seed 1
+    python benchmarks/card_encoder_probe.py runs/probe/train.parquet runs/probe/test256.parquet \
+        --searched-again runs/probe/test.parquet --epochs 10 --fractions 0.25,0.5
+
+Both networks regress every legal move's search value (the labels of ``scopa dataset``, docs/datasets.md:
+the mean hand-point margin after the move over the search's worlds) from the mover's observation and
+the move, with the same loss, optimiser, batches and epochs, and are scored on the held-out games:
+
+* ``flat``: the DMC learner's network (:mod:`train.dmc`, ``configs/dmc_expert.yaml``): a 512-unit trunk
+  on the flat observation, a 256-256 head on (trunk, the move's features of :class:`train.dmc_agent.MoveFeatures`
+  with the heuristic's three);
+* ``cards``: the observation read card by card (a network that sees the cards as a set):
+  every card gets its flags in the card planes (hand, table, own pile, other piles, played by each
+  seat, unseen) with its rank and suit, one shared MLP embeds each card, the state is the sum of the
+  embeddings in each plane (a set per plane, Deep Sets: Zaheer et al. 2017) with the non-card
+  entries, and a move is the embedding of its card, the sums over its captured cards and over the
+  table it leaves, with the same scalar features as ``flat``.
+
+The training labels are those of the DMC recipe's labelling search (``fsearch:worlds=64``); the held-out
+games are labelled by a search of 256 worlds, closer to what the labels estimate, and the same games
+labelled with 64 worlds (``--searched-again``) are scored too: how well the labelling search itself
+ranks the moves, the level a network fitted to its labels would reach with no error of its own.
+``--fractions`` fits both networks on shares of the training games too (is the data the bound?).
+
+Scores: the mean squared error over moves, the share of positions (two moves or more) where the
+network's best move is the search's, and the regret (the search's value of its best move minus that
+of the network's, points per hand). A 95% interval on each difference comes from a bootstrap over the held-out games.
+Two 2-player standard-game datasets only (``--players``/``--rules`` are not options): this is a probe
+for the DMC recipe's next network, not a general tool.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.dataset import load_dataset
+from scopa_env.bench.results import load_average, result_record, write_record
+from scopa_env.engine.cards import RANK_OF, SUIT_OF
+from scopa_env.engine.rules import get_rules
+from train.dmc_agent import MoveFeatures
+
+CARDS = 40
+PLANES = ("hand", "table", "own_pile", "other_piles", "played", "unseen")
+"""The card planes a card's flags come from (``played`` is one plane per seat)."""
+
+
+def load(path: str | Path) -> dict[str, np.ndarray]:
+    """A dataset file as flat arrays: one row per position (obs) and per legal move (rows into obs)."""
+    data = load_dataset(path)
+    meta = data.meta
+    if meta["rules"] != "standard" or meta["players"] != 2:
+        raise SystemExit(f"{path}: the probe reads the standard 2-player game, not {meta['rules']} x {meta['players']}")
+    b = data.batch()
+    mask = b["move_mask"]
+    rows = np.nonzero(mask)[0]
+    features = MoveFeatures(get_rules("standard"), 2)
+    ids = b["move_id"][mask]
+    h = b["move_features"][mask][:, -3:]  # h_score, h_gap, h_top: the heuristic's three, as DMC's
+    feats = np.concatenate([features(b["obs"], rows, ids), h], axis=1).astype(np.float32)
+    captured = ((b["move_captured"][mask][:, None] >> np.arange(CARDS)) & 1).astype(np.float32)
+    return {
+        "obs": b["obs"].astype(np.float32),
+        "layout": meta["obs_layout"],
+        "game": b["game"].astype(np.int64),
+        "rows": rows.astype(np.int64),
+        "card": b["move_card"][mask].astype(np.int64),
+        "captured": captured,
+        "feats": feats,
+        "value": b["search_value"][mask].astype(np.float32),
+    }
+
+
+class FlatQ(nn.Module):
+    """DMC's network: trunk on the observation, head on (trunk, move features)."""
+
+    def __init__(self, obs_size: int, feat_size: int) -> None:
+        super().__init__()
+        self.trunk = nn.Sequential(nn.Linear(obs_size, 512), nn.ReLU())
+        self.head = nn.Sequential(
+            nn.Linear(512 + feat_size, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1)
+        )
+
+    def forward(self, obs, rows, card, captured, feats):
+        return self.head(torch.cat([self.trunk(obs)[rows], feats], dim=1)).squeeze(1)
+
+
+class CardQ(nn.Module):
+    """The card-wise network (module docstring): a shared card encoder, per-plane set sums, a move head."""
+
+    def __init__(self, layout: dict, feat_size: int, width: int = 64) -> None:
+        super().__init__()
+        self.slices = [slice(*layout[p]) for p in PLANES]
+        self.extra = slice(layout["scope"][0], None)  # scope, scores, counts, seats, phase: after the card planes
+        self.num_flags = sum((s.stop - s.start) // CARDS for s in self.slices)
+        identity = np.zeros((CARDS, 11 + 4), np.float32)
+        identity[np.arange(CARDS), np.array(RANK_OF[:CARDS])] = 1.0
+        identity[np.arange(CARDS), 11 + np.array(SUIT_OF[:CARDS])] = 1.0
+        self.register_buffer("identity", torch.from_numpy(identity))
+        self.encode = nn.Sequential(
+            nn.Linear(self.num_flags + identity.shape[1], 128), nn.ReLU(), nn.Linear(128, width), nn.ReLU()
+        )
+        extra = layout["phase"][1] - layout["scope"][0]
+        self.state = nn.Sequential(nn.Linear(self.num_flags * width + extra, 256), nn.ReLU())
+        self.scalar = slice(3 * CARDS, None)  # MoveFeatures' entries after the three card-wide blocks
+        self.head = nn.Sequential(
+            nn.Linear(256 + 3 * width + feat_size - 3 * CARDS, 256),
+            nn.ReLU(),
+            nn.Linear(256, 256),
+            nn.ReLU(),
+            nn.Linear(256, 1),
+        )
+
+    def embed(self, obs):
+        """Every card's flags ``(B, 40, P)`` and its embedding ``(B, 40, W)``: one encoder for every card."""
+        flags = torch.cat([obs[:, s].reshape(len(obs), -1, CARDS) for s in self.slices], dim=1)  # (B, P, 40)
+        flags = flags.transpose(1, 2)  # (B, 40, P)
+        ident = self.identity.expand(len(obs), -1, -1)
+        return flags, self.encode(torch.cat([flags, ident], dim=2))
+
+    def forward(self, obs, rows, card, captured, feats):
+        flags, emb = self.embed(obs)
+        pooled = torch.einsum("bcp,bcw->bpw", flags, emb).reshape(len(obs), -1)
+        state = self.state(torch.cat([pooled, obs[:, self.extra]], dim=1))[rows]
+        e = emb[rows]  # (M, 40, W)
+        played = e[torch.arange(len(rows)), card]
+        took = torch.einsum("mc,mcw->mw", captured, e)
+        after = feats[:, 2 * CARDS : 3 * CARDS]
+        left = torch.einsum("mc,mcw->mw", after, e)
+        return self.head(torch.cat([state, played, took, left, feats[:, self.scalar]], dim=1)).squeeze(1)
+
+
+def tensors(d: dict, positions: np.ndarray) -> tuple:
+    """The inputs and labels of ``positions`` (indices into ``d['obs']``), rows renumbered."""
+    take = np.isin(d["rows"], positions)
+    renumber = np.full(len(d["obs"]), -1, np.int64)
+    renumber[positions] = np.arange(len(positions))
+    t = torch.from_numpy
+    return (
+        t(d["obs"][positions]),
+        t(renumber[d["rows"][take]]),
+        t(d["card"][take]),
+        t(d["captured"][take]),
+        t(d["feats"][take]),
+    ), t(d["value"][take])
+
+
+def subset(d: dict, share: float, seed: int) -> dict:
+    """The positions of a random ``share`` of ``d``'s games, rows renumbered."""
+    games = np.unique(d["game"])
+    keep = np.random.default_rng(seed).choice(games, max(1, round(share * len(games))), replace=False)
+    positions = np.nonzero(np.isin(d["game"], keep))[0]
+    take = np.isin(d["rows"], positions)
+    renumber = np.full(len(d["obs"]), -1, np.int64)
+    renumber[positions] = np.arange(len(positions))
+    out = {k: v[take] for k, v in d.items() if k in ("card", "captured", "feats", "value")}
+    return out | {
+        "obs": d["obs"][positions],
+        "game": d["game"][positions],
+        "rows": renumber[d["rows"][take]],
+        "layout": d["layout"],
+    }
+
+
+def train(model: nn.Module, d: dict, epochs: int, batch: int, seed: int, lr: float) -> float:
+    """Fit ``model`` to the search values; returns the CPU seconds it took."""
+    rng = np.random.default_rng(seed)
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    steps = epochs * ((len(d["obs"]) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
+    start = time.process_time()
+    for epoch in range(epochs):
+        order = rng.permutation(len(d["obs"]))
+        total = n = 0.0
+        for lo in range(0, len(order), batch):
+            x, y = tensors(d, np.sort(order[lo : lo + batch]))
+            loss = nn.functional.mse_loss(model(*x), y)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item() * len(y)
+            n += len(y)
+        print(f"  epoch {epoch + 1}/{epochs}: train mse {total / n:.4f}", flush=True)
+    return time.process_time() - start
+
+
+def predict(model: nn.Module, d: dict) -> np.ndarray:
+    """The model's value of every move of ``d``."""
+    with torch.no_grad():
+        x, _ = tensors(d, np.arange(len(d["obs"])))
+        return model(*x).numpy()
+
+
+def per_position(pred: np.ndarray, d: dict) -> dict[str, np.ndarray]:
+    """Per held-out position: squared error sum, move count, agreement and regret (NaN below two moves)."""
+    rows, value = d["rows"], d["value"]
+    n = len(d["obs"])
+    sq = np.bincount(rows, (pred - value) ** 2, n)
+    count = np.bincount(rows, minlength=n)
+    agree = np.full(n, np.nan)
+    regret = np.full(n, np.nan)
+    starts = np.searchsorted(rows, np.arange(n))
+    for i in np.nonzero(count >= 2)[0]:
+        lo, hi = starts[i], starts[i] + count[i]
+        best, chosen = int(np.argmax(value[lo:hi])), int(np.argmax(pred[lo:hi]))
+        agree[i] = float(value[lo + chosen] >= value[lo + best] - 1e-6)
+        regret[i] = value[lo + best] - value[lo + chosen]
+    return {"sq": sq, "count": count, "agree": agree, "regret": regret}
+
+
+def metrics(p: dict, games: np.ndarray, pick: np.ndarray | None = None) -> dict[str, float]:
+    """MSE, agreement and regret over the positions of games ``pick`` (all by default, a bootstrap draw)."""
+    if pick is None:
+        sel = np.ones(len(games), bool)
+        weight = np.ones(len(games))
+    else:
+        weight = np.bincount(pick, minlength=games.max() + 1)[games].astype(float)
+        sel = weight > 0
+    multi = sel & ~np.isnan(p["agree"])
+    return {
+        "mse": float((p["sq"] * weight).sum() / (p["count"] * weight).sum()),
+        "agreement": float(np.nansum(p["agree"][multi] * weight[multi]) / weight[multi].sum()),
+        "regret": float(np.nansum(p["regret"][multi] * weight[multi]) / weight[multi].sum()),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("train")
+    parser.add_argument("test")
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--batch", type=int, default=256, help="positions per gradient step")
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--boot", type=int, default=1000, help="bootstrap draws over the held-out games")
+    parser.add_argument(
+        "--searched-again",
+        metavar="PATH",
+        help="the test games labelled by another search (e.g. fewer worlds): scored as a network would be",
+    )
+    parser.add_argument(
+        "--fractions",
+        help="also fit each network on these shares of the training games, e.g. 0.25,0.5 (is data the bound?)",
+    )
+    parser.add_argument("--json", help="write the scores here (raw)")
+    parser.add_argument("--record", help="write the scores as a results record (benchmarks/results/, docs/results.md)")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    machine_load = {"start": load_average()}
+    tr, te = load(args.train), load(args.test)
+    print(f"train: {len(tr['obs']):,} positions, {len(tr['rows']):,} moves; test: {len(te['obs']):,} positions")
+    obs_size, feat_size = tr["obs"].shape[1], tr["feats"].shape[1]
+    found: dict = {}
+    per: dict = {}
+    if args.searched_again:
+        other = load(args.searched_again)
+        if not all(np.array_equal(other[k], te[k]) for k in ("obs", "rows", "card", "captured")):
+            raise SystemExit(f"{args.searched_again} does not hold the positions and moves of {args.test}")
+        found["searched_again"] = metrics(per_position(other["value"], te), te["game"])
+        print(f"the other search's labels: {found['searched_again']}", flush=True)
+    builders = {"flat": lambda: FlatQ(obs_size, feat_size), "cards": lambda: CardQ(tr["layout"], feat_size)}
+    for name, build in builders.items():
+        torch.manual_seed(args.seed)  # the same seed gives the same weights, batches and scores
+        model = build()
+        params = sum(p.numel() for p in model.parameters())
+        print(f"{name}: {params:,} parameters", flush=True)
+        cpu = train(model, tr, args.epochs, args.batch, args.seed, args.lr)
+        per[name] = per_position(predict(model, te), te)
+        found[name] = metrics(per[name], te["game"]) | {"parameters": params, "train_cpu_seconds": round(cpu, 1)}
+        print(f"{name}: {found[name]}", flush=True)
+    for share in [float(x) for x in args.fractions.split(",")] if args.fractions else []:
+        sub = subset(tr, share, args.seed)
+        for name, make in (
+            ("flat", lambda: FlatQ(obs_size, feat_size)),
+            ("cards", lambda: CardQ(tr["layout"], feat_size)),
+        ):
+            print(f"{name} on {share:.0%} of the training games ({len(sub['obs']):,} positions)", flush=True)
+            model = make()
+            train(model, sub, args.epochs, args.batch, args.seed, args.lr)
+            found.setdefault("fractions", {}).setdefault(name, {})[str(share)] = metrics(
+                per_position(predict(model, te), te), te["game"]
+            )
+            print(f"  {found['fractions'][name][str(share)]}", flush=True)
+    rng = np.random.default_rng(args.seed)
+    games = np.unique(te["game"])
+    diffs = {k: [] for k in ("mse", "agreement", "regret")}
+    for _ in range(args.boot):
+        pick = rng.choice(games, len(games))
+        a, b = metrics(per["cards"], te["game"], pick), metrics(per["flat"], te["game"], pick)
+        for k in diffs:
+            diffs[k].append(a[k] - b[k])
+    found["cards_minus_flat"] = {
+        k: {
+            "mean": found["cards"][k] - found["flat"][k],
+            "lo": float(np.quantile(v, 0.025)),
+            "hi": float(np.quantile(v, 0.975)),
+        }
+        for k, v in diffs.items()
+    }
+    print("cards - flat (95% bootstrap over held-out games):", json.dumps(found["cards_minus_flat"]))
+    if args.json:
+        out = found | {"args": vars(args), "train_positions": len(tr["obs"]), "test_positions": len(te["obs"])}
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
+    if args.record:
+        machine_load["end"] = load_average()
+        write_record(as_record(found, args, len(tr["obs"]), len(te["obs"]), machine_load), args.record)
+
+
+def as_record(found: dict, args, train_positions: int, test_positions: int, load: dict) -> dict:
+    """The scores as a results record: a row per network and share of the training games."""
+    rows = []
+    if "searched_again" in found:
+        rows.append({"network": "the labels' own search (the same games searched again)", **found["searched_again"]})
+    for name in ("flat", "cards"):
+        for share, scores in sorted(found.get("fractions", {}).get(name, {}).items(), key=lambda kv: float(kv[0])):
+            rows.append({"network": name, "share": float(share), **scores})
+        rows.append({"network": name, "share": 1.0, **found[name]})
+    diff = found["cards_minus_flat"]
+    command = " ".join(["python", "benchmarks/card_encoder_probe.py", *sys.argv[1:]])
+    return result_record(
+        command,
+        rows,
+        what=f"the card-wise network against DMC's flat one, fitted to the search values of {train_positions:,} "
+        f"positions of heuristic self-play ({args.epochs} epochs, the same batches and seed) and scored on "
+        f"{test_positions:,} held-out positions: mean squared error over moves, agreement (the network's "
+        "best move is the held-out search's) and regret (the held-out search's value lost by the network's "
+        "choice, points per hand)",
+        columns=[
+            ("network", "network"),
+            ("share", "share of the training games"),
+            ("parameters", "parameters"),
+            ("train_cpu_seconds", "training CPU-seconds"),
+            ("mse", "test MSE"),
+            ("agreement", "agreement"),
+            ("regret", "regret"),
+        ],
+        load=load,
+        id="card-encoder-probe",
+        title="Card-wise network against the flat one, on search labels",
+        machine="this project's shared 2-core CPU machine",
+        facts=[
+            {
+                "what": f"cards - flat, all the training games (95% bootstrap over the {args.boot} draws of held-out games)",
+                "value": "; ".join(
+                    f"{k} {diff[k]['mean']:+.4f} [{diff[k]['lo']:+.4f}, {diff[k]['hi']:+.4f}]" for k in diff
+                ),
+            }
+        ],
+    )
+
+
+if __name__ == "__main__":
+    main()
