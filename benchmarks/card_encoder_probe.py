@@ -18,7 +18,9 @@ the move, with the same loss, optimiser, batches and epochs, and are scored on t
   seat, unseen) with its rank and suit, one shared MLP embeds each card, the state is the sum of the
   embeddings in each plane (a set per plane, Deep Sets: Zaheer et al. 2017) with the non-card
   entries, and a move is the embedding of its card, the sums over its captured cards and over the
-  table it leaves, with the same scalar features as ``flat``.
+  table it leaves, with the same scalar features as ``flat``;
+* ``flat_wide`` (``--networks flat,flat_wide``): ``flat`` with a 1024-unit trunk and a 512-512 head (is
+  the capacity the bound?).
 
 The training labels are those of the DMC recipe's labelling search (``fsearch:worlds=64``); the held-out
 games are labelled by a search of 256 worlds, closer to what the labels estimate, and the same games
@@ -52,6 +54,8 @@ from scopa_env.engine.rules import get_rules
 from train.dmc_agent import MoveFeatures
 
 CARDS = 40
+NAMES = {"cards": "the card-wise network", "flat_wide": "a wider flat network"}
+TITLES = {"cards": "Card-wise network", "flat_wide": "Wider flat network"}
 PLANES = ("hand", "table", "own_pile", "other_piles", "played", "unseen")
 """The card planes a card's flags come from (``played`` is one plane per seat)."""
 
@@ -85,11 +89,11 @@ def load(path: str | Path) -> dict[str, np.ndarray]:
 class FlatQ(nn.Module):
     """DMC's network: trunk on the observation, head on (trunk, move features)."""
 
-    def __init__(self, obs_size: int, feat_size: int) -> None:
+    def __init__(self, obs_size: int, feat_size: int, trunk: int = 512, head: int = 256) -> None:
         super().__init__()
-        self.trunk = nn.Sequential(nn.Linear(obs_size, 512), nn.ReLU())
+        self.trunk = nn.Sequential(nn.Linear(obs_size, trunk), nn.ReLU())
         self.head = nn.Sequential(
-            nn.Linear(512 + feat_size, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1)
+            nn.Linear(trunk + feat_size, head), nn.ReLU(), nn.Linear(head, head), nn.ReLU(), nn.Linear(head, 1)
         )
 
     def forward(self, obs, rows, card, captured, feats):
@@ -173,8 +177,16 @@ def subset(d: dict, share: float, seed: int) -> dict:
     }
 
 
-def train(model: nn.Module, d: dict, epochs: int, batch: int, seed: int, lr: float) -> float:
-    """Fit ``model`` to the search values; returns the CPU seconds it took."""
+def position_centred(values: torch.Tensor, rows: torch.Tensor, positions: int) -> torch.Tensor:
+    """Each move's value less the mean of its position's moves."""
+    total = torch.zeros(positions).index_add_(0, rows, values)
+    count = torch.zeros(positions).index_add_(0, rows, torch.ones_like(values))
+    return values - (total / count)[rows]
+
+
+def train(model: nn.Module, d: dict, epochs: int, batch: int, seed: int, lr: float, loss_kind: str = "values") -> float:
+    """Fit ``model`` to the search values (``loss_kind`` "values": their MSE; "differences": the MSE of
+    each move's value less its position's mean, the recipe's difference labels); returns the CPU seconds."""
     rng = np.random.default_rng(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     steps = epochs * ((len(d["obs"]) + batch - 1) // batch)
@@ -185,7 +197,12 @@ def train(model: nn.Module, d: dict, epochs: int, batch: int, seed: int, lr: flo
         total = n = 0.0
         for lo in range(0, len(order), batch):
             x, y = tensors(d, np.sort(order[lo : lo + batch]))
-            loss = nn.functional.mse_loss(model(*x), y)
+            pred = model(*x)
+            if loss_kind == "differences":
+                rows, n = x[1], len(x[0])
+                loss = nn.functional.mse_loss(position_centred(pred, rows, n), position_centred(y, rows, n))
+            else:
+                loss = nn.functional.mse_loss(pred, y)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -243,8 +260,17 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=6)
     parser.add_argument("--batch", type=int, default=256, help="positions per gradient step")
     parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument(
+        "--loss",
+        choices=("values", "differences"),
+        default="values",
+        help="fit the values, or each move's value less its position's mean (only the ranking counts)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap draws over the held-out games")
+    parser.add_argument(
+        "--networks", default="flat,cards", help="networks to fit: flat (always) and any of cards, flat_wide"
+    )
     parser.add_argument(
         "--searched-again",
         metavar="PATH",
@@ -270,46 +296,52 @@ def main() -> None:
             raise SystemExit(f"{args.searched_again} does not hold the positions and moves of {args.test}")
         found["searched_again"] = metrics(per_position(other["value"], te), te["game"])
         print(f"the other search's labels: {found['searched_again']}", flush=True)
-    builders = {"flat": lambda: FlatQ(obs_size, feat_size), "cards": lambda: CardQ(tr["layout"], feat_size)}
-    for name, build in builders.items():
+    every = {
+        "flat": lambda: FlatQ(obs_size, feat_size),
+        "cards": lambda: CardQ(tr["layout"], feat_size),
+        "flat_wide": lambda: FlatQ(obs_size, feat_size, trunk=1024, head=512),
+    }
+    names = args.networks.split(",")
+    unknown = sorted(set(names) - set(every))
+    if unknown or "flat" not in names:
+        raise SystemExit(f"--networks: name flat and any of {', '.join(every)}; got {args.networks!r}")
+    shares = [float(x) for x in args.fractions.split(",")] if args.fractions else []
+    for name in names:
         torch.manual_seed(args.seed)  # the same seed gives the same weights, batches and scores
-        model = build()
+        model = every[name]()
         params = sum(p.numel() for p in model.parameters())
         print(f"{name}: {params:,} parameters", flush=True)
-        cpu = train(model, tr, args.epochs, args.batch, args.seed, args.lr)
+        cpu = train(model, tr, args.epochs, args.batch, args.seed, args.lr, args.loss)
         per[name] = per_position(predict(model, te), te)
         found[name] = metrics(per[name], te["game"]) | {"parameters": params, "train_cpu_seconds": round(cpu, 1)}
         print(f"{name}: {found[name]}", flush=True)
-    for share in [float(x) for x in args.fractions.split(",")] if args.fractions else []:
-        sub = subset(tr, share, args.seed)
-        for name, make in (
-            ("flat", lambda: FlatQ(obs_size, feat_size)),
-            ("cards", lambda: CardQ(tr["layout"], feat_size)),
-        ):
+        for share in shares:
+            sub = subset(tr, share, args.seed)
             print(f"{name} on {share:.0%} of the training games ({len(sub['obs']):,} positions)", flush=True)
-            model = make()
-            train(model, sub, args.epochs, args.batch, args.seed, args.lr)
-            found.setdefault("fractions", {}).setdefault(name, {})[str(share)] = metrics(
-                per_position(predict(model, te), te), te["game"]
-            )
-            print(f"  {found['fractions'][name][str(share)]}", flush=True)
-    rng = np.random.default_rng(args.seed)
+            torch.manual_seed(args.seed)
+            model = every[name]()
+            train(model, sub, args.epochs, args.batch, args.seed, args.lr, args.loss)
+            scores = metrics(per_position(predict(model, te), te), te["game"])
+            found.setdefault("fractions", {}).setdefault(name, {})[str(share)] = scores
+            print(f"  {scores}", flush=True)
     games = np.unique(te["game"])
-    diffs = {k: [] for k in ("mse", "agreement", "regret")}
-    for _ in range(args.boot):
-        pick = rng.choice(games, len(games))
-        a, b = metrics(per["cards"], te["game"], pick), metrics(per["flat"], te["game"], pick)
-        for k in diffs:
-            diffs[k].append(a[k] - b[k])
-    found["cards_minus_flat"] = {
-        k: {
-            "mean": found["cards"][k] - found["flat"][k],
-            "lo": float(np.quantile(v, 0.025)),
-            "hi": float(np.quantile(v, 0.975)),
+    for name in [n for n in names if n != "flat"]:
+        rng = np.random.default_rng(args.seed)
+        diffs = {k: [] for k in ("mse", "agreement", "regret")}
+        for _ in range(args.boot):
+            pick = rng.choice(games, len(games))
+            a, b = metrics(per[name], te["game"], pick), metrics(per["flat"], te["game"], pick)
+            for k in diffs:
+                diffs[k].append(a[k] - b[k])
+        found[f"{name}_minus_flat"] = {
+            k: {
+                "mean": found[name][k] - found["flat"][k],
+                "lo": float(np.quantile(v, 0.025)),
+                "hi": float(np.quantile(v, 0.975)),
+            }
+            for k, v in diffs.items()
         }
-        for k, v in diffs.items()
-    }
-    print("cards - flat (95% bootstrap over held-out games):", json.dumps(found["cards_minus_flat"]))
+        print(f"{name} - flat (95% bootstrap over held-out games):", json.dumps(found[f"{name}_minus_flat"]))
     if args.json:
         out = found | {"args": vars(args), "train_positions": len(tr["obs"]), "test_positions": len(te["obs"])}
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
@@ -319,44 +351,55 @@ def main() -> None:
 
 
 def as_record(found: dict, args, train_positions: int, test_positions: int, load: dict) -> dict:
-    """The scores as a results record: a row per network and share of the training games."""
+    """The scores as a results record: a row per network and share of the training games. Under the
+    difference loss a network's values have no level, so their MSE is left out."""
+    scored = ("agreement", "regret") if args.loss == "differences" else ("mse", "agreement", "regret")
+
+    def kept(scores: dict) -> dict:
+        return {k: v for k, v in scores.items() if k != "mse" or "mse" in scored}
+
     rows = []
     if "searched_again" in found:
-        rows.append({"network": "the labels' own search (the same games searched again)", **found["searched_again"]})
-    for name in ("flat", "cards"):
+        rows.append(
+            {"network": "the labels' own search (the same games searched again)", **kept(found["searched_again"])}
+        )
+    names = args.networks.split(",")
+    for name in names:
         for share, scores in sorted(found.get("fractions", {}).get(name, {}).items(), key=lambda kv: float(kv[0])):
-            rows.append({"network": name, "share": float(share), **scores})
-        rows.append({"network": name, "share": 1.0, **found[name]})
-    diff = found["cards_minus_flat"]
-    command = " ".join(["python", "benchmarks/card_encoder_probe.py", *sys.argv[1:]])
+            rows.append({"network": name, "share": float(share), **kept(scores)})
+        rows.append({"network": name, "share": 1.0, **kept(found[name])})
+    others = [n for n in names if n != "flat"]
+    headers = {"mse": "test MSE", "agreement": "agreement", "regret": "regret"}
     return result_record(
-        command,
+        " ".join(["python", "benchmarks/card_encoder_probe.py", *sys.argv[1:]]),
         rows,
-        what=f"the card-wise network against DMC's flat one, fitted to the search values of {train_positions:,} "
-        f"positions of heuristic self-play ({args.epochs} epochs, the same batches and seed) and scored on "
-        f"{test_positions:,} held-out positions: mean squared error over moves, agreement (the network's "
-        "best move is the held-out search's) and regret (the held-out search's value lost by the network's "
-        "choice, points per hand)",
+        what=f"{' and '.join(NAMES[n] for n in others)} against DMC's flat one, fitted to the search values of "
+        f"{train_positions:,} positions of heuristic self-play ({args.epochs} epochs, {args.loss} loss, the same "
+        f"batches and seed) and scored on {test_positions:,} held-out positions: "
+        + ("mean squared error over moves, " if "mse" in scored else "")
+        + "agreement (the network's best move is the held-out search's) and regret (the held-out search's "
+        "value lost by the network's choice, points per hand)",
         columns=[
             ("network", "network"),
             ("share", "share of the training games"),
             ("parameters", "parameters"),
             ("train_cpu_seconds", "training CPU-seconds"),
-            ("mse", "test MSE"),
-            ("agreement", "agreement"),
-            ("regret", "regret"),
+            *((k, headers[k]) for k in scored),
         ],
         load=load,
-        id="card-encoder-probe",
-        title="Card-wise network against the flat one, on search labels",
+        id=f"network-probe-{'-'.join(others)}-{args.loss}",
+        title=" and ".join(TITLES[n] for n in others) + f" against the flat one, {args.loss} loss",
         machine="this project's shared 2-core CPU machine",
         facts=[
             {
-                "what": f"cards - flat, all the training games (95% bootstrap over the {args.boot} draws of held-out games)",
+                "what": f"{name} - flat, all the training games (95% bootstrap over {args.boot} draws of held-out games)",
                 "value": "; ".join(
-                    f"{k} {diff[k]['mean']:+.4f} [{diff[k]['lo']:+.4f}, {diff[k]['hi']:+.4f}]" for k in diff
+                    f"{k} {d['mean']:+.4f} [{d['lo']:+.4f}, {d['hi']:+.4f}]"
+                    for k, d in found[f"{name}_minus_flat"].items()
+                    if k in scored
                 ),
             }
+            for name in others
         ],
     )
 

@@ -106,3 +106,17 @@ def test_a_second_labelling_of_other_games_is_refused(files, monkeypatch, capsys
     train, test, _ = (str(f) for f in files)
     with pytest.raises(SystemExit, match="does not hold the positions"):
         run(module, monkeypatch, capsys, train, test, "--searched-again", train, "--epochs", "1")
+
+
+def test_difference_loss_sees_only_each_positions_ranking():
+    """``--loss differences`` fits each move's value less its position's mean: a constant added to every
+    move of one position changes nothing."""
+    import torch
+
+    module = probe()
+    rows = torch.tensor([0, 0, 0, 1, 1])
+    values = torch.tensor([1.0, 2.0, 6.0, -1.0, 1.0])
+    centred = module.position_centred(values, rows, 2)
+    assert torch.allclose(centred, torch.tensor([-2.0, -1.0, 3.0, -1.0, 1.0]))
+    shifted = values + torch.tensor([5.0, 5.0, 5.0, -3.0, -3.0])
+    assert torch.allclose(module.position_centred(shifted, rows, 2), centred)
