@@ -6,7 +6,7 @@
     python benchmarks/card_encoder_probe.py runs/probe/train.parquet runs/probe/test256.parquet \
         --searched-again runs/probe/test.parquet --epochs 10 --fractions 0.25,0.5
 
-Both networks regress every legal move's search value (the labels of ``scopa dataset``, docs/datasets.md:
+The networks regress every legal move's search value (the labels of ``scopa dataset``, docs/datasets.md:
 the mean hand-point margin after the move over the search's worlds) from the mover's observation and
 the move, with the same loss, optimiser, batches and epochs, and are scored on the held-out games:
 
@@ -145,36 +145,36 @@ class CardQ(nn.Module):
         return self.head(torch.cat([state, played, took, left, feats[:, self.scalar]], dim=1)).squeeze(1)
 
 
-def tensors(d: dict, positions: np.ndarray) -> tuple:
-    """The inputs and labels of ``positions`` (indices into ``d['obs']``), rows renumbered."""
+MOVE_KEYS = ("card", "captured", "feats", "value")
+"""The per-move arrays of :func:`load`'s dict (the others are per position, or the layout)."""
+
+
+def select(d: dict, positions: np.ndarray) -> dict:
+    """``d`` cut to ``positions`` (sorted indices into ``d['obs']``), with their moves, rows renumbered."""
     take = np.isin(d["rows"], positions)
     renumber = np.full(len(d["obs"]), -1, np.int64)
     renumber[positions] = np.arange(len(positions))
-    t = torch.from_numpy
-    return (
-        t(d["obs"][positions]),
-        t(renumber[d["rows"][take]]),
-        t(d["card"][take]),
-        t(d["captured"][take]),
-        t(d["feats"][take]),
-    ), t(d["value"][take])
-
-
-def subset(d: dict, share: float, seed: int) -> dict:
-    """The positions of a random ``share`` of ``d``'s games, rows renumbered."""
-    games = np.unique(d["game"])
-    keep = np.random.default_rng(seed).choice(games, max(1, round(share * len(games))), replace=False)
-    positions = np.nonzero(np.isin(d["game"], keep))[0]
-    take = np.isin(d["rows"], positions)
-    renumber = np.full(len(d["obs"]), -1, np.int64)
-    renumber[positions] = np.arange(len(positions))
-    out = {k: v[take] for k, v in d.items() if k in ("card", "captured", "feats", "value")}
+    out = {k: d[k][take] for k in MOVE_KEYS}
     return out | {
         "obs": d["obs"][positions],
         "game": d["game"][positions],
         "rows": renumber[d["rows"][take]],
         "layout": d["layout"],
     }
+
+
+def tensors(d: dict, positions: np.ndarray) -> tuple:
+    """The inputs and labels of ``positions`` (sorted indices into ``d['obs']``) as tensors."""
+    cut = select(d, positions)
+    t = torch.from_numpy
+    return tuple(t(cut[k]) for k in ("obs", "rows", "card", "captured", "feats")), t(cut["value"])
+
+
+def subset(d: dict, share: float, seed: int) -> dict:
+    """The positions of a random ``share`` of ``d``'s games, rows renumbered."""
+    games = np.unique(d["game"])
+    keep = np.random.default_rng(seed).choice(games, max(1, round(share * len(games))), replace=False)
+    return select(d, np.nonzero(np.isin(d["game"], keep))[0])
 
 
 def position_centred(values: torch.Tensor, rows: torch.Tensor, positions: int) -> torch.Tensor:
