@@ -6,6 +6,11 @@
         "docs/data/dmc_expert_stage2:DMC + search labels, value labels on every position from 12M" \
         "runs/dmc_v3:DMC (configs/dmc_standard.yaml)" "runs/dmc_v2:DMC, no heuristic features" --out docs/img/dmc_vs_ppo.png
 
+``--opponents heuristic,fsearch`` draws one panel per opponent. A run's points against an opponent
+come from its ``evaluations.csv`` (the evaluations made during training) or, for an opponent it was
+not evaluated against, from ``evaluations_<opponent>.csv`` (``benchmarks/snapshot_curve.py``, played
+afterwards from the weights the run kept). The PPO recipe is drawn on the ``heuristic`` panel only.
+
 Each DMC run folder's ``evaluations.csv`` has a ``cpu_hours`` column (the training process's CPU
 time at each evaluation, both cores counted). The PPO recipe's curve is the one recorded in
 docs/training.md for ``configs/ppo_vs_heuristic.yaml`` (1,000-deal evaluations, 24M steps in 82
@@ -32,48 +37,58 @@ PPO_STEPS, PPO_WALL_HOURS, PPO_CORES = 24_000_000, 82 / 60, 1.1
 
 
 def dmc_curve(run_dir: Path, opponent: str = "heuristic") -> tuple[list[float], list[float], list[float], list[float]]:
-    hours, margin, lo, hi = [], [], [], []
-    with (run_dir / "evaluations.csv").open() as fh:
-        for row in csv.DictReader(fh):
-            if row["opponent"] == opponent:
-                hours.append(float(row["cpu_hours"]))
-                margin.append(float(row["margin"]))
-                lo.append(float(row["margin_lo"]))
-                hi.append(float(row["margin_hi"]))
-    return hours, margin, lo, hi
+    """A run's (CPU-hours, margin, CI low, CI high) against ``opponent``, in the order of its decisions."""
+    from train.dmc import opponent_curve_file
+
+    rows = []
+    for path in (run_dir / "evaluations.csv", opponent_curve_file(run_dir, opponent)):
+        if path.exists():
+            with path.open() as fh:
+                rows += [r for r in csv.DictReader(fh) if r["opponent"] == opponent]
+    if not rows:
+        raise SystemExit(f"error: {run_dir} has no evaluation against {opponent!r}")
+    rows.sort(key=lambda r: int(float(r["timestep"])))
+    return tuple([float(r[k]) for r in rows] for k in ("cpu_hours", "margin", "margin_lo", "margin_hi"))
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("runs", nargs="+", help="RUN_DIR:label")
+    p.add_argument("--opponents", default="heuristic", help="comma-separated; one panel each (default heuristic)")
     p.add_argument("--out", default="docs/img/dmc_vs_ppo.png")
+    p.add_argument("--no-ppo", action="store_true", help="leave out the PPO recipe's curve")
     args = p.parse_args()
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(7.5, 4.5))
-    ax = fig.subplots()
-    for item in args.runs:
-        path, _, label = item.partition(":")
-        hours, margin, lo, hi = dmc_curve(Path(path))
-        (line,) = ax.plot(hours, margin, marker="o", markersize=3, label=label or Path(path).name)
-        ax.fill_between(hours, lo, hi, alpha=0.2, color=line.get_color())
-    ppo_hours = [s / PPO_STEPS * PPO_WALL_HOURS * PPO_CORES for s, _ in PPO_RECIPE]
-    ax.plot(
-        ppo_hours,
-        [m for _, m in PPO_RECIPE],
-        marker="s",
-        linestyle="--",
-        color="gray",
-        label="PPO recipe (docs/training.md; CPU-hours estimated)",
-    )
-    ax.axhline(0.0, color="black", linewidth=0.8)
-    ax.set_ylim(-0.6, None)  # the untrained networks start near -2.1, off the scale
-    ax.text(0.01, 0.02, "untrained networks start near -2.1 (off the scale)", transform=ax.transAxes, fontsize=7)
-    ax.set_xlabel("training CPU-hours (2-core machine)")
-    ax.set_ylabel("points per hand vs heuristic (95% CI)")
-    ax.set_title("Standard game, 2 players: duplicate deals against the heuristic")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
+    opponents = [o for o in args.opponents.split(",") if o]
+    fig = Figure(figsize=(7.5 if len(opponents) == 1 else 6.0 * len(opponents), 4.5))
+    axes = fig.subplots(1, len(opponents), squeeze=False)[0]
+    for ax, opponent in zip(axes, opponents, strict=True):
+        lowest = 0.0
+        for item in args.runs:
+            path, _, label = item.partition(":")
+            hours, margin, lo, hi = dmc_curve(Path(path), opponent)
+            (line,) = ax.plot(hours, margin, marker="o", markersize=3, label=label or Path(path).name)
+            ax.fill_between(hours, lo, hi, alpha=0.2, color=line.get_color())
+            lowest = min(lowest, min(lo[1:] or lo))
+        if opponent == "heuristic" and not args.no_ppo:
+            ppo_hours = [s / PPO_STEPS * PPO_WALL_HOURS * PPO_CORES for s, _ in PPO_RECIPE]
+            ax.plot(
+                ppo_hours,
+                [m for _, m in PPO_RECIPE],
+                marker="s",
+                linestyle="--",
+                color="gray",
+                label="PPO recipe (docs/training.md; CPU-hours estimated)",
+            )
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.set_ylim(min(-0.6, lowest - 0.1), None)  # the untrained networks start near -2, off the scale
+        ax.text(0.01, 0.02, "untrained networks start near -2 (off the scale)", transform=ax.transAxes, fontsize=7)
+        ax.set_xlabel("training CPU-hours")
+        ax.set_ylabel(f"points per hand vs {opponent} (95% CI)")
+        ax.set_title(f"Standard game, 2 players: against {opponent}", fontsize=10)
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
     fig.tight_layout()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(args.out, dpi=110)

@@ -93,6 +93,33 @@ def test_tiny_run_writes_the_run_folder(tiny_run):
     assert state["updates"] > 0, "the learner never updated"
 
 
+def test_kept_weights_replay_the_evaluations_afterwards(tmp_path, capsys):
+    """keep_evaluated keeps every evaluation's weights; benchmarks/snapshot_curve.py replays them on
+    the same deals to the same margins, goes on where it stopped, and refuses other deals."""
+    import importlib.util
+
+    run = train(tiny_config(tmp_path, keep_evaluated=True, final_eval_pairs=0))
+    kept = sorted((run / "evaluated").iterdir())
+    rows = [r for r in csv.DictReader((run / "evaluations.csv").open()) if r["opponent"] == "greedy"]
+    assert [int(p.name) for p in kept] == [int(r["timestep"]) for r in rows]
+    last, latest = np.load(kept[-1] / "weights.npz"), np.load(run / "latest" / "weights.npz")
+    assert all(np.array_equal(last[k], latest[k]) for k in latest.files), "the last kept weights are not the run's"
+
+    spec = importlib.util.spec_from_file_location("snapshot_curve", ROOT / "benchmarks" / "snapshot_curve.py")
+    curve = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(curve)
+    seed, pairs = str(DmcConfig().eval_seed), str(TINY["eval_pairs"])
+    assert curve.main([str(run), "--opponent", "greedy", "--pairs", pairs, "--seed", seed]) == 0
+    replayed = list(csv.DictReader((run / "evaluations_greedy.csv").open()))
+    keys = ("timestep", "margin", "win_rate", "cpu_hours")
+    assert [[float(r[k]) for k in keys] for r in replayed] == [[float(r[k]) for k in keys] for r in rows]
+    capsys.readouterr()
+    assert curve.main([str(run), "--opponent", "greedy", "--pairs", pairs, "--seed", seed]) == 0
+    assert "0 to play" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="measured with --pairs"):
+        curve.main([str(run), "--opponent", "greedy", "--pairs", "5", "--seed", seed])
+
+
 def test_same_seed_same_metrics(tiny_run, tmp_path):
     """Reproducible: the same config and seed give the same evaluations (CPU)."""
     again = train(tiny_config(tmp_path, name="tiny_again", final_eval_pairs=0))

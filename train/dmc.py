@@ -45,6 +45,7 @@ import csv
 import dataclasses
 import json
 import math
+import re
 import shutil
 import sys
 import time
@@ -82,9 +83,16 @@ STATE_FILE = "state.json"
 OPTIMIZER_FILE = "optimizer.pt"
 ONLINE_FILE = "online.npz"
 CSV_FILE = "evaluations.csv"
+EVALUATED_DIR = "evaluated"  # keep_evaluated: the weights of every evaluation, by decisions
 FINAL_EVAL_SEED = 20_261_122
 
 # --- seeding and the run folder -----------------------------------------------------------
+
+
+def opponent_curve_file(run_dir: Path, opponent: str) -> Path:
+    """Where a run's curve against an opponent it was not evaluated against in training is kept
+    (``benchmarks/snapshot_curve.py`` plays it from ``evaluated/``): ``evaluations_<opponent>.csv``."""
+    return Path(run_dir) / f"evaluations_{re.sub(r'[^A-Za-z0-9]+', '_', opponent).strip('_')}.csv"
 
 
 def seed_and_device(cfg: DmcConfig):
@@ -422,6 +430,8 @@ def evaluate(cfg: DmcConfig, net, features, run_dir: Path, log: RunLog, state: d
         results[opp] = flat_metrics(report)
     log.evaluation(run_dir, results, state, step)
     state["last_eval"] = step
+    if cfg.keep_evaluated:
+        _save(run_dir / EVALUATED_DIR / f"{step:010d}", net, cfg, state)
     best_opp = cfg.best_eval_opponent
     if best_opp in results and results[best_opp]["margin"] > state["best_score"]:
         state["best_score"] = results[best_opp]["margin"]

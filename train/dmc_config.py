@@ -138,6 +138,10 @@ class DmcConfig(RunConfig):
     eval_pairs: int = 1000
     """Duplicate deals per opponent and evaluation (every rotation, whole games)."""
     final_eval_pairs: int = 10_000
+    keep_evaluated: bool = False
+    """Keep the weights of every evaluation in ``evaluated/<decisions>/`` (weights.npz and meta.json), so
+    that a learning curve can be measured afterwards against another opponent
+    (``benchmarks/snapshot_curve.py``) without charging those games to the run's CPU-hours."""
     """Duplicate deals per opponent in the final evaluation of ``best`` (report.md)."""
     progress_bar: bool = True
     """Show a progress bar with ETA."""
