@@ -51,6 +51,7 @@ NOT_RERUN = (
     "python -m train.zoo.make",  # needs a finished run folder (tests/test_dmc.py checks the zoo)
     "python -m train.zoo.page",  # rewrites docs/zoo.md (tests/test_zoo_page.py checks it)
     "python benchmarks/learning_curves.py",  # needs finished run folders
+    "python benchmarks/snapshot_curve.py",  # needs a run with kept weights (tests/test_dmc.py runs it)
     "python benchmarks/dmc_workers.py",  # minutes of measurement, with Ray (tests/test_dmc_ray.py runs the workers)
 )
 CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:", "dmc:")
