@@ -42,9 +42,9 @@ def dmc_curve(run_dir: Path, opponent: str = "heuristic") -> tuple[list[float], 
 
     rows = []
     for path in (run_dir / "evaluations.csv", opponent_curve_file(run_dir, opponent)):
-        if path.exists():
+        if path.exists() and not rows:  # the run's own evaluations first; a replayed curve only without them
             with path.open() as fh:
-                rows += [r for r in csv.DictReader(fh) if r["opponent"] == opponent]
+                rows = [r for r in csv.DictReader(fh) if r["opponent"] == opponent]
     if not rows:
         raise SystemExit(f"error: {run_dir} has no evaluation against {opponent!r}")
     rows.sort(key=lambda r: int(float(r["timestep"])))
