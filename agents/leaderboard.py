@@ -602,8 +602,14 @@ def rate_ladder(
     """Play every pair of the suite's references and fit its scale (the anchor keeps its number).
 
     Returns ``{"ratings": [{"agent", "rating": {mean, lo, hi}}], "per_hand": {agent: rates}, "pairs": [...],
-    "forfeits", "deals", "tier", "timing"}``; the per-hand rates are over all of a reference's games,
-    and each pair says the ``engine`` that played it (:func:`plan_pair`).
+    "alone_pairs": [...], "forfeits", "deals", "tier", "timing"}``; the per-hand rates are over all of a
+    reference's fitted pairs, and each pair says the ``engine`` that played it (:func:`plan_pair`).
+
+    The fitted pairs put the earlier reference of the ladder on one side and the later one on all the
+    others. In a game of more than two sides, a reference after the anchor has then only met the anchor
+    as the many against the one, which says nothing about it alone against the anchor on every other
+    side (the rated agents' "vs anchor" numbers): ``alone_pairs`` plays that pair too, ``[reference,
+    anchor]``, outside the fit. With two sides the pair seen from the other side is the same numbers.
     """
     refs = suite.ladder_specs
     n = suite.deals(tier) if deals is None else deals
@@ -611,15 +617,22 @@ def rate_ladder(
         check_fair(ref, "a reference of a suite's ladder")
         game_agent(ref, suite.num_players, suite.rules)
     pair_ids = [(i, j) for i in range(len(refs)) for j in range(i + 1, len(refs))]
-    plans = {(i, j): plan_pair(suite, refs[i], refs[j], engine) for i, j in pair_ids}
+    if suite.num_sides > 2:
+        a = refs.index(suite.anchor)
+        alone_ids = [(j, a) for j in range(a + 1, len(refs))]
+    else:
+        alone_ids = []
+    plans = {(i, j): plan_pair(suite, refs[i], refs[j], engine) for i, j in pair_ids + alone_ids}
     per_pair: dict[tuple[int, int], np.ndarray] = {}
     hands_seen: dict[str, dict[str, float]] = {}
-    pairs, forfeits = [], []
+    pairs, alone, forfeits = [], [], []
     wall = cpu = 0.0
     reused = 0
     by_engine: dict[str, float] = {}
-    for i, j in pair_ids:
-        desc = f"[{len(pairs) + 1}/{len(pair_ids)}] {refs[i]} vs {refs[j]}"
+    total = len(pair_ids) + len(alone_ids)
+    for k, (i, j) in enumerate(pair_ids + alone_ids, 1):
+        fitted = k <= len(pair_ids)
+        desc = f"[{k}/{total}] {refs[i]} vs {refs[j]}" + ("" if fitted else " (alone, not fitted)")
         outcome = played_pair(suite, refs[i], refs[j], n, workers, progress, desc, plans[i, j], state_dir)
         played_on, seconds = outcome.engine, outcome.cpu
         wall += outcome.wall
@@ -630,6 +643,18 @@ def rate_ladder(
         reused += outcome.reused
         report = outcome.summary
         forfeits += report["forfeits"]
+        side = report["agents"][0]
+        entry = {
+            "pair": [refs[i], refs[j]],
+            "engine": played_on,
+            **({"kept_from_commit": outcome.commit} if outcome.reused else {}),
+            "deals": report["deals"],
+            "margin_per_hand": _ci(side["margin_per_hand"]),
+            "win_rate": _ci(side["win_rate"]),
+        }
+        if not fitted:
+            alone.append(entry)
+            continue
         per_pair[(i, j)] = outcome.comparisons
         for side in report["agents"]:
             rates = per_hand_rates(side)
@@ -637,22 +662,13 @@ def rate_ladder(
             acc["hands"] += side["hands"]
             for key in PER_HAND:
                 acc[key] += rates[key] * side["hands"]
-        side = report["agents"][0]
-        pairs.append(
-            {
-                "pair": [refs[i], refs[j]],
-                "engine": played_on,
-                **({"kept_from_commit": outcome.commit} if outcome.reused else {}),
-                "deals": report["deals"],
-                "margin_per_hand": _ci(side["margin_per_hand"]),
-                "win_rate": _ci(side["win_rate"]),
-            }
-        )
+        pairs.append(entry)
     ratings = anchored_bradley_terry(refs, per_pair, refs.index(suite.anchor), suite.anchor_rating, suite.seed)
     return {
         "ratings": ratings,
         "per_hand": {a: {k: round(v[k] / v["hands"], 4) for k in PER_HAND} for a, v in hands_seen.items()},
         "pairs": pairs,
+        "alone_pairs": alone,
         "forfeits": forfeits,
         "deals": n,
         "tier": tier,

@@ -107,29 +107,40 @@ def _minus(a: float, b: float | None) -> float | None:
     return None if b is None else round(a - b, 4)
 
 
-def ladder_rows(ladder: dict, anchor: str) -> list[dict]:
-    """One row per reference: its rating and its games against the anchor (as the first of the pair or the second)."""
+def ladder_rows(ladder: dict, anchor: str, sides: int) -> list[dict]:
+    """One row per reference: its rating and its games alone against the anchor on every other side.
+
+    Those are the pair ``[reference, anchor]`` (a fitted pair or, with more than two sides, one of the
+    ladder's ``alone_pairs``) or, with two sides only, the pair ``[anchor, reference]`` seen from the
+    other side. With more than two sides that reversed pair is the anchor alone against the reference
+    on every other side, another measure (a side's margin is against the mean of the others and one
+    side wins), so it is never turned round: a row without its own pair leaves the columns empty.
+    """
+    played = ladder["pairs"] + ladder.get("alone_pairs", [])
     rows = []
     for r in ladder["ratings"]:
         row = {"agent": r["agent"], "role": "anchor" if r["agent"] == anchor else "reference"}
         row["rating"] = r["rating"]
         row["rating_text"] = rating_text(r["rating"])
         row.update(ladder["per_hand"][r["agent"]])
-        for p in ladder["pairs"]:
+        for p in played:
             if p["pair"] == [r["agent"], anchor]:
                 row["margin_vs_greedy"], row["win_rate_vs_greedy"] = p["margin_per_hand"], p["win_rate"]
-            elif p["pair"] == [anchor, r["agent"]]:  # the anchor played first: the other side's view
-                m, w = p["margin_per_hand"], p["win_rate"]
-                row["margin_vs_greedy"] = {
-                    "mean": _minus(0, m["mean"]),
-                    "lo": _minus(0, m["hi"]),
-                    "hi": _minus(0, m["lo"]),
-                }
-                row["win_rate_vs_greedy"] = {
-                    "mean": _minus(1, w["mean"]),
-                    "lo": _minus(1, w["hi"]),
-                    "hi": _minus(1, w["lo"]),
-                }
+                break
+        else:
+            for p in played:
+                if p["pair"] == [anchor, r["agent"]] and sides == 2:
+                    m, w = p["margin_per_hand"], p["win_rate"]
+                    row["margin_vs_greedy"] = {
+                        "mean": _minus(0, m["mean"]),
+                        "lo": _minus(0, m["hi"]),
+                        "hi": _minus(0, m["lo"]),
+                    }
+                    row["win_rate_vs_greedy"] = {
+                        "mean": _minus(1, w["mean"]),
+                        "lo": _minus(1, w["hi"]),
+                        "hi": _minus(1, w["lo"]),
+                    }
         rows.append(row)
     return rows
 
@@ -292,12 +303,14 @@ def add_figure(results_file: Path) -> Path:
     return ROOT / figure
 
 
-def write(
-    out: Path, suite, rows: list[dict], cpu: float, run: dict, pairs: list[dict], extra: dict | None = None
-) -> None:
-    """Write the leaderboard file of the rows rated so far (the ceiling, then best first); ``extra``: more record keys."""
+def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, ladder: dict, extra: dict | None = None) -> None:
+    """Write the leaderboard file of the rows rated so far (the ceiling, then best first); ``extra``: more record keys.
+
+    ``ladder``: :func:`agents.leaderboard.rate_ladder`'s result, whose fitted and alone pairs the record keeps.
+    """
+    pairs, alone = ladder["pairs"], ladder.get("alone_pairs", [])
     tier, deals, load_start = run["tier"], run["deals"], run["load_start"]
-    played = [p["engine"] for p in pairs] + [e["engine"] for r in rows for e in r.get("references", [])]
+    played = [p["engine"] for p in pairs + alone] + [e["engine"] for r in rows for e in r.get("references", [])]
     engines = {name: played.count(name) for name in sorted(set(played))}
     record = result_record(
         run["command"],
@@ -319,6 +332,7 @@ def write(
         tier=tier,
         deals=deals,
         ladder_pairs=pairs,
+        **({"alone_pairs": alone} if alone else {}),
         engines={
             "asked": run.get("engine", "auto"),
             "pairs": engines,
@@ -389,13 +403,13 @@ def main(argv: list[str] | None = None) -> int:
     rated = with_ratings(suite, ratings, source)
     if args.publish_scale:
         print(f"scale published in {write_suite(rated)}", file=sys.stderr)
-    rows = ladder_rows(ladder, suite.anchor)
+    rows = ladder_rows(ladder, suite.anchor, suite.num_sides)
     cpu = ladder["timing"]["cpu_seconds"]
     by_engine = dict(ladder["timing"]["cpu_seconds_by_engine"])
     out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
     run = {"command": command, "commit": commit, "load_start": load_start, "tier": tier, "deals": ladder["deals"]}
     run["engine"], run["cpu_by_engine"] = args.engine, by_engine
-    write(out, suite, rows, cpu, run, ladder["pairs"])  # the ladder is kept if the other agents are stopped
+    write(out, suite, rows, cpu, run, ladder)  # the ladder is kept if the other agents are stopped
     for spec in extra_specs(suite):
         report = rate_agent(
             rated,
@@ -414,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"leaderboard: {spec} forfeited {len(report['forfeits'])} games; left out", file=sys.stderr)
             continue
         rows.append(agent_row(report))
-        write(out, suite, rows, cpu, run, ladder["pairs"])
+        write(out, suite, rows, cpu, run, ladder)
     if not args.no_ceiling:
         record = {"rows": rows, "tier": tier}
         ceiling_cpu = add_ceiling(
@@ -423,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         cpu += ceiling_cpu
         by_engine["python harness"] = by_engine.get("python harness", 0.0) + ceiling_cpu  # the oracle: harness only
         extra = {"ceiling": record["ceiling"], "facts": record["facts"]}
-        write(out, suite, record["rows"], cpu, run, ladder["pairs"], extra)
+        write(out, suite, record["rows"], cpu, run, ladder, extra)
     print(f"wrote {out} and its figure")
     return 0
 

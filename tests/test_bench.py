@@ -55,14 +55,11 @@ def test_dmc_workers_record_keeps_the_turns_played_so_far(tmp_path):
     """benchmarks/dmc_workers.py writes its record after every turn, so a run stopped by a time
     limit (as the lent GPU machine's was) keeps the modes it measured, marked partial."""
     import argparse
-    import importlib.util
-    from pathlib import Path
     from types import SimpleNamespace
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "dmc_workers.py"
-    spec = importlib.util.spec_from_file_location("dmc_workers_bench", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    from benchscripts import load_benchmark
+
+    module = load_benchmark("dmc_workers")
 
     cfg = SimpleNamespace(selfplay_games=64, opponent_games=192, label_positions=96, workers=0, sync=True)
 

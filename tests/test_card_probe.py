@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from benchscripts import load_benchmark
 
 pytest.importorskip("pyarrow")  # the data extra: the probe reads `scopa dataset` files
 
@@ -19,10 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def probe():
-    spec = importlib.util.spec_from_file_location("card_encoder_probe", ROOT / "benchmarks" / "card_encoder_probe.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("card_encoder_probe")
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from benchscripts import load_benchmark
 from test_agents import positions, reshuffle_hidden
 
 from agents.matches import Match, play_game
@@ -96,7 +97,6 @@ def test_tiny_run_writes_the_run_folder(tiny_run):
 def test_kept_weights_replay_the_evaluations_afterwards(tmp_path, capsys):
     """keep_evaluated keeps every evaluation's weights; benchmarks/snapshot_curve.py replays them on
     the same deals to the same margins, goes on where it stopped, and refuses other deals."""
-    import importlib.util
 
     run = train(tiny_config(tmp_path, keep_evaluated=True, final_eval_pairs=0))
     kept = sorted((run / "evaluated").iterdir())
@@ -105,9 +105,7 @@ def test_kept_weights_replay_the_evaluations_afterwards(tmp_path, capsys):
     last, latest = np.load(kept[-1] / "weights.npz"), np.load(run / "latest" / "weights.npz")
     assert all(np.array_equal(last[k], latest[k]) for k in latest.files), "the last kept weights are not the run's"
 
-    spec = importlib.util.spec_from_file_location("snapshot_curve", ROOT / "benchmarks" / "snapshot_curve.py")
-    curve = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(curve)
+    curve = load_benchmark("snapshot_curve")
     seed, pairs = str(DmcConfig().eval_seed), str(TINY["eval_pairs"])
     assert curve.main([str(run), "--opponent", "greedy", "--pairs", pairs, "--seed", seed]) == 0
     replayed = list(csv.DictReader((run / "evaluations_greedy.csv").open()))

@@ -11,6 +11,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from benchscripts import load_benchmark
 
 import agents.leaderboard as lb
 from agents.leaderboard import (
@@ -150,6 +151,39 @@ def test_a_ladder_mixes_the_engines_pair_by_pair_and_keeps_its_anchor():
     }
     greedy = next(r for r in ladder["ratings"] if r["agent"] == "greedy")
     assert greedy["rating"] == {"mean": 1000.0, "lo": 1000.0, "hi": 1000.0}
+
+
+def test_a_reference_row_is_measured_alone_against_the_anchor_whatever_the_sides():
+    """A reference row's numbers against greedy are the reference on one side and greedy on every other,
+    as an agent's row. With two sides the pair [greedy, heuristic] turned round is exactly that. With
+    three, that pair is greedy alone against two heuristics, and 1 minus greedy's win rate is the chance
+    that one of the two heuristics wins, not a side's win rate: the ladder plays [heuristic, greedy] as
+    well, outside the fit, and the row reads it; without it the row stays empty."""
+    script = load_benchmark("leaderboard")
+    two = tiny_suite(deals=2)
+    ladder = lb.rate_ladder(two, "quick")
+    assert ladder["alone_pairs"] == []
+    rows = {r["agent"]: r for r in script.ladder_rows(ladder, "greedy", two.num_sides)}
+    reverse = next(p for p in ladder["pairs"] if p["pair"] == ["greedy", "heuristic"])
+    win, margin = rows["heuristic"]["win_rate_vs_greedy"], rows["heuristic"]["margin_vs_greedy"]
+    assert win["mean"] == pytest.approx(1 - reverse["win_rate"]["mean"])
+    assert margin["mean"] == pytest.approx(-reverse["margin_per_hand"]["mean"])
+
+    three = tiny_suite(deals=2, name="standard-3p-v1")
+    ladder = lb.rate_ladder(three, "quick")
+    assert [p["pair"] for p in ladder["alone_pairs"]] == [["heuristic", "greedy"]]
+    assert [p["pair"] for p in ladder["pairs"]] == [
+        ["random", "greedy"],
+        ["random", "heuristic"],
+        ["greedy", "heuristic"],
+    ]
+    alone = ladder["alone_pairs"][0]
+    rows = {r["agent"]: r for r in script.ladder_rows(ladder, "greedy", three.num_sides)}
+    assert rows["heuristic"]["win_rate_vs_greedy"] == alone["win_rate"]
+    assert rows["heuristic"]["margin_vs_greedy"] == alone["margin_per_hand"]
+    assert rows["random"]["win_rate_vs_greedy"] == ladder["pairs"][0]["win_rate"]
+    unplayed = script.ladder_rows({**ladder, "alone_pairs": []}, "greedy", three.num_sides)
+    assert "win_rate_vs_greedy" not in next(r for r in unplayed if r["agent"] == "heuristic")
 
 
 def test_cirulla_plays_fsearch_on_the_harness_and_a_compiled_only_run_refuses_it(monkeypatch):

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from benchscripts import load_benchmark
 
 pytest.importorskip("torch")  # the zoo network's checkpoint loads through the train extra
 
@@ -16,10 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def script():
-    spec = importlib.util.spec_from_file_location("net_search_cost", ROOT / "benchmarks" / "net_search_cost.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("net_search_cost")
 
 
 def test_the_record_derives_the_world_costs_from_the_measured_ones(tmp_path, capsys):

@@ -4,7 +4,6 @@ must be what the script writes now, and every record must say its command, commi
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import json
 import re
@@ -12,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from benchscripts import load_benchmark
 
 from scopa_env.bench.results import REQUIRED_FIELDS, missing_fields, result_record, write_record
 
@@ -23,10 +23,7 @@ DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
 def renderer():
-    spec = importlib.util.spec_from_file_location("render_results", ROOT / "benchmarks" / "render_results.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("render_results")
 
 
 def records() -> list[tuple[str, dict]]:

@@ -3,12 +3,11 @@ each engine, and writes a results record that benchmarks/render_results.py can r
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from benchscripts import load_benchmark
 
 from scopa_env.bench.results import missing_fields
 
@@ -18,11 +17,7 @@ PRESETS = "standard,scopa_bazzica,chiamarsi_fuori"
 
 
 def soak():
-    spec = importlib.util.spec_from_file_location("soak", ROOT / "benchmarks" / "soak.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["soak"] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("soak")
 
 
 def run(tmp_path: Path, *extra: str) -> tuple[int, dict]:
