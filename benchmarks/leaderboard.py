@@ -14,6 +14,8 @@ plays the suite's game on that scale (:func:`agents.leaderboard.rate_agent`), an
     python benchmarks/leaderboard.py --plot benchmarks/results/leaderboard-standard-2p-v1.json   # its figure
     python benchmarks/leaderboard.py --suite standard-2p-v1 --quick --ceiling-only   # only (re)measure the
                                                      # oracle's ceiling row of the published record
+    python benchmarks/leaderboard.py --suite cirulla-2p-v1 --quick --rows-only   # only rate the shipped
+                                                     # agents the published record lacks (its scale kept)
     python benchmarks/leaderboard.py --suite standard-3p-v1 --quick --publish-scale --state runs/lb-3p
                                                      # keep each finished pair in runs/lb-3p; run again
                                                      # (another session) to go on where it stopped
@@ -303,6 +305,15 @@ def add_figure(results_file: Path) -> Path:
     return ROOT / figure
 
 
+def draw(record: dict, out: Path) -> None:
+    """Draw ``record``'s figure and name it there: ``docs/img/leaderboard-<suite>.png`` for a file under
+    ``benchmarks/results/``, else beside ``out``."""
+    in_docs = out.resolve().parent == RESULTS.resolve()
+    figure = ROOT / "docs" / "img" / f"leaderboard-{record['suite']}.png" if in_docs else out.with_suffix(".png")
+    plot(record, figure)
+    record["figure"] = os.path.relpath(figure, ROOT) if in_docs else str(figure)
+
+
 def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, ladder: dict, extra: dict | None = None) -> None:
     """Write the leaderboard file of the rows rated so far (the ceiling, then best first); ``extra``: more record keys.
 
@@ -340,10 +351,7 @@ def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, ladder: dic
         },
         **(extra or {}),
     )
-    in_docs = out.resolve().parent == RESULTS.resolve()
-    figure = ROOT / "docs" / "img" / f"leaderboard-{suite.name}.png" if in_docs else out.with_suffix(".png")
-    plot(record, figure)
-    record["figure"] = os.path.relpath(figure, ROOT) if in_docs else str(figure)
+    draw(record, out)
     data = {
         "title": f"Leaderboard: {suite.name}",
         "about": "The suite's reference ladder and the other shipped agents, rated on the suite's frozen deals "
@@ -369,6 +377,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--ceiling-only", action="store_true", help="only measure the oracle's ceiling row into the existing record"
     )
+    parser.add_argument(
+        "--rows-only",
+        action="store_true",
+        help="only rate the shipped agents the existing record lacks, on the published scale, and add their rows",
+    )
     parser.add_argument("--ceiling-deals", type=int, help="the ceiling row on the tier's first N deals only")
     parser.add_argument("--no-ceiling", action="store_true", help="leave the oracle's ceiling row out")
     parser.add_argument(
@@ -389,8 +402,13 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tier = "quick" if args.quick else "full"
     ceiling_deals = args.ceiling_deals if args.ceiling_deals is not None else args.deals
+    if args.ceiling_only and args.rows_only:
+        print("leaderboard: error: --ceiling-only and --rows-only are two runs: give one", file=sys.stderr)
+        return 2
     if args.ceiling_only:
         return ceiling_only(args, suite, tier, ceiling_deals, command)
+    if args.rows_only:
+        return rows_only(args, suite, tier, command)
     load_start, commit = load_average(), git_commit()
     ladder = rate_ladder(
         suite, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine, state_dir=args.state
@@ -442,22 +460,71 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def ceiling_only(args, suite, tier: str, deals: int | None, command: str) -> int:
-    """``--ceiling-only``: measure the oracle on the suite's published scale into the existing record."""
-    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
+def published_record(out: Path, suite, tier: str) -> tuple[dict, dict]:
+    """The file ``out`` and its record of ``suite``'s ``tier``, on the suite's published scale.
+
+    Raises:
+        ValueError: no such file, a file of another suite or tier, or a suite without a published scale.
+    """
     if not out.is_file():
-        print(f"leaderboard: error: {out} does not exist: run the whole leaderboard first", file=sys.stderr)
-        return 2
+        raise ValueError(f"{out} does not exist: run the whole leaderboard first")
     data = json.loads(out.read_text())
     record = data["records"][0]
     if record.get("suite") != suite.name or record.get("tier") != tier:
-        print(
-            f"leaderboard: error: {out} holds {record.get('suite')} {record.get('tier')} tier, not {suite.name} {tier}",
-            file=sys.stderr,
-        )
-        return 2
+        raise ValueError(f"{out} holds {record.get('suite')} {record.get('tier')} tier, not {suite.name} {tier}")
     if not suite.rated:
-        print(f"leaderboard: error: {suite.name} has no published scale (--publish-scale)", file=sys.stderr)
+        raise ValueError(f"{suite.name} has no published scale (--publish-scale)")
+    return data, record
+
+
+def rows_only(args, suite, tier: str, command: str) -> int:
+    """``--rows-only``: rate the shipped agents the existing record lacks on the suite's published scale
+    and add their rows, each marked with its own command, commit, date, load and CPU-hours; the ladder's
+    rows and pairs stay as they were."""
+    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
+    try:
+        data, record = published_record(out, suite, tier)
+    except ValueError as exc:
+        print(f"leaderboard: error: {exc}", file=sys.stderr)
+        return 2
+    have = {row.get("spec", row["agent"]) for row in record["rows"]}
+    missing = [spec for spec in extra_specs(suite) if spec not in have]
+    if not missing:
+        print(f"{out} has a row for every shipped agent already")
+        return 0
+    for spec in missing:
+        start = load_average()
+        source = {
+            "command": command,
+            "commit": git_commit(),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        }
+        report = rate_agent(
+            suite, spec, tier, args.deals, args.workers, not args.no_progress, engine=args.engine, state_dir=args.state
+        )
+        if report["forfeits"] or report["interrupted"]:
+            why = "was interrupted" if report["interrupted"] else f"forfeited {len(report['forfeits'])} games"
+            print(f"leaderboard: {spec} {why}; left out", file=sys.stderr)
+            continue
+        row = {**agent_row(report), **source, "load_average": {"start": start, "end": load_average()}}
+        row["cpu_hours"] = round(report["timing"]["cpu_seconds"] / 3600, 3)
+        record["rows"] = ranked([*record["rows"], row])
+        record["facts"] = [
+            f for f in record.get("facts", []) if not (f["what"] == "left out" and spec in str(f["value"]))
+        ]
+        draw(record, out)
+        out.write_text(json.dumps(data, indent=2) + "\n")
+        print(f"added the row of {spec} to {out}")
+    return 0
+
+
+def ceiling_only(args, suite, tier: str, deals: int | None, command: str) -> int:
+    """``--ceiling-only``: measure the oracle on the suite's published scale into the existing record."""
+    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
+    try:
+        data, record = published_record(out, suite, tier)
+    except ValueError as exc:
+        print(f"leaderboard: error: {exc}", file=sys.stderr)
         return 2
     start = load_average()
     source = {"command": command, "commit": git_commit(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -221,6 +221,9 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
     for board in sorted(boards, key=lambda b: b["suite"]):
         fair = [r for r in board["rows"] if r.get("role") != "ceiling" and isinstance(r.get("rating"), dict)]
         best = max(fair, key=lambda r: r["rating"]["mean"])
+        # --rows-only gives a row its own command and cost, outside the whole run's.
+        added = [r.get("cpu_hours", 0.0) for r in fair if r.get("role") == "rated" and "command" in r]
+        cost = number(board["cpu_hours"]) + (f" + {number(round(sum(added), 3))} (rows added)" if added else "")
         ceiling = board.get("ceiling")
         if ceiling:
             gap = ceiling["gap"]
@@ -231,9 +234,9 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
             row = next(r for r in board["rows"] if r.get("role") == "ceiling")
             # --ceiling-only gives the row its own command and cost; a whole run's cost includes it.
             apart = "command" in row
-            hours = f"{number(board['cpu_hours'])} {'+' if apart else 'with'} {number(ceiling['cpu_hours'])} (ceiling)"
+            hours = f"{cost} {'+' if apart else 'with'} {number(ceiling['cpu_hours'])} (ceiling)"
         else:
-            above, hours = "not measured", number(board["cpu_hours"])
+            above, hours = "not measured", cost
         lines.append(
             f"| {board['suite']} | {board['tier']}, {board['deals']} deals | {len(fair)} | "
             f"`{best['agent']}` {best['rating_text']} | {above} | {hours} | {commit_text(board['commit'])} | "

@@ -376,3 +376,49 @@ def test_a_ladder_kept_pair_by_pair_is_taken_back_as_it_was_played(tmp_path, mon
     assert "cannot be read back" in err and "another run's pair" in err
     assert third["timing"]["reused_pairs"] == 1
     assert third["ratings"] == first["ratings"]
+
+
+def test_the_published_record_takes_rows_and_a_ceiling_measured_apart(tmp_path, monkeypatch, capsys):
+    """benchmarks/leaderboard.py --rows-only rates the shipped agents a published record lacks on its scale
+    (the row rate_agent gives, marked with its own command and cost) and leaves the ladder as it was; a
+    second run has nothing to add; --ceiling-only adds the oracle's row; a missing record is one line."""
+    script = load_benchmark("leaderboard")
+    suite = tiny_suite(deals=2)
+    monkeypatch.setattr(script, "load_suite", lambda name: suite)
+    out = tmp_path / "leaderboard-tiny.json"
+    base = ["--suite", suite.name, "--quick", "--out", str(out), "--no-progress"]
+    missing = script.main([*base, "--rows-only"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert missing == 2 and len(err) == 1 and "does not exist" in err[0], err
+    assert script.main([*base, "--rows-only", "--ceiling-only"]) == 2
+
+    monkeypatch.setattr(script, "EXTRA_AGENTS", ())
+    assert script.main([*base, "--no-ceiling"]) == 0
+    before = json.loads(out.read_text())["records"][0]
+    assert [r["role"] for r in before["rows"]] == ["reference", "anchor", "reference"]
+
+    monkeypatch.setattr(script, "EXTRA_AGENTS", ("fsearch:worlds=4",))
+    assert script.main([*base, "--rows-only"]) == 0
+    after = json.loads(out.read_text())["records"][0]
+    added = next(r for r in after["rows"] if r["role"] == "rated")
+    assert added["agent"] == "fsearch:worlds=4" and "--rows-only" in added["command"]
+    assert added["cpu_hours"] >= 0 and set(added["load_average"]) == {"start", "end"} and added["date"]
+    assert added["rating"] == rate_agent(suite, "fsearch:worlds=4", "quick")["row"]["rating"]
+    assert [r for r in after["rows"] if r["role"] != "rated"] == before["rows"]
+    assert after["ladder_pairs"] == before["ladder_pairs"] and after["cpu_hours"] == before["cpu_hours"]
+    ranks = [r["rating"]["mean"] for r in after["rows"]]
+    assert ranks == sorted(ranks, reverse=True)
+
+    text = out.read_text()
+    capsys.readouterr()
+    assert script.main([*base, "--rows-only"]) == 0
+    assert "already" in capsys.readouterr().out and out.read_text() == text
+
+    summary = "\n".join(load_benchmark("render_results").leaderboard_summary([(out.stem, json.loads(text))]))
+    line = next(x for x in summary.splitlines() if x.startswith(f"| {suite.name} |"))
+    assert "(rows added)" in line and "| 4 |" in line, line  # three references and the added row
+
+    assert script.main([*base, "--ceiling-only", "--ceiling-deals", "1"]) == 0
+    final = json.loads(out.read_text())["records"][0]
+    assert final["rows"][0]["role"] == "ceiling" and final["rows"][0]["cheating"] is True
+    assert [r for r in final["rows"] if r["role"] != "ceiling"] == after["rows"]
