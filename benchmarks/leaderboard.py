@@ -56,10 +56,9 @@ import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from agents.leaderboard import ENGINES, play_pair, rate_agent, rate_ladder  # noqa: E402
+from agents.leaderboard import ENGINES, plan_pair, played_pair, rate_agent, rate_ladder  # noqa: E402
 from agents.matches import game_agent  # noqa: E402
 from agents.registry import agent_label  # noqa: E402
-from agents.stats import summarize  # noqa: E402
 from agents.suites import load_suite, with_ratings, write_suite  # noqa: E402
 from scopa_env.bench.results import git_commit, load_average, result_record  # noqa: E402
 
@@ -188,8 +187,11 @@ def interval(ci: dict) -> dict:
     return {k: round(float(ci[k]), 4) for k in ("mean", "lo", "hi")}
 
 
-def ceiling_gap(suite, ceiling: dict, best: dict, deals: int, workers: int, progress: bool) -> tuple[dict, float]:
-    """The oracle against the best fair agent: from its ladder games, else played here on the same deals.
+def ceiling_gap(
+    suite, ceiling: dict, best: dict, deals: int, workers: int, progress: bool, state_dir=None
+) -> tuple[dict, float]:
+    """The oracle against the best fair agent: from its ladder games, else played here on the same deals
+    (kept in ``state_dir`` like any pair, and taken back from there).
 
     Returns ``({"agent", "rating", "margin_per_hand", "win_rate", "deals"}, cpu_seconds)``; margin and
     win rate are the oracle's, with 95% intervals clustered by deal.
@@ -200,11 +202,13 @@ def ceiling_gap(suite, ceiling: dict, best: dict, deals: int, workers: int, prog
         entry = found[0]
         margin, win, n = entry["margin_per_hand"], entry["win_rate"], entry["deals"]
     else:
-        match, run, _, cpu = play_pair(
-            suite, ceiling["spec"], best["agent"], deals, workers, progress, f"vs {best['agent']}"
-        )
-        side = summarize(match, run)["agents"][0]
-        margin, win, n = interval(side["margin_per_hand"]), interval(side["win_rate"]), len(run.deals)
+        plan = plan_pair(suite, ceiling["spec"], best["agent"])
+        desc = f"vs {best['agent']}"
+        outcome = played_pair(suite, ceiling["spec"], best["agent"], deals, workers, progress, desc, plan, state_dir)
+        if outcome.interrupted:
+            raise KeyboardInterrupt
+        side, cpu = outcome.summary["agents"][0], outcome.cpu
+        margin, win, n = interval(side["margin_per_hand"]), interval(side["win_rate"]), outcome.summary["deals"]
     gap = {"agent": best["agent"], "rating": best["rating"], "margin_per_hand": margin, "win_rate": win, "deals": n}
     return gap, cpu
 
@@ -247,7 +251,7 @@ def add_ceiling(
         )
     row = ceiling_row(report, source)
     rows = [r for r in record["rows"] if r["role"] != "ceiling"]
-    gap, cpu = ceiling_gap(suite, row, best_fair(rows), report["row"]["deals"], workers, progress)
+    gap, cpu = ceiling_gap(suite, row, best_fair(rows), report["row"]["deals"], workers, progress, state_dir)
     cpu += report["timing"]["cpu_seconds"]
     if source is not None:
         row["cpu_hours"] = round(cpu / 3600, 3)

@@ -422,3 +422,16 @@ def test_the_published_record_takes_rows_and_a_ceiling_measured_apart(tmp_path, 
     final = json.loads(out.read_text())["records"][0]
     assert final["rows"][0]["role"] == "ceiling" and final["rows"][0]["cheating"] is True
     assert [r for r in final["rows"] if r["role"] != "ceiling"] == after["rows"]
+
+    # the oracle against a best fair agent it has not met on the ladder: played once, then kept
+    best = {"agent": "greedy", "rating": {"mean": 1000.0, "lo": 1000.0, "hi": 1000.0}}
+    alone = {"spec": "oracle", "references": []}
+    state = tmp_path / "state"
+    gap, cpu = script.ceiling_gap(suite, alone, best, 2, 1, False, state)
+    assert (
+        gap["agent"] == "greedy"
+        and gap["deals"] == 2
+        and [p.name for p in state.iterdir()] == ["oracle__vs__greedy.json"]
+    )
+    kept, kept_cpu = script.ceiling_gap(suite, alone, best, 2, 1, False, state)
+    assert kept == gap and kept_cpu == pytest.approx(cpu, abs=1e-3)
