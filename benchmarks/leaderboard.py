@@ -334,7 +334,13 @@ def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, ladder: dic
         f"{suite.num_sides} rotations per pair; ratings in Elo points with {suite.anchor} = "
         f"{suite.anchor_rating:g} (the references fitted together, the others against them), per-hand "
         f"rates over every reference; {cpu / 3600:.2f} CPU-hours; pairs played on "
-        + ", ".join(f"the {name}: {n}" for name, n in engines.items()),
+        + ", ".join(f"the {name}: {n}" for name, n in engines.items())
+        + (
+            f"; with {suite.num_sides} sides, the vs {suite.anchor} columns of the references after "
+            f"{suite.anchor} come from {len(alone)} more pairs, each alone against {suite.anchor} (not fitted)"
+            if alone
+            else ""
+        ),
         columns=COLUMNS,
         load={"start": load_start, "end": load_average()} if load_start else None,
         commit=run["commit"],
