@@ -470,12 +470,14 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def published_record(out: Path, suite, tier: str) -> tuple[dict, dict]:
-    """The file ``out`` and its record of ``suite``'s ``tier``, on the suite's published scale.
+def published_record(args, suite, tier: str) -> tuple[Path, dict, dict]:
+    """``(out, data, record)``: the leaderboard file (``--out`` or the suite's), its data and its record of
+    ``suite``'s ``tier``, on the suite's published scale.
 
     Raises:
         ValueError: no such file, a file of another suite or tier, or a suite without a published scale.
     """
+    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
     if not out.is_file():
         raise ValueError(f"{out} does not exist: run the whole leaderboard first")
     data = json.loads(out.read_text())
@@ -484,16 +486,20 @@ def published_record(out: Path, suite, tier: str) -> tuple[dict, dict]:
         raise ValueError(f"{out} holds {record.get('suite')} {record.get('tier')} tier, not {suite.name} {tier}")
     if not suite.rated:
         raise ValueError(f"{suite.name} has no published scale (--publish-scale)")
-    return data, record
+    return out, data, record
+
+
+def apart(command: str) -> dict:
+    """The source of a row measured apart from its record's run: command, commit and date (UTC)."""
+    return {"command": command, "commit": git_commit(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
 
 
 def rows_only(args, suite, tier: str, command: str) -> int:
     """``--rows-only``: rate the shipped agents the existing record lacks on the suite's published scale
     and add their rows, each marked with its own command, commit, date, load and CPU-hours; the ladder's
     rows and pairs stay as they were."""
-    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
     try:
-        data, record = published_record(out, suite, tier)
+        out, data, record = published_record(args, suite, tier)
     except ValueError as exc:
         print(f"leaderboard: error: {exc}", file=sys.stderr)
         return 2
@@ -504,11 +510,7 @@ def rows_only(args, suite, tier: str, command: str) -> int:
         return 0
     for spec in missing:
         start = load_average()
-        source = {
-            "command": command,
-            "commit": git_commit(),
-            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        }
+        source = apart(command)
         report = rate_agent(
             suite, spec, tier, args.deals, args.workers, not args.no_progress, engine=args.engine, state_dir=args.state
         )
@@ -530,14 +532,13 @@ def rows_only(args, suite, tier: str, command: str) -> int:
 
 def ceiling_only(args, suite, tier: str, deals: int | None, command: str) -> int:
     """``--ceiling-only``: measure the oracle on the suite's published scale into the existing record."""
-    out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
     try:
-        data, record = published_record(out, suite, tier)
+        out, data, record = published_record(args, suite, tier)
     except ValueError as exc:
         print(f"leaderboard: error: {exc}", file=sys.stderr)
         return 2
     start = load_average()
-    source = {"command": command, "commit": git_commit(), "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    source = apart(command)
     source["load_average"] = {"start": start, "end": None}
     add_ceiling(record, suite, deals, args.workers, not args.no_progress, source, state_dir=args.state)
     next(r for r in record["rows"] if r["role"] == "ceiling")["load_average"]["end"] = load_average()
