@@ -183,6 +183,20 @@ class FastSearchAgent(Agent):
         exact = sum(view.hand_counts) + view.stock_count <= self.C[C_EXACT_CARDS]
         return values[0, : len(view.legal_pairs())], bool(exact)
 
+    @property
+    def fallback(self) -> SearchAgent:
+        """The Python search that plays where the compiled one does not (it shares this agent's generator)."""
+        if self._fallback is None:
+            self._fallback = SearchAgent(seed=self.rng)
+        return self._fallback
+
+    def fallback_values(self, view: PlayerView) -> tuple[np.ndarray, bool]:
+        """``(values, exact)`` like :meth:`move_values`, from :attr:`fallback`: for the positions where
+        :meth:`move_values` gives ``None``, so that an agent built on the values plays them as ``act`` does."""
+        fallback = self.fallback
+        exact = fallback.solves_exactly(view)
+        return np.asarray(fallback.move_values(view, view.legal_pairs()), np.float64), exact
+
     def _kernel_inputs(self, view: PlayerView):
         """``(row, counts, seed, P, F, TBL, obs)`` for one decision, or ``None`` where the compiled
         search does not play (rules the core lacks, declarations, a wildcard). Draws the seed."""
@@ -201,9 +215,7 @@ class FastSearchAgent(Agent):
         """The searched ``(card, captured_mask)`` for the seat to move."""
         inputs = self._kernel_inputs(view)
         if inputs is None:
-            if self._fallback is None:
-                self._fallback = SearchAgent(seed=self.rng)
-            move = self._fallback.act(view)
+            move = self.fallback.act(view)
             return move.card, move.mask
         from scopa_env.fast.search import search_rows
 

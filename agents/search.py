@@ -209,28 +209,34 @@ class SearchAgent(Agent):
             return move_of(*pairs[0])
         return move_of(*pick_best(pairs, self.move_values(view, pairs), self.rng))
 
-    def move_values(self, view: PlayerView, pairs: list[tuple[int, int]]) -> list[float]:
-        """Mean rollout margin of each ``(card, captured_mask)`` pair over the sampled worlds."""
-        if (
+    def solves_exactly(self, view: PlayerView) -> bool:
+        """Whether :meth:`move_values` solves ``view`` exactly (the last round of a 2-player hand)."""
+        return (
             self.exact_endgame
             and view.num_players == 2
             and view.stock_count == 0
             and sum(view.hand_counts) <= EXACT_ENDGAME_CARDS
-        ):
+        )
+
+    def move_values(self, view: PlayerView, pairs: list[tuple[int, int]]) -> list[float]:
+        """Mean rollout margin of each ``(card, captured_mask)`` pair over the sampled worlds (the
+        exact margin where :meth:`solves_exactly`)."""
+        if self.solves_exactly(view):
             world = self.sample_world(view)
             return [self._solve_after(world, c, m, view.seat) for c, m in pairs]
         start = time.perf_counter()
         totals = [0.0] * len(pairs)
-        worlds = self.worlds_for(view, len(pairs))
-        for _ in range(worlds):
+        done = 0
+        for _ in range(self.worlds_for(view, len(pairs))):
             world = self.sample_world(view)
             for i, (c, m) in enumerate(pairs):
                 g = fast_clone(world)
                 g.play_pair(c, m)
                 totals[i] += self.rollout(g, view.seat)
+            done += 1
             if self.time_limit is not None and time.perf_counter() - start > self.time_limit:
                 break
-        return totals
+        return [t / done for t in totals]
 
     def sample_world(self, view: PlayerView) -> Game:
         """A full game consistent with ``view`` (rejection sampling over :meth:`PlayerView.determinize`)."""

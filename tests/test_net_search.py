@@ -49,6 +49,39 @@ def test_weight_one_is_the_network_and_weight_zero_the_search():
         assert values[view.legal_pairs().index((move.card, move.mask))] == values.max()
 
 
+def cirulla_positions_the_kernel_skips(count: int, seed: int = 0):
+    """Cirulla positions with a choice where the compiled search does not play (a declared wildcard, a
+    shown hand or a declaration pending), from greedy play."""
+    from scopa_env.engine.game import Game
+    from scopa_env.engine.rules import get_rules
+
+    rules, greedy, found = get_rules("cirulla"), make_agent("greedy", seed=0), 0
+    for game_seed in range(seed, seed + 500):
+        game = Game(2, rules=rules, seed=game_seed, auto_next_hand=False)
+        while not game.hand_over and found < count:
+            view = game.view(game.current)
+            if len(view.legal_pairs()) > 1 and (view.deciding or view.wild_rank or any(view.revealed)):
+                found += 1
+                yield view
+            game.play(greedy.act(view))
+        if found >= count:
+            return
+
+
+def test_weight_zero_plays_fsearchs_python_fallback_where_the_kernel_does_not():
+    """Where the compiled search gives no values (Cirulla's wildcard and shown hands), weight=0 is still
+    the search: fsearch's Python fallback, not the network (the net alone lost a Cirulla row 0.9 a hand)."""
+    seen = 0
+    for view in cirulla_positions_the_kernel_skips(6, seed=3):
+        fsearch = make_agent("fsearch:worlds=8", seed=1)
+        assert fsearch.move_values(view) is None
+        values, _ = fsearch.fallback_values(view)
+        move = make_agent("netsearch:zoo:cirulla-2p,weight=0,worlds=8", seed=1).act(view)
+        assert values[view.legal_pairs().index((move.card, move.mask))] == values.max()
+        seen += 1
+    assert seen == 6
+
+
 def test_mixing_changes_some_decision():
     """The mix is neither part alone somewhere (else the check above is vacuous)."""
     differs = 0

@@ -12,7 +12,10 @@ learned value with rollout outcomes at the leaves of AlphaGo (Silver et al., 201
 the game of Go with deep neural networks and tree search", which mixed them half and half),
 here at depth one, with the network standing in for what the rollout players get wrong. Where
 the search solves the position exactly (the last cards), its value is the truth and is used
-alone. ``weight=0`` is the search alone, ``weight=1`` the network alone.
+alone. Where the compiled search does not play (Cirulla's declarations, wildcard and shown
+hands), the search's values are those of the Python search ``fsearch`` falls back to there
+(:meth:`agents.fast_search.FastSearchAgent.fallback_values`). ``weight=0`` is the search alone,
+``weight=1`` the network alone.
 
 Specs: ``netsearch:zoo:standard-2p`` (weight 0.5, fsearch's defaults),
 ``netsearch:runs/NAME/best,weight=0.3,worlds=64``. The checkpoint part ends at the first
@@ -92,8 +95,8 @@ class NetSearchAgent(Agent):
         if len(pairs) == 1:
             return move_of(*pairs[0])
         searched = self.search.move_values(view)
-        if searched is None:  # a position the compiled search does not play: the network decides
-            return self.net.act(view)
+        if searched is None:  # a position the compiled search does not play: fsearch's Python fallback
+            searched = self.search.fallback_values(view)
         values, exact = searched
         q = self.net.q_values(view, pairs)
         return move_of(*pairs[int(np.argmax(blend(values, q, self.weight, exact)))])
