@@ -29,6 +29,14 @@ hand-point margin of the oracle's side. Spec examples::
 
     oracle                              alpha-beta 3 plies, 4 rollouts, exact from 2,000,000 play orders
     oracle:ab_depth=0,rollouts=1,exact_leaves=1   one greedy rollout per move in the true deal (cheapest)
+    oracle:ab_depth=0,rollouts=256,noise=0.6      256 rollouts per move, the other sides' moves random
+                                                  six times in ten (the ceiling of four sides or more)
+
+With many sides the first spec's search is a poor judge: its alpha-beta plies are paranoid (every
+other side minimises the oracle's margin) and its rollouts trust one line of play of every other
+seat, which the real opponents do not follow. On the 8-player game it loses to the fair ``fsearch``,
+which averages over many worlds. ``noise`` makes the rollouts average over how the other sides may
+play instead (:mod:`agents.oracle_kernel`).
 
 Rules the compiled core does not play, and decisions it does not search (Chkobba's first
 card, declarations, a wildcard), fall back to :class:`~agents.search.SearchAgent` with its one
@@ -53,13 +61,15 @@ CHEATING_LABEL = "cheating"
 OPTION_RANGES: dict[str, tuple[int, int]] = {
     "ab_depth": (0, 4),
     "exact_leaves": (1, 100_000_000),
-    "rollouts": (1, 64),
+    "rollouts": (1, 1024),
 }
 """Allowed values of the int options, ends included. ``exact_leaves`` 100,000,000 solves the
 standard 2-player hand from its second deal round (30 cards left), up to about a second per
 decision; the whole hand (36 cards, about 10^9 play orders) takes up to a quarter of a minute."""
 ROLLOUTS = ("greedy", "heuristic")
 """The compiled players a rollout may use."""
+NOISE_MAX = 0.9
+"""The largest ``noise``: the other sides still play the rollout player's move one time in ten."""
 
 
 class OracleAgent(Agent):
@@ -72,6 +82,9 @@ class OracleAgent(Agent):
             (:func:`play_orders`).
         rollouts: rollouts per leaf, each with its own tie-break stream.
         rollout: ``"greedy"`` or ``"heuristic"``: the compiled player of the rollouts.
+        noise: with ``ab_depth=0``, the chance (in [0, 0.9]) that a move of another side in a
+            rollout is a random legal move instead of the rollout player's: the rollouts then
+            average over how the other sides might play rather than trusting one line of play.
     """
 
     name = "oracle"
@@ -85,6 +98,7 @@ class OracleAgent(Agent):
         exact_leaves: int = 2_000_000,
         rollouts: int = 4,
         rollout: str = "greedy",
+        noise: float = 0.0,
     ) -> None:
         super().__init__(seed)
         for key, value in (("ab_depth", ab_depth), ("exact_leaves", exact_leaves), ("rollouts", rollouts)):
@@ -93,13 +107,22 @@ class OracleAgent(Agent):
                 raise ValueError(f"oracle {key} must be an int in [{low}, {high}], got {value!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"oracle rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0.0 <= noise <= NOISE_MAX:
+            raise ValueError(f"oracle noise must be a number in [0, {NOISE_MAX:g}], got {noise!r}")
+        if noise and ab_depth:
+            raise ValueError(
+                f"oracle noise needs ab_depth=0 (its rollouts follow the move directly), got ab_depth={ab_depth}"
+            )
         self.settings = dict(ab_depth=int(ab_depth), exact_leaves=int(exact_leaves), rollouts=int(rollouts))
         self.rollout = rollout
+        self.noise = float(noise)
         self._compiled: dict = {}
         self._fallback: _TrueWorldSearch | None = None
 
     def __repr__(self) -> str:
-        options = ", ".join(f"{k}={v!r}" for k, v in {**self.settings, "rollout": self.rollout}.items())
+        options = ", ".join(
+            f"{k}={v!r}" for k, v in {**self.settings, "rollout": self.rollout, "noise": self.noise}.items()
+        )
         return f"OracleAgent({options}) [{CHEATING_LABEL}]"
 
     def act(self, view: PlayerView) -> Move:
@@ -156,11 +179,12 @@ class OracleAgent(Agent):
             except NotImplementedError:
                 self._compiled[key] = None
             else:
-                C = np.zeros(3, np.int64)
+                C = np.zeros(4, np.int64)
                 C[:] = (
                     self.settings["ab_depth"],
                     self.settings["rollouts"],
                     core.OPPONENT_GREEDY if self.rollout == "greedy" else core.OPPONENT_HEURISTIC,
+                    round(self.noise * 1000),
                 )
                 self._compiled[key] = (search_params(P), F, TBL, C)
         arrays = self._compiled[key]

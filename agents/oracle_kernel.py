@@ -32,7 +32,24 @@ from scopa_env.fast.search import MAX_DEPTH, _alphabeta, _margin, _rollout
 O_AB_DEPTH = 0  # plies of alpha-beta after the candidate move before the rollouts
 O_ROLLOUTS = 1  # rollouts per leaf (tie-break streams) when not exact
 O_ROLLOUT = 2  # core.OPPONENT_GREEDY or OPPONENT_HEURISTIC
-NUM_ORACLE_CONFIG = 3
+O_NOISE = 3  # per mille: the chance that another side's rollout move is a random legal move (ab_depth 0 only)
+NUM_ORACLE_CONFIG = 4
+
+
+@njit(cache=True)
+def _noisy_rollout(R, r, rng, P, F, H, TBL, kind, side, noise, sub_mask, sub_sum, lc, lm, rewards, info, hand_score):
+    """Finish the hand in row ``r``: ``side`` plays the compiled player ``kind``, every other side
+    plays it too except that each of its moves is a random legal move with chance ``noise``/1000.
+    Returns ``side``'s margin."""
+    ns = P[P_SIDES]
+    over = 0
+    while not over:
+        mover = kind
+        if core._side(R[r, COL_CURRENT], ns) != side and core._below(rng, r, 1, 1000) < noise:
+            mover = core.OPPONENT_RANDOM
+        k = core.choose_move(R, r, rng, P, F, H, mover, sub_mask, sub_sum, lc, lm, TBL)
+        over = core.play(R, r, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score, TBL)
+    return _margin(hand_score, r, side, ns)
 
 
 @njit(cache=True, nogil=True)
@@ -69,6 +86,7 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
     depth = MAX_DEPTH if exact else C[O_AB_DEPTH]
     samples = 1 if exact else max(1, C[O_ROLLOUTS])
     kind = C[O_ROLLOUT]
+    noise = C[O_NOISE]
     for _ in range(samples):
         stream = core._rand(rng, 0, 0)  # this sample's rollout tie-breaks, the same for every move
         for k in range(count):
@@ -76,6 +94,12 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
             over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score, TBL)
             if over:
                 v = _margin(hand_score, 1, side, ns)
+            elif noise > 0 and not exact:  # ab_depth 0 (the agent's promise): one noisy rollout
+                rng[1, 1] = stream
+                v = _noisy_rollout(
+                    R, 1, rng, P, F, H, TBL, kind, side, noise, sub_mask, sub_sum, LC[1], LM[1], rewards, info,
+                    hand_score,
+                )  # fmt: skip
             else:
                 v = _alphabeta(
                     R, 1, rng, P, F, H, TBL, side, depth, kind, stream, sub_mask, sub_sum, LC, LM, ORD, rewards, info,

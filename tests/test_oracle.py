@@ -108,6 +108,37 @@ def test_the_oracle_solves_the_last_two_rounds_of_the_true_deal():
     assert checked >= 4, f"only {checked} positions had a choice with 12 cards left"
 
 
+def test_noisy_rollouts_average_over_the_other_sides_play():
+    """``noise`` turns the other sides' rollout moves random at that rate: the values move away from the
+    noiseless ones (a trusted line of play), a seed repeats them, and with ``noise=0`` the kernel is
+    the plain rollout search it was (exact solves, which take no rollouts, are turned off)."""
+    moved = 0
+    for game in positions(6, seed=11):
+        plain = OracleAgent(seed=3, ab_depth=0, exact_leaves=1, rollouts=8).move_values(game.clone())
+        again = OracleAgent(seed=3, ab_depth=0, exact_leaves=1, rollouts=8, noise=0.0).move_values(game.clone())
+        noisy = OracleAgent(seed=3, ab_depth=0, exact_leaves=1, rollouts=8, noise=0.6).move_values(game.clone())
+        assert plain == again
+        assert noisy == OracleAgent(seed=3, ab_depth=0, exact_leaves=1, rollouts=8, noise=0.6).move_values(game.clone())
+        moved += any(abs(a - b) > 1e-9 for a, b in zip(plain, noisy))
+    assert moved >= 4, f"noise changed the values in only {moved} of 6 positions"
+
+
+def test_many_sided_suites_measure_the_noisy_oracle():
+    """The leaderboard's ceiling on four sides or more is the noisy oracle; on two or three, the plain one."""
+    from benchscripts import load_benchmark
+
+    script = load_benchmark("leaderboard")
+    for name, want in [
+        ("standard-2p-v1", "oracle"),
+        ("standard-3p-v1", "oracle"),
+        ("scopone-scientifico-v1", "oracle"),  # 4 players, 2 sides
+        ("booklet-4p-v1", script.MANY_SIDED_CEILING),
+        ("french52-8p-v1", script.MANY_SIDED_CEILING),
+    ]:
+        assert script.ceiling_spec(load_suite(name)) == want, name
+    assert "noise=" in script.MANY_SIDED_CEILING and is_cheating(script.MANY_SIDED_CEILING)
+
+
 # --- hidden information -------------------------------------------------------------------------
 
 
@@ -171,6 +202,8 @@ def test_options_are_bounded():
         ("oracle:exact_leaves=0", "exact_leaves must be an int"),
         ("oracle:rollout=perfect", "rollout must be one of greedy, heuristic"),
         ("oracle:worlds=4", "bad options for agent 'oracle'"),
+        ("oracle:ab_depth=0,noise=0.95", r"noise must be a number in \[0, 0.9\]"),
+        ("oracle:noise=0.5", "noise needs ab_depth=0"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_agent(spec)
