@@ -25,6 +25,9 @@ class Agent(ABC):
     """
 
     name: str = "agent"
+    weights_sha256: str | None = None
+    """SHA-256 of the weights file the agent plays, where it is a checked checkpoint (a ``zoo:``
+    agent); a suite's ladder pins its trained references by it (:mod:`agents.suites`)."""
 
     def __init__(self, seed: int | np.random.Generator | None = None) -> None:
         self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)

@@ -174,6 +174,10 @@ def check_agents(suite: Suite, spec: str, ceiling: bool = False) -> None:
     A cheating agent (the ``oracle``) is refused as a ranked agent, and as a reference always;
     ``ceiling=True`` lets it be measured as the suite's ceiling row.
 
+    A trained reference whose installed weights are not the ones the suite pins
+    (:attr:`agents.suites.LadderEntry.weights_sha256`) is refused too: the published ratings
+    describe the pinned network.
+
     Raises:
         ValueError: one line naming the agent and why (:func:`agents.matches.game_agent`, :func:`agents.registry.check_fair`).
     """
@@ -186,8 +190,19 @@ def check_agents(suite: Suite, spec: str, ceiling: bool = False) -> None:
         check_fair(agent, RANKED_ROLE)
     elif not is_cheating(agent):
         raise ValueError(f"{spec!r} is a fair agent: only a cheating agent (the oracle) is measured as the ceiling")
-    for s in suite.ladder_specs:
-        game_agent(s, suite.num_players, suite.rules)
+    for entry in suite.ladder:
+        check_pinned(suite, entry, game_agent(entry.agent, suite.num_players, suite.rules))
+
+
+def check_pinned(suite: Suite, entry, agent: Agent) -> None:
+    """Refuse a reference whose weights are not the ones ``suite`` pins for it (one line, naming both)."""
+    if entry.weights_sha256 is None or agent.weights_sha256 == entry.weights_sha256:
+        return
+    got = "no checked weights" if agent.weights_sha256 is None else f"weights {agent.weights_sha256[:12]}"
+    raise ValueError(
+        f"suite {suite.name}: its reference {entry.agent} was rated with weights {entry.weights_sha256[:12]}, "
+        f"but the installed {entry.agent} has {got}: a retrained reference needs a new suite version"
+    )
 
 
 # --- playing ------------------------------------------------------------------------------
@@ -602,7 +617,8 @@ def rate_ladder(
     """Play every pair of the suite's references and fit its scale (the anchor keeps its number).
 
     Returns ``{"ratings": [{"agent", "rating": {mean, lo, hi}}], "per_hand": {agent: rates}, "pairs": [...],
-    "alone_pairs": [...], "forfeits", "deals", "tier", "timing"}``; the per-hand rates are over all of a
+    "alone_pairs": [...], "forfeits", "deals", "tier", "weights", "timing"}`` (``weights``: the SHA-256
+    of each trained reference's weights, what a published scale pins); the per-hand rates are over all of a
     reference's fitted pairs, and each pair says the ``engine`` that played it (:func:`plan_pair`).
 
     The fitted pairs put the earlier reference of the ladder on one side and the later one on all the
@@ -613,9 +629,13 @@ def rate_ladder(
     """
     refs = suite.ladder_specs
     n = suite.deals(tier) if deals is None else deals
-    for ref in refs:
-        check_fair(ref, "a reference of a suite's ladder")
-        game_agent(ref, suite.num_players, suite.rules)
+    weights = {}
+    for entry in suite.ladder:
+        check_fair(entry.agent, "a reference of a suite's ladder")
+        agent = game_agent(entry.agent, suite.num_players, suite.rules)
+        check_pinned(suite, entry, agent)
+        if agent.weights_sha256 is not None:
+            weights[entry.agent] = agent.weights_sha256
     pair_ids = [(i, j) for i in range(len(refs)) for j in range(i + 1, len(refs))]
     if suite.num_sides > 2:
         a = refs.index(suite.anchor)
@@ -672,6 +692,7 @@ def rate_ladder(
         "forfeits": forfeits,
         "deals": n,
         "tier": tier,
+        "weights": weights,
         "timing": {
             "wall_seconds": round(wall, 1),
             "cpu_seconds": round(cpu, 1),

@@ -13,7 +13,8 @@ target        the preset's target: an episode is a whole game to it (checked aga
 seed          master seed; deal ``i`` is ``Game(seed=agents.matches.deal_seed(seed, i))``
 tiers         deal pairs per tier: ``full`` (10,000) and ``quick`` (its first few hundred)
 rotations     games per deal: the agent plays every side once, the reference all the others
-ladder        the reference agents (specs), each with its published rating or ``null``
+ladder        the reference agents (specs), each with its published rating or ``null``, and a
+              trained one (``zoo:NAME``) with the SHA-256 of the weights it was rated with
 anchor        the reference whose rating is fixed by definition (its number never moves)
 fingerprints  per tier, the SHA-256 of the deals the engine makes for the tier's seeds
 core_fingerprints  per tier, the same for the deals the compiled core makes (``null``
@@ -31,6 +32,10 @@ plays on it (:mod:`agents.compiled`) are other cards, frozen the same way by
 
 Agents of the suite's ladder are built by spec (:func:`agents.registry.make_agent`); the zoo
 agent of a game is named by its ``zoo:NAME`` spec, so this module needs nothing from training.
+A spec names a network, not its weights, so the ladder pins them: a trained reference carries
+``weights_sha256``, and :func:`agents.leaderboard.check_agents` refuses to play a suite whose
+installed reference has other weights (a retrained zoo agent makes a new suite version, or the
+published ratings would describe another player).
 """
 
 from __future__ import annotations
@@ -64,6 +69,8 @@ class LadderEntry:
 
     agent: str
     rating: float | None = None
+    weights_sha256: str | None = None
+    """For a trained reference, the SHA-256 of the weights its rating was measured with."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +156,7 @@ def from_dict(data: dict) -> Suite:
         target=int(data["target"]),
         seed=int(data["seed"]),
         tiers={t: int(data["tiers"][t]) for t in TIERS},
-        ladder=tuple(LadderEntry(e["agent"], e["rating"]) for e in data["ladder"]),
+        ladder=tuple(LadderEntry(e["agent"], e["rating"], e.get("weights_sha256")) for e in data["ladder"]),
         anchor=data["anchor"],
         fingerprints=dict(data["fingerprints"]),
         ratings_source=data.get("ratings_source"),
@@ -174,7 +181,10 @@ def to_dict(suite: Suite) -> dict:
         "tiers": dict(suite.tiers),
         "rotations": f"{suite.num_sides} per deal: the agent plays each side once, the reference every other side",
         "anchor": suite.anchor,
-        "ladder": [{"agent": e.agent, "rating": e.rating} for e in suite.ladder],
+        "ladder": [
+            {"agent": e.agent, "rating": e.rating, **({"weights_sha256": e.weights_sha256} if e.weights_sha256 else {})}
+            for e in suite.ladder
+        ],
         "ratings_source": suite.ratings_source,
         "fingerprint_method": f"sha256 over every deal of the tier: the first hand as dealt and the next "
         f"{LATER_SHUFFLES} deck orders (agents/suites.py fingerprint)",
@@ -309,11 +319,16 @@ def new_suite(
     return Suite(name, title, r, num_players, r.target, seed, tiers, entries, anchor, prints, core_fingerprints=core)
 
 
-def with_ratings(suite: Suite, ratings: dict[str, float], source: dict) -> Suite:
-    """The suite with its ladder's published ratings (the anchor's must be its own number)."""
+def with_ratings(suite: Suite, ratings: dict[str, float], source: dict, weights: dict[str, str] | None = None) -> Suite:
+    """The suite with its ladder's published ratings (the anchor's must be its own number) and, for
+    each trained reference in ``weights``, the SHA-256 of the weights they were measured with."""
     if not math.isclose(ratings[suite.anchor], suite.anchor_rating, abs_tol=1e-9):
         raise ValueError(f"the anchor {suite.anchor} is rated {ratings[suite.anchor]}, not {suite.anchor_rating}")
-    ladder = tuple(LadderEntry(e.agent, round(float(ratings[e.agent]), 1)) for e in suite.ladder)
+    weights = weights or {}
+    ladder = tuple(
+        LadderEntry(e.agent, round(float(ratings[e.agent]), 1), weights.get(e.agent, e.weights_sha256))
+        for e in suite.ladder
+    )
     return Suite(**{**suite.__dict__, "ladder": ladder, "ratings_source": source})
 
 

@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     ratings = {r["agent"]: r["rating"]["mean"] for r in ladder["ratings"]}
     source = {"command": command, "commit": commit, "tier": tier, "deals": ladder["deals"]}
-    rated = with_ratings(suite, ratings, source)
+    rated = with_ratings(suite, ratings, source, ladder["weights"])
     if args.publish_scale:
         print(f"scale published in {write_suite(rated)}", file=sys.stderr)
     rows = ladder_rows(ladder, suite.anchor, suite.num_sides)

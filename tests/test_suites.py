@@ -151,3 +151,41 @@ def test_with_ratings_keeps_the_anchor():
     ratings[suite.anchor] += 5
     with pytest.raises(ValueError, match="anchor"):
         with_ratings(suite, ratings, {})
+
+
+@pytest.mark.parametrize("name", names())
+def test_trained_references_are_pinned_to_the_weights_they_were_rated_with(name):
+    """A `zoo:` reference carries the SHA-256 of its weights, the card's and the installed file's: retraining
+    a zoo agent without a new suite version fails here (its published rating would describe another network)."""
+    for entry in load_suite(name).ladder:
+        if entry.agent.startswith("zoo:"):
+            zname = entry.agent.removeprefix("zoo:")
+            installed = zoo.weights_sha256(zoo.path_of(zname))
+            assert entry.weights_sha256 == zoo.card(zname)["weights_sha256"] == installed, f"{name}: {entry.agent}"
+        else:
+            assert entry.weights_sha256 is None, f"{name}: {entry.agent} has no weights to pin"
+
+
+def test_a_reference_with_other_weights_is_refused_before_any_game():
+    """The leaderboard refuses a suite whose installed reference is not the pinned network, naming both."""
+    import agents.leaderboard as lb
+
+    suite = load_suite("standard-2p-v1")
+    ladder = tuple(
+        dataclasses.replace(e, weights_sha256="0" * 64) if e.agent == "zoo:standard-2p" else e for e in suite.ladder
+    )
+    other = dataclasses.replace(suite, ladder=ladder)
+    with pytest.raises(ValueError, match=r"zoo:standard-2p was rated with weights 000000000000, but the installed"):
+        lb.check_agents(other, "greedy")
+    with pytest.raises(ValueError, match="a retrained reference needs a new suite version"):
+        lb.rate_ladder(other)
+    lb.check_agents(suite, "greedy")  # the shipped pins hold
+
+
+def test_with_ratings_pins_the_weights_it_is_given():
+    suite = load_suite("standard-3p-v1")
+    bare = dataclasses.replace(suite, ladder=tuple(dataclasses.replace(e, weights_sha256=None) for e in suite.ladder))
+    ratings = {e.agent: e.rating for e in suite.ladder}
+    rated = with_ratings(bare, ratings, {"tier": "quick"}, {"zoo:standard-3p": "ab" * 32})
+    assert {e.agent: e.weights_sha256 for e in rated.ladder if e.weights_sha256} == {"zoo:standard-3p": "ab" * 32}
+    assert from_dict(to_dict(rated)) == rated

@@ -84,12 +84,14 @@ def load_zoo_agent(name: str, seed=None):
     folder = checked_path(name)
     if algo_of(name) == "dmc":
         net, meta = load_dmc(folder)
-        return DmcAgent(net, meta, name=f"zoo:{name}", seed=seed)
+        agent = DmcAgent(net, meta, name=f"zoo:{name}", seed=seed)
+        agent.weights_sha256 = card(name)["weights_sha256"]
+        return agent
     from train.policy_agent import PolicyAgent
     from train.zoo.policies import load_network, single_policy
 
     net, meta = load_network(folder)
-    return PolicyAgent(
+    agent = PolicyAgent(
         single_policy(net, meta),
         meta["num_players"],
         meta["rules"],
@@ -97,6 +99,8 @@ def load_zoo_agent(name: str, seed=None):
         name=f"zoo:{name}",
         seed=seed,
     )
+    agent.weights_sha256 = card(name)["weights_sha256"]
+    return agent
 
 
 def load_zoo_batch_policy(name: str):
