@@ -123,20 +123,13 @@ def test_noisy_rollouts_average_over_the_other_sides_play():
     assert moved >= 4, f"noise changed the values in only {moved} of 6 positions"
 
 
-def test_many_sided_suites_measure_the_noisy_oracle():
-    """The leaderboard's ceiling on four sides or more is the noisy oracle; on two or three, the plain one."""
+def test_the_leaderboard_measures_the_noisy_oracle_as_the_ceiling():
+    """Every suite's ceiling is the oracle with noisy rollouts, a cheating agent the leaderboard may measure."""
     from benchscripts import load_benchmark
 
     script = load_benchmark("leaderboard")
-    for name, want in [
-        ("standard-2p-v1", "oracle"),
-        ("standard-3p-v1", "oracle"),
-        ("scopone-scientifico-v1", "oracle"),  # 4 players, 2 sides
-        ("booklet-4p-v1", script.MANY_SIDED_CEILING),
-        ("french52-8p-v1", script.MANY_SIDED_CEILING),
-    ]:
-        assert script.ceiling_spec(load_suite(name)) == want, name
-    assert "noise=" in script.MANY_SIDED_CEILING and is_cheating(script.MANY_SIDED_CEILING)
+    assert "noise=0.6" in script.CEILING and is_cheating(script.CEILING)
+    lb.check_agents(load_suite("french52-8p-v1"), script.CEILING, ceiling=True)
 
 
 # --- hidden information -------------------------------------------------------------------------
