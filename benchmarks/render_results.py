@@ -213,7 +213,8 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
         "## Leaderboards at a glance",
         "",
         "Every published suite's strongest fair agent and how far the cheating `oracle` (every card seen) is above it",
-        "([the oracle ceiling](benchmark.md#the-oracle-ceiling)); each suite's section below has its whole table.",
+        "([the oracle ceiling](benchmark.md#the-oracle-ceiling); the plain `oracle`, measured before the noisy one became",
+        "the ceiling, is a lower bound); each suite's section below has its whole table.",
         "",
         "| suite | tier | agents | strongest fair agent | oracle above it, points per hand | CPU-hours | commit | date |",
         "|---|---|---|---|---|---|---|---|",
@@ -229,7 +230,7 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
             gap = ceiling["gap"]
             above = (
                 f"{cell('margin', gap['margin_per_hand'])}, wins {cell('win_rate', gap['win_rate'])}"
-                f" (vs `{gap['agent']}`, {gap['deals']} deals)"
+                f" (vs `{gap['agent']}`, {gap['deals']} deals; `{ceiling['spec']}`)"
             )
             row = next(r for r in board["rows"] if r.get("role") == "ceiling")
             # --ceiling-only gives the row its own command and cost; a whole run's cost includes it.

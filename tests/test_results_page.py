@@ -114,12 +114,13 @@ def test_leaderboards_at_a_glance_names_the_best_fair_agent_and_the_unpublished_
     gap = {"agent": "a", "margin_per_hand": {"mean": 1.5, "lo": 1.4, "hi": 1.6}, "deals": 200}
     gap["win_rate"] = {"mean": 0.9, "lo": 0.88, "hi": 0.92}
     record |= {"title": "Leaderboard standard-2p-v1", "suite": "standard-2p-v1", "tier": "quick", "deals": 200}
-    record |= {"cpu_hours": 0.5, "ceiling": {"gap": gap, "cpu_hours": 0.25}}
+    record |= {"cpu_hours": 0.5, "ceiling": {"gap": gap, "cpu_hours": 0.25, "spec": "oracle:noise=0.6"}}
     data = {"title": "Leaderboard: standard-2p-v1", "about": "", "records": [record]}
     (tmp_path / "leaderboard-standard-2p-v1.json").write_text(json.dumps(data))
     page = renderer().render(tmp_path)
     line = next(x for x in page.splitlines() if x.startswith("| standard-2p-v1 |"))
     assert "`a` 1100 [1090, 1110]" in line and "+1.500 [+1.400, +1.600], wins 90.0% [88.0, 92.0]" in line
     assert "0.5 + 0.25 (ceiling)" in line, line
+    assert "`oracle:noise=0.6`" in line, "the ceiling's spec says which oracle measured it"
     assert page.index("## Leaderboards at a glance") < page.index("## Leaderboard: standard-2p-v1")
     assert "Not published yet: " in page and "escoba-2p-v1" in page.split("Not published yet: ")[1].split("\n")[0]
