@@ -347,7 +347,9 @@ def test_the_published_record_shows_the_unranked_ceiling():
     ceiling = [r for r in record["rows"] if r["role"] == "ceiling"]
     assert len(ceiling) == 1 and record["rows"][0]["role"] == "ceiling"
     row = ceiling[0]
-    assert row["agent"] == "oracle (cheating)" and row["rating"] is None and row["cheating"]
+    spec = record["ceiling"]["spec"]
+    assert is_cheating(spec) and spec.split(":")[0] == "oracle", spec
+    assert row["agent"] == f"{spec} (cheating)" and row["rating"] is None and row["cheating"]
     rated = [r["rating"]["mean"] for r in record["rows"][1:]]
     assert rated == sorted(rated, reverse=True), "the fair rows are ranked by rating, the ceiling apart"
     gap = record["ceiling"]["gap"]
