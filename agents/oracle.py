@@ -31,6 +31,16 @@ hand-point margin of the oracle's side. Spec examples::
     oracle:ab_depth=0,rollouts=1,exact_leaves=1   one greedy rollout per move in the true deal (cheapest)
     oracle:ab_depth=0,rollouts=256,noise=0.6      256 rollouts per move, the other sides' moves random
                                                   six times in ten (the leaderboard's ceiling)
+    oracle:ab_depth=0,rollouts=256,noise=0.6,see=hands
+                                                  the same, seeing every hand but not the stock's order:
+                                                  each rollout draws the stock anew
+
+``see=hands`` splits the ceiling in two. Inference from the other players' moves can at best
+recover their hands, never the order of the cards still in the stock, so the gap between a fair
+agent and ``see=hands`` is what reading the opponents could win, and the gap between ``see=hands``
+and ``see=all`` is what only the stock's order gives. The hand is then solved exactly only once the
+stock is empty (nothing is hidden any more). In a game dealt out at once (Scopone scientifico) the
+two are the same agent.
 
 The first spec's search is a poor judge with many sides: its alpha-beta plies are paranoid (every
 other side minimises the oracle's margin) and its rollouts trust one line of play of every other
@@ -69,6 +79,8 @@ standard 2-player hand from its second deal round (30 cards left), up to about a
 decision; the whole hand (36 cards, about 10^9 play orders) takes up to a quarter of a minute."""
 ROLLOUTS = ("greedy", "heuristic")
 """The compiled players a rollout may use."""
+SEES = ("all", "hands")
+"""What the oracle sees: ``all`` (every hand and the stock's order) or ``hands`` (every hand only)."""
 NOISE_MAX = 0.9
 """The largest ``noise``: the other sides still play the rollout player's move one time in ten."""
 
@@ -86,6 +98,9 @@ class OracleAgent(Agent):
         noise: with ``ab_depth=0``, the chance (in [0, 0.9]) that a move of another side in a
             rollout is a random legal move instead of the rollout player's: the rollouts then
             average over how the other sides might play rather than trusting one line of play.
+        see: ``"all"`` (every hand and the stock's order) or ``"hands"`` (every hand, not the
+            stock's order: each rollout draws the stock anew, and the exact solve waits for an
+            empty stock).
     """
 
     name = "oracle"
@@ -100,6 +115,7 @@ class OracleAgent(Agent):
         rollouts: int = 4,
         rollout: str = "greedy",
         noise: float = 0.0,
+        see: str = "all",
     ) -> None:
         super().__init__(seed)
         for key, value in (("ab_depth", ab_depth), ("exact_leaves", exact_leaves), ("rollouts", rollouts)):
@@ -110,6 +126,8 @@ class OracleAgent(Agent):
             raise ValueError(f"oracle rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         if isinstance(noise, bool) or not isinstance(noise, (int, float)) or not 0.0 <= noise <= NOISE_MAX:
             raise ValueError(f"oracle noise must be a number in [0, {NOISE_MAX:g}], got {noise!r}")
+        if see not in SEES:
+            raise ValueError(f"oracle see must be one of {', '.join(SEES)}, got {see!r}")
         if noise and ab_depth:
             raise ValueError(
                 f"oracle noise needs ab_depth=0 (its rollouts follow the move directly), got ab_depth={ab_depth}"
@@ -117,12 +135,14 @@ class OracleAgent(Agent):
         self.settings = dict(ab_depth=int(ab_depth), exact_leaves=int(exact_leaves), rollouts=int(rollouts))
         self.rollout = rollout
         self.noise = float(noise)
+        self.see = see
         self._compiled: dict = {}
         self._fallback: _TrueWorldSearch | None = None
 
     def __repr__(self) -> str:
         options = ", ".join(
-            f"{k}={v!r}" for k, v in {**self.settings, "rollout": self.rollout, "noise": self.noise}.items()
+            f"{k}={v!r}"
+            for k, v in {**self.settings, "rollout": self.rollout, "noise": self.noise, "see": self.see}.items()
         )
         return f"OracleAgent({options}) [{CHEATING_LABEL}]"
 
@@ -157,6 +177,8 @@ class OracleAgent(Agent):
         tie = np.zeros_like(values)
         seed = int(self.rng.integers(2**62))
         exact = play_orders(game) <= exact_bound(self.settings["exact_leaves"], game.num_sides)
+        if self.see == "hands" and game.stock:
+            exact = False  # an exact solve would read the stock's order
         count = oracle_kernel(row, seed, P, F, HEURISTIC_H, TBL, C, exact, values, tie)
         if count != len(pairs):
             raise AssertionError(f"the compiled core lists {count} moves where the game lists {len(pairs)}")
@@ -180,12 +202,15 @@ class OracleAgent(Agent):
             except NotImplementedError:
                 self._compiled[key] = None
             else:
-                C = np.zeros(4, np.int64)
+                from agents.oracle_kernel import NUM_ORACLE_CONFIG
+
+                C = np.zeros(NUM_ORACLE_CONFIG, np.int64)
                 C[:] = (
                     self.settings["ab_depth"],
                     self.settings["rollouts"],
                     core.OPPONENT_GREEDY if self.rollout == "greedy" else core.OPPONENT_HEURISTIC,
                     round(self.noise * 1000),
+                    int(self.see == "hands"),
                 )
                 self._compiled[key] = (search_params(P), F, TBL, C)
         arrays = self._compiled[key]
@@ -196,7 +221,8 @@ class OracleAgent(Agent):
 
     def _fallback_values(self, game: Game, pairs: list[tuple[int, int]]) -> list[float]:
         if self._fallback is None:
-            self._fallback = _TrueWorldSearch(seed=self.rng)
+            worlds = 1 if self.see == "all" else min(self.settings["rollouts"], 64)
+            self._fallback = _TrueWorldSearch(seed=self.rng, worlds=worlds, hide_stock=self.see == "hands")
         self._fallback.truth = game
         return self._fallback.move_values(game.view(), pairs)
 
@@ -252,14 +278,18 @@ def true_row(game: Game, P: np.ndarray) -> np.ndarray:
 
 
 class _TrueWorldSearch(SearchAgent):
-    """The Python search with its one world set to the true deal (the oracle's fallback)."""
+    """The Python search with its worlds set to the true deal (the oracle's fallback): one world, or
+    with ``hide_stock`` ``worlds`` worlds that keep every hand and shuffle the stock."""
 
     truth: Game | None = None
 
-    def __init__(self, seed=None) -> None:
-        super().__init__(seed=seed, min_worlds=1, max_worlds=1)
+    def __init__(self, seed=None, worlds: int = 1, hide_stock: bool = False) -> None:
+        super().__init__(seed=seed, min_worlds=worlds, max_worlds=worlds)
+        self.hide_stock = hide_stock
 
     def sample_world(self, view: PlayerView) -> Game:
         world = fast_clone(self.truth)
         world.auto_next_hand = False
+        if self.hide_stock and world.stock:
+            world.stock = [int(c) for c in self.rng.permutation(world.stock)]
         return world

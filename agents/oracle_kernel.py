@@ -20,9 +20,12 @@ from numba import njit
 from scopa_env.fast import core
 from scopa_env.fast.core import (
     COL_CURRENT,
+    COL_DECK,
     COL_HAND,
+    COL_STOCK_POS,
     COL_TABLE,
     NUM_COLS,
+    P_DECK_SIZE,
     P_SCRATCH,
     P_SIDES,
     P_SUB_CAP,
@@ -33,7 +36,8 @@ O_AB_DEPTH = 0  # plies of alpha-beta after the candidate move before the rollou
 O_ROLLOUTS = 1  # rollouts per leaf (tie-break streams) when not exact
 O_ROLLOUT = 2  # core.OPPONENT_GREEDY or OPPONENT_HEURISTIC
 O_NOISE = 3  # per mille: the chance that another side's rollout move is a random legal move (ab_depth 0 only)
-NUM_ORACLE_CONFIG = 4
+O_HIDE_STOCK = 4  # 1: the stock's order is not seen; each sample shuffles it (every hand stays seen)
+NUM_ORACLE_CONFIG = 5
 
 
 @njit(cache=True)
@@ -52,13 +56,30 @@ def _noisy_rollout(R, r, rng, P, F, H, TBL, kind, side, noise, sub_mask, sub_sum
     return _margin(hand_score, r, side, ns)
 
 
+@njit(cache=True)
+def _shuffle_stock(R, r, rng, P):
+    """Shuffle the stock cards still to come in row ``r`` (Fisher-Yates on game ``r``'s deal stream),
+    from their sorted order, so that the result does not depend on the order they were in."""
+    start = R[r, COL_STOCK_POS]
+    n = P[P_DECK_SIZE] - start
+    R[r, COL_DECK + start : COL_DECK + start + n] = np.sort(R[r, COL_DECK + start : COL_DECK + start + n])
+    for i in range(n - 1, 0, -1):
+        j = core._below(rng, r, 0, i + 1)
+        a = R[r, COL_DECK + start + i]
+        R[r, COL_DECK + start + i] = R[r, COL_DECK + start + j]
+        R[r, COL_DECK + start + j] = a
+
+
 @njit(cache=True, nogil=True)
 def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
     """Value every legal move of the seat to move in the true state row ``S`` (``NUM_COLS``,).
 
     Writes the mean margin of each move (``core.legal_pairs`` order) into ``values`` and, when
     ``exact``, the rollout players' margin into ``tie`` (it breaks ties between equal exact
-    values, as the fair search does). Returns the number of legal moves.
+    values, as the fair search does). Returns the number of legal moves. With ``C[O_HIDE_STOCK]``
+    each sample first shuffles the stock still to come (the same shuffle for every move of that
+    sample), so the values average over the stock orders the seat cannot see; the caller passes
+    ``exact`` only when the stock is empty then.
     """
     R = np.zeros((MAX_DEPTH + 2, NUM_COLS), np.int64)
     rng = np.zeros((MAX_DEPTH + 2, 2), np.uint64)
@@ -87,7 +108,11 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
     samples = 1 if exact else max(1, C[O_ROLLOUTS])
     kind = C[O_ROLLOUT]
     noise = C[O_NOISE]
+    hide_stock = C[O_HIDE_STOCK] != 0
     for _ in range(samples):
+        if hide_stock:
+            R[0, :] = S
+            _shuffle_stock(R, 0, rng, P)
         stream = core._rand(rng, 0, 0)  # this sample's rollout tie-breaks, the same for every move
         for k in range(count):
             R[1, :] = R[0, :]

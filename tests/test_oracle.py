@@ -123,6 +123,48 @@ def test_noisy_rollouts_average_over_the_other_sides_play():
     assert moved >= 4, f"noise changed the values in only {moved} of 6 positions"
 
 
+def stock_permuted(game: Game, rng: np.random.Generator) -> Game:
+    """The same deal with the cards still in the stock in another order (every hand as it is)."""
+    other = game.clone()
+    other.stock = [int(c) for c in rng.permutation(other.stock)]
+    return other
+
+
+def test_an_oracle_that_sees_the_hands_does_not_read_the_stock():
+    """``see=hands`` sees every hand but not the stock's order (issue 48: the value of reading the
+    opponents, apart from the value of knowing the cards still to come): its values are the same for
+    any order of the stock, while ``see=all``'s follow it; a seed repeats them."""
+    rng = np.random.default_rng(5)
+    moved = 0
+    for game in positions(8, seed=21):
+        other = stock_permuted(game, rng)
+        assert other.stock != game.stock and other.hands == game.hands
+        spec = dict(ab_depth=0, rollouts=16, noise=0.6)
+        hands = OracleAgent(seed=4, see="hands", **spec).move_values(game.clone())
+        assert hands == OracleAgent(seed=4, see="hands", **spec).move_values(other.clone())
+        full = OracleAgent(seed=4, **spec).move_values(game.clone())
+        moved += full != OracleAgent(seed=4, **spec).move_values(other.clone())
+    assert moved >= 4, f"the full oracle's values followed the stock's order in only {moved} of 8 positions"
+
+
+def test_an_oracle_that_sees_the_hands_solves_exactly_once_the_stock_is_empty():
+    """With the stock empty nothing is hidden from ``see=hands``: Scopone scientifico deals every card at
+    once, so there the two oracles are one agent (same values, same seed); mid-stock the hands-only
+    oracle does not solve exactly (that would read the stock's order)."""
+    game = Game(4, rules="scopone_scientifico", seed=3, auto_next_hand=False)
+    assert not game.stock
+    for _ in range(4):
+        pairs = game.legal_pairs()
+        a = OracleAgent(seed=2, ab_depth=0, rollouts=8, noise=0.6).move_values(game.clone())
+        b = OracleAgent(seed=2, ab_depth=0, rollouts=8, noise=0.6, see="hands").move_values(game.clone())
+        assert a == b
+        game.play_pair(*pairs[0])
+    mid = next(positions(1, seed=9))
+    agent = OracleAgent(seed=0, ab_depth=0, rollouts=2, see="hands", exact_leaves=100_000_000)
+    values = agent.move_values(mid.clone())
+    assert values == OracleAgent(seed=0, ab_depth=0, rollouts=2, see="hands").move_values(mid.clone())
+
+
 def test_the_leaderboard_measures_the_noisy_oracle_as_the_ceiling():
     """Every suite's ceiling is the oracle with noisy rollouts, a cheating agent the leaderboard may measure."""
     from benchscripts import load_benchmark
@@ -197,6 +239,7 @@ def test_options_are_bounded():
         ("oracle:worlds=4", "bad options for agent 'oracle'"),
         ("oracle:ab_depth=0,noise=0.95", r"noise must be a number in \[0, 0.9\]"),
         ("oracle:noise=0.5", "noise needs ab_depth=0"),
+        ("oracle:ab_depth=0,see=stock", "see must be one of all, hands"),
     ]:
         with pytest.raises(ValueError, match=message):
             make_agent(spec)
