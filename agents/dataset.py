@@ -490,10 +490,3 @@ def load_dataset(path: str | Path) -> PositionDataset:
 def load_sample() -> PositionDataset:
     """The small sample shipped with the package (:data:`SAMPLE_PATH`; docs/datasets.md)."""
     return load_dataset(SAMPLE_PATH)
-
-
-def iter_batches(
-    path: str | Path, batch_size: int = 256, shuffle: bool = False, seed: int | None = None
-) -> Iterator[dict[str, np.ndarray]]:
-    """``load_dataset(path).batches(...)``: numpy batches of a dataset file."""
-    return load_dataset(path).batches(batch_size, shuffle, seed)

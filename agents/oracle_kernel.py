@@ -30,6 +30,7 @@ from scopa_env.fast.core import (
     P_SIDES,
     P_SUB_CAP,
 )
+from scopa_env.fast.core.bits import _below, _rand, _side
 from scopa_env.fast.search import MAX_DEPTH, _alphabeta, _margin, _rollout
 
 O_AB_DEPTH = 0  # plies of alpha-beta after the candidate move before the rollouts
@@ -49,7 +50,7 @@ def _noisy_rollout(R, r, rng, P, F, H, TBL, kind, side, noise, sub_mask, sub_sum
     over = 0
     while not over:
         mover = kind
-        if core._side(R[r, COL_CURRENT], ns) != side and core._below(rng, r, 1, 1000) < noise:
+        if _side(R[r, COL_CURRENT], ns) != side and _below(rng, r, 1, 1000) < noise:
             mover = core.OPPONENT_RANDOM
         k = core.choose_move(R, r, rng, P, F, H, mover, sub_mask, sub_sum, lc, lm, TBL)
         over = core.play(R, r, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score, TBL)
@@ -64,7 +65,7 @@ def _shuffle_stock(R, r, rng, P):
     n = P[P_DECK_SIZE] - start
     R[r, COL_DECK + start : COL_DECK + start + n] = np.sort(R[r, COL_DECK + start : COL_DECK + start + n])
     for i in range(n - 1, 0, -1):
-        j = core._below(rng, r, 0, i + 1)
+        j = _below(rng, r, 0, i + 1)
         a = R[r, COL_DECK + start + i]
         R[r, COL_DECK + start + i] = R[r, COL_DECK + start + j]
         R[r, COL_DECK + start + j] = a
@@ -97,7 +98,7 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
     ns = P[P_SIDES]
     R[0, :] = S
     seat = R[0, COL_CURRENT]
-    side = core._side(seat, ns)
+    side = _side(seat, ns)
     count = core.legal_pairs(R[0, COL_HAND + seat], R[0, COL_TABLE], P, sub_mask, sub_sum, LC[0], LM[0])
     mc = LC[0, :count].copy()
     mm = LM[0, :count].copy()
@@ -113,7 +114,7 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
         if hide_stock:
             R[0, :] = S
             _shuffle_stock(R, 0, rng, P)
-        stream = core._rand(rng, 0, 0)  # this sample's rollout tie-breaks, the same for every move
+        stream = _rand(rng, 0, 0)  # this sample's rollout tie-breaks, the same for every move
         for k in range(count):
             R[1, :] = R[0, :]
             over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score, TBL)

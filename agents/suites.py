@@ -293,32 +293,6 @@ def check(suite: Suite, tiers: tuple[str, ...] = TIERS) -> list[str]:
     return problems
 
 
-def new_suite(
-    name: str,
-    title: str,
-    rules: str,
-    num_players: int,
-    ladder: list[str],
-    anchor: str,
-    anchor_rating: float,
-    full: int = 10_000,
-    quick: int = 200,
-) -> Suite:
-    """Define a suite (its seed from its name, its fingerprints computed now); for authoring a new version.
-
-    The seed is the first 8 hex digits of the name's SHA-256, so two suites never share their deals.
-    """
-    r = get_rules(rules)
-    r.check_players(num_players)
-    seed = int(hashlib.sha256(name.encode()).hexdigest()[:8], 16)
-    sizes = (("full", full), ("quick", quick))
-    prints = {t: fingerprint(r, num_players, seed, n) for t, n in sizes}
-    core = {t: core_fingerprint(r, num_players, seed, n) for t, n in sizes}
-    entries = tuple(LadderEntry(a, float(anchor_rating) if a == anchor else None) for a in ladder)
-    tiers = {"full": full, "quick": quick}
-    return Suite(name, title, r, num_players, r.target, seed, tiers, entries, anchor, prints, core_fingerprints=core)
-
-
 def with_ratings(suite: Suite, ratings: dict[str, float], source: dict, weights: dict[str, str] | None = None) -> Suite:
     """The suite with its ladder's published ratings (the anchor's must be its own number) and, for
     each trained reference in ``weights``, the SHA-256 of the weights they were measured with."""

@@ -796,11 +796,15 @@ def test_presets_without_decisions_compile_no_decision_code(tmp_path):
         "import sys\n"
         "import numpy as np\n"
         "from scopa_env.fast import BatchedScopa, core\n"
+        "from scopa_env.fast.core.captures import _variant_pairs\n"
+        "from scopa_env.fast.core.decisions import _declare\n"
+        "from scopa_env.fast.core.game import _decide\n"
+        "from scopa_env.fast.core.scoring import _claim\n"
         "b = BatchedScopa(2, 2, sys.argv[1], action_mode=sys.argv[2])\n"
         "b.reset(np.arange(2))\n"
         "b.step([b.legal_actions(i)[0] for i in range(2)])\n"
-        "print(sum(len(f.signatures) for f in (core._claim, core._declare, core._decide, core.mover_pairs)))\n"
-        "print(len(core._variant_pairs.signatures))\n"
+        "print(sum(len(f.signatures) for f in (_claim, _declare, _decide, core.mover_pairs)))\n"
+        "print(len(_variant_pairs.signatures))\n"
     )
     counts = {}
     for rules, mode in (

@@ -28,6 +28,7 @@ from scopa_env.engine.cards import cards_of
 from scopa_env.engine.rules import PRESETS, WILDCARD, get_rules, legal_pairs
 from scopa_env.engine.scoring import declaration, table_bonus_scope, wild_rank_choices
 from scopa_env.fast import BatchedScopa, check_supported, core, playout
+from scopa_env.fast.core.decisions import _declaration, _hand_bonus, _table_bonus_scope, _wild_choices
 
 TOL = 1e-9  # agents.greedy.pick_best's tie tolerance
 
@@ -125,7 +126,7 @@ def test_compiled_declaration_matches_the_engines_on_every_three_card_hand(rules
     """pagat: "Bazzica: any three cards which add up to 9 or less, counting 2 to 7 as face value,
     Ace as 1 and pictures as 10"; "Bazzicotto: three cards of the same rank"; "Any bazzicotto
     beats any bazzica"; lower totals, and lower bazzicotti, are better. The compiled
-    ``core._declaration`` gives every hand the engine's points and the same order of strength."""
+    ``_declaration`` (core/decisions.py) gives every hand the engine's points and the same order of strength."""
     from scopa_env.fast.batch import compiled_rules
 
     rules = get_rules(rules_name)
@@ -133,7 +134,7 @@ def test_compiled_declaration_matches_the_engines_on_every_three_card_hand(rules
     ranked = {}
     for cards in itertools.combinations(rules.deck, 3):
         hand = sum(1 << c for c in cards)
-        strength, points = core._declaration(hand, P)
+        strength, points = _declaration(hand, P)
         found = declaration(hand, rules)
         assert (strength >= 0) == (found is not None), f"{cards}: core {strength}, engine {found}"
         if found is not None:
@@ -193,8 +194,8 @@ def test_compiled_hand_bonus_matches_the_engines_on_every_three_card_hand():
     """Wikipedia, Cirulla: "three cards whose values add up to strictly less than 10", "three
     cards of the same rank", "only the ten-point bonus is normally awarded" for a hand that is
     both, and the Seven of cups as a wildcard "only as long as doing so allows them to score".
-    ``core._hand_bonus`` gives every hand the engine's bonus, points and wildcard rank, and
-    ``core._wild_choices`` the ranks the player may name (scoring.wild_rank_choices)."""
+    ``_hand_bonus`` (core/decisions.py) gives every hand the engine's bonus, points and wildcard rank, and
+    ``_wild_choices`` the ranks the player may name (scoring.wild_rank_choices)."""
     from scopa_env.fast.batch import compiled_rules
 
     rules = get_rules("cirulla")
@@ -202,10 +203,10 @@ def test_compiled_hand_bonus_matches_the_engines_on_every_three_card_hand():
     cases = collections.Counter()
     for cards in itertools.combinations(rules.deck, 3):
         hand = sum(1 << c for c in cards)
-        strength, points, wild = core._hand_bonus(hand, P)
+        strength, points, wild = _hand_bonus(hand, P)
         found = declaration(hand, rules)
         assert (strength >= 0) == (found is not None), f"{cards}: core {strength}, engine {found}"
-        choices = core._wild_choices(hand, P)
+        choices = _wild_choices(hand, P)
         assert [r for r in range(1, 11) if choices >> r & 1] == list(wild_rank_choices(hand, rules)), cards
         if found is not None:
             assert (points, wild) == (found.points, found.wild_rank), f"{cards}: core {(points, wild)}, {found}"
@@ -234,7 +235,7 @@ def test_compiled_table_bonus_and_wildcard_captures_match_the_engine():
             cards[rng.integers(7)] = WILDCARD
         table = sum(1 << int(c) for c in cards[:4])
         hand = sum(1 << int(c) for c in cards[4:])
-        scope = core._table_bonus_scope(table, P)
+        scope = _table_bonus_scope(table, P)
         assert scope == table_bonus_scope(table, rules), f"table {cards_of(table)}: core {scope}"
         scopes[scope, bool(table >> WILDCARD & 1)] += 1
         for wild in (0, 1, 4, 9, 10):

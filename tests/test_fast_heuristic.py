@@ -39,6 +39,7 @@ from scopa_env.fast.batch import (
     HEURISTIC_TRAIL,
     OPPONENT_KINDS,
 )
+from scopa_env.fast.core.opponents import _comb, _holds_some
 
 FULL_GAMES = os.environ.get("SCOPA_HEURISTIC_GAMES")
 TOL = 1e-9  # agents.greedy.pick_best's tie tolerance
@@ -160,8 +161,8 @@ def test_holds_some_is_the_exact_hypergeometric_chance():
             for hand in range(0, 11):
                 if kind > unseen:
                     continue
-                assert core._holds_some(unseen, kind, hand) == holds_some(unseen, kind, hand), (unseen, kind, hand)
-    assert core._comb(40, 20) == math.comb(40, 20)
+                assert _holds_some(unseen, kind, hand) == holds_some(unseen, kind, hand), (unseen, kind, hand)
+    assert _comb(40, 20) == math.comb(40, 20)
 
 
 def test_heuristic_beats_greedy_and_random():

@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from scopa_env.engine.actions import MAX_MOVE_ACTIONS, move_enumeration, num_select_actions
+from scopa_env.engine.modes import ACTION_MODES
 from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
 from train.limits import (  # noqa: F401 (re-exported: the limits on net_arch)
@@ -68,7 +69,6 @@ TRAIN_STATE_FILE = "train_state.pt"
 SB3_ZIP = "model.zip"
 """Stable-Baselines3's pickling format (refused; see the module docstring)."""
 
-ACTION_MODES = ("select", "move")
 POLICY_NETS = ("mlp", "cards")
 MAX_ZIP_ENTRY = 1 << 30
 """Largest entry read from a ``model.zip`` when converting (a zip bomb is refused)."""

@@ -61,9 +61,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from scopa_env.aec.scopa_v0 import ACTION_MODES, EPISODES, REWARDS
 from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions, select_options
 from scopa_env.engine.game import Game, PlayerView
+from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
 from scopa_env.engine.observation import ObservationLayout, observation_bounds, write_observation
 from scopa_env.engine.rules import Rules, get_rules
 from train.opponents import OpponentSampler

@@ -98,15 +98,13 @@ from scopa_env.engine.actions import TAKE_ALL, confirm_action, move_enumeration,
 from scopa_env.engine.bounds import check_seed
 from scopa_env.engine.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.engine.game import Game
+from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
 from scopa_env.engine.observation import ObservationLayout, observation_bounds
 from scopa_env.engine.render import render_game
 from scopa_env.engine.rules import Move, Rules, get_rules
 from scopa_env.fast.observers import observers_for
 from scopa_env.fast.seeding import generator
 
-EPISODES = ("game", "hand")
-REWARDS = ("game", "points")
-ACTION_MODES = ("move", "select")
 RENDER_MODES = (None, "ansi", "human")
 FEW_IDS = 8
 """Up to this many legal ids the mask is written item by item, above it with one numpy index."""

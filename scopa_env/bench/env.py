@@ -39,6 +39,7 @@ from pettingzoo.utils import wrappers
 
 from scopa_env.aec import scopa_v0
 from scopa_env.engine.game import Game
+from scopa_env.engine.modes import ACTION_MODES
 from scopa_env.fast.observers import observers_for
 
 HAND_MOVES = 36
@@ -233,7 +234,6 @@ def bench_env(
 
 
 PLAYER_COUNTS = (2, 4)
-ACTION_MODES = ("move", "select")
 ENV_ROUNDS = 3
 
 

@@ -772,10 +772,6 @@ class Rules:
             schedule = (self.hand_size,) * rounds
         return schedule
 
-    def max_hand(self, num_players: int) -> int:
-        """Most cards a player holds at once."""
-        return max(self.schedule(num_players))
-
     def replace(self, **changes) -> Rules:
         """A copy with some fields changed (validated). Unknown fields raise ``ValueError``."""
         names = {f.name for f in dataclasses.fields(self)}
@@ -927,17 +923,6 @@ def _number(text: str) -> int | float:
 
 
 _OPTION_FIELDS = frozenset(f.name for f in dataclasses.fields(Rules)) - {"name", "description", "deal_schedules"}
-
-
-def capture_options(rank: int, table: int, rules: Rules = STANDARD) -> list[int]:
-    """Bitmasks of the table sets a card of ``rank`` may capture (empty list: none).
-
-    Args:
-        rank: capture value of the played card (1..10).
-        table: bitmask of the table cards.
-        rules: the rules in force.
-    """
-    return [m for c, m in legal_pairs(1 << card_id(0, rank), table, rules.replace(capture_optional=False)) if m]
 
 
 def legal_moves(

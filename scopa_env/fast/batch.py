@@ -70,15 +70,13 @@ import numpy as np
 from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions
 from scopa_env.engine.bounds import SEED_RULE
 from scopa_env.engine.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
+from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
 from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules, support_of, supported_by
 from scopa_env.engine.scoring import prime_order
 from scopa_env.fast import aot, core
 from scopa_env.fast.core import SCORE_FIELDS
 
-ACTION_MODES = ("move", "select")
-EPISODES = ("game", "hand")
-REWARDS = ("game", "points")
 OPPONENTS = {
     None: core.OPPONENT_NONE,
     "random": core.OPPONENT_RANDOM,

@@ -2,7 +2,7 @@
 
 :func:`heuristic_move_scores` gives, for every game of a :class:`~scopa_env.fast.BatchedScopa`
 in "move" mode, the score :class:`agents.heuristic.HeuristicAgent` gives each legal move id of
-the seat to move (``core._heuristic_scores``, the compiled twin that ``tests/test_fast_heuristic.py``
+the seat to move (``core.opponents._heuristic_scores``, the compiled twin that ``tests/test_fast_heuristic.py``
 holds equal to the Python agent). The heuristic reads only what the seat to move may see, so
 the scores are part of that seat's information. The DMC learner (:mod:`train.dmc`) takes them as
 move features; at play time the Python agent computes the same numbers from the view.
@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from scopa_env.fast import core
+from scopa_env.fast.core.opponents import _heuristic_scores
 
 
 @functools.lru_cache(maxsize=16)
@@ -43,7 +44,7 @@ def _scores_kernel(S, P, F, H, cards, masks, legal_ids, legal_count, out):
             a = legal_ids[i, k]
             lc[k] = cards[a]
             lm[k] = table if masks[a] < 0 else masks[a]  # an Ace's take-all id takes the table
-        scores = core._heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm)
+        scores = _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm)
         for k in range(count):
             out[i, k] = scores[k]
 

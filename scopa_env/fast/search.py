@@ -78,6 +78,8 @@ from scopa_env.fast.core import (
     P_SUB_CAP,
     SCORE_TOTAL,
 )
+from scopa_env.fast.core.bits import _below, _rand, _side
+from scopa_env.fast.core.opponents import _mask_value
 
 # --- search settings C ------------------------------------------------------------------
 C_WORLDS = 0  # most worlds sampled per decision
@@ -234,7 +236,7 @@ def _open(R, d, P, side, ns, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, m
     seat = R[d, COL_CURRENT]
     count[d] = core.legal_pairs(R[d, COL_HAND + seat], R[d, COL_TABLE], P, sub_mask, sub_sum, LC[d], LM[d])
     _order(LC, LM, d, count[d], R[d, COL_TABLE], ORD[d])
-    maxi[d] = core._side(seat, ns) == side
+    maxi[d] = _side(seat, ns) == side
     best[d] = -np.inf if maxi[d] else np.inf
     nxt[d] = 0
 
@@ -244,7 +246,7 @@ def _sample_world(R, S, i, counts, seat, cards, nu, rng, P):
     """Row 0 of ``R``: position ``i`` with the unseen ``cards`` shuffled into the other hands and the stock."""
     R[0, :] = S[i, :]
     for k in range(nu - 1, 0, -1):  # Fisher-Yates
-        j = core._below(rng, 0, 0, k + 1)
+        j = _below(rng, 0, 0, k + 1)
         tmp = cards[k]
         cards[k] = cards[j]
         cards[j] = tmp
@@ -292,7 +294,7 @@ def _greedy_value(card, captured, table, vals, F):
     """The compiled greedy player's value of a move (core.choose_move, sweeps always counted)."""
     if captured == 0:
         return -vals[card]
-    v = core._mask_value(captured | (np.int64(1) << card), vals)
+    v = _mask_value(captured | (np.int64(1) << card), vals)
     if captured == table:
         v += F[core.F_GREEDY_SCOPA]
     return v
@@ -322,7 +324,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
     kind = C[C_ROLLOUT]
     for i in range(S.shape[0]):
         seat = S[i, COL_CURRENT]
-        side = core._side(seat, ns)
+        side = _side(seat, ns)
         hand = S[i, COL_HAND + seat]
         table = S[i, COL_TABLE]
         count = core.legal_pairs(hand, table, P, sub_mask, sub_sum, LC[0], LM[0])
@@ -380,7 +382,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
                 if weight <= 0.0:
                     continue
             total_w += weight
-            stream = core._rand(rng, 0, 0)  # this world's rollout tie-breaks, the same for every move
+            stream = _rand(rng, 0, 0)  # this world's rollout tie-breaks, the same for every move
             for k in range(count):
                 R[1, :] = R[0, :]
                 over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score, TBL)
@@ -445,7 +447,7 @@ def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
         for k in range(count):
             if values[i, k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
                 ties += 1
-        nth = core._below(rng, 0, 1, ties) if ties > 1 else 0
+        nth = _below(rng, 0, 1, ties) if ties > 1 else 0
         for k in range(count):
             if values[i, k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
                 if nth == 0:

@@ -16,13 +16,11 @@ from dataclasses import dataclass, field
 from scopa_env.engine.actions import MoveEnumeration, confirm_action, move_enumeration, num_select_actions
 from scopa_env.engine.cards import NUM_CARDS, RANK_OF, SUIT_OF, cards_of, format_card
 from scopa_env.engine.game import Game
+from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
 from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import Rules, get_rules
 
 GAME_NAME = "python_scopa"
-ACTION_MODES = ("move", "select")
-EPISODES = ("hand", "game")
-REWARDS = ("points", "game")
 DEFAULT_PARAMS: dict[str, object] = {
     "rules": "standard",
     "players": 2,

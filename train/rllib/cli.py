@@ -72,18 +72,6 @@ def _is_rllib_run(run_dir: Path) -> bool:
     return isinstance(saved, dict) and saved.get("backend") == BACKEND
 
 
-def add_rllib_parser(subparsers) -> argparse.ArgumentParser:
-    """Add ``scopa train-rllib CONFIG [key=value ...]`` to an argparse subparsers object."""
-    p = subparsers.add_parser(
-        "train-rllib",
-        help="train on Ray RLlib from a YAML config with backend: rllib (see docs/rllib.md)",
-        description="Train from CONFIG (YAML, backend: rllib) with key=value overrides; writes runs/<name>/.",
-    )
-    _arguments(p)
-    p.set_defaults(func=_run_args)
-    return p
-
-
 def _arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", nargs="?", help="YAML config (e.g. configs/rllib_ppo_vs_greedy.yaml)")
     p.add_argument("overrides", nargs="*", metavar="key=value", help="override any config key")

@@ -20,7 +20,8 @@ against them. Where the kernels live, each module importing only those above it:
     kernels         the batch entry points: batch_rows, batch_kernel, check_actions, playout
 
 ``from scopa_env.fast import core`` then ``core.X`` names them all: this module re-exports every
-public name of those modules and the private helpers the tests and the search use. numba's
+public name of those modules. A private helper (``_side``, ``_heuristic_scores``) is imported from
+the module that defines it: ``from scopa_env.fast.core.bits import _side``. numba's
 on-disk cache of every kernel here is keyed on all the files it is built from
 (:mod:`scopa_env.fast.cache`, imported first so that it sees every kernel defined).
 """
@@ -29,32 +30,19 @@ from __future__ import annotations
 
 from scopa_env.fast import cache  # noqa: F401  (first: it hooks numba's cache before any kernel below is defined)
 from scopa_env.fast.core.bits import (
-    _below,
-    _rand,
-    _rank,
-    _side,
     popcount,
     seed_games,
     seed_words,
 )
 from scopa_env.fast.core.captures import (
-    _variant_pairs,
     card_capture,
     legal_pairs,
     plain_move_ids,
     plain_pairs,
     wild_pairs,
 )
-from scopa_env.fast.core.decisions import (
-    _declaration,
-    _declare,
-    _hand_bonus,
-    _table_bonus_scope,
-    _wild_choices,
-    mover_pairs,
-)
+from scopa_env.fast.core.decisions import mover_pairs
 from scopa_env.fast.core.game import (
-    _decide,
     new_game,
     play,
 )
@@ -299,20 +287,13 @@ from scopa_env.fast.core.observation import (
     observe,
     write_observation,
 )
-from scopa_env.fast.core.opponents import (
-    _comb,
-    _heuristic_scores,
-    _holds_some,
-    _mask_value,
-    choose_move,
-)
+from scopa_env.fast.core.opponents import choose_move
 from scopa_env.fast.core.scoring import (
     CLAIM_CARDS,
     CLAIM_COINS,
     CLAIM_COUNTS,
     CLAIM_PRIMIERA,
     CLAIM_SEVENS,
-    _claim,
 )
 
 __all__ = [
@@ -549,22 +530,6 @@ __all__ = [
     "WILDCARD_RANK",
     "WILD_RANK_LABEL_SUIT",
     "WILD_TOTAL_RANK",
-    "_below",
-    "_claim",
-    "_comb",
-    "_decide",
-    "_declaration",
-    "_declare",
-    "_hand_bonus",
-    "_heuristic_scores",
-    "_holds_some",
-    "_mask_value",
-    "_rand",
-    "_rank",
-    "_side",
-    "_table_bonus_scope",
-    "_variant_pairs",
-    "_wild_choices",
     "batch_kernel",
     "batch_rows",
     "card_capture",
