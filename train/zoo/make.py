@@ -134,7 +134,8 @@ def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: 
     from train.fast_eval import evaluate_fast_sides
 
     src = find_dmc_checkpoint(run_dir)
-    run_dir = src.parent
+    # the run folder: best/ and latest/ sit in it, a kept evaluation in its evaluated/ folder
+    run_dir = src.parent if (src.parent / "config.yaml").exists() else src.parent.parent
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
     meta = json.loads((src / META_FILE).read_text())
     dest = ZOO_DIR / name
