@@ -6,6 +6,8 @@ Spec grammar::
                               (and oracle, which cheats: :data:`CHEATING_CLASSES`)
     NAME:key=value,key=value  a built-in agent with keyword arguments (ints, floats, true/false)
     PREFIX:ARGUMENT           an agent from a registered factory, e.g. a checkpoint ``ppo:runs/x.pt``
+    module:Class              a user's subclass of :class:`agents.base.Agent`, importable from the
+                              current folder or an installed package (:func:`user_class`)
 
 Prefixes come from the ``scopa.agents`` entry points of the installed packages (this kit's
 ``pyproject.toml`` declares ``ppo``, ``dqn``, ``dmc``, ``zoo``, ``netsearch``, ``rllib`` and
@@ -13,11 +15,23 @@ Prefixes come from the ``scopa.agents`` entry points of the installed packages (
 time a spec uses its prefix, so nothing is imported or registered ahead of use and another
 package adds its own agents by declaring an entry point in the same group.
 :func:`register_agent_factory` adds one at run time (tests, notebooks).
+
+A ``module:Class`` spec whose module is no agent prefix is a user's own class: it is imported (the
+current folder is searched, as ``python -m`` would), checked against the agent interface once, before
+any game (a subclass of :class:`~agents.base.Agent`, nothing abstract left, ``act(self, view)``, a
+constructor that takes ``seed``), and played as ``Class(seed=seed)``. Every command that names an
+agent (``scopa eval``, ``tournament``, ``leaderboard``, ``play --opponent``, ``web --opponent``) builds
+it here.
 """
 
 from __future__ import annotations
 
+import difflib
 import functools
+import inspect
+import os
+import re
+import sys
 from collections.abc import Callable
 from importlib.metadata import EntryPoint, entry_points
 
@@ -100,9 +114,17 @@ def register_agent_factory(prefix: str, factory: AgentFactory) -> None:
     _FACTORIES[prefix] = factory
 
 
+ARGUMENT_OF: dict[str, str] = {"zoo": "NAME", "openspiel": "BOT", "netsearch": "CHECKPOINT"}
+"""What follows the prefix in the specs of :func:`known_specs` where it is not a ``PATH``."""
+
+
 def known_specs() -> list[str]:
     """Built-in names and registered prefixes, for messages and ``--help``; the cheating ones last, labelled."""
-    return list(AGENT_NAMES) + [f"{p}:PATH" for p in prefixes()] + [agent_label(n) for n in CHEATING_NAMES]
+    return (
+        list(AGENT_NAMES)
+        + [f"{p}:{ARGUMENT_OF.get(p, 'PATH')}" for p in prefixes()]
+        + [agent_label(n) for n in CHEATING_NAMES]
+    )
 
 
 def is_cheating(agent) -> bool:
@@ -153,16 +175,119 @@ def make_agent(spec: str, seed=None, **kwargs) -> Agent:
         options = dict(kwargs)
         if sep:
             options.update(parse_options(rest, spec))
+        valid = _options_of(cls)
+        unknown = [] if valid is None else sorted(set(options) - set(kwargs) - set(valid))
+        if unknown:
+            takes = f"{name} takes {', '.join(valid)}" if valid else f"{name} takes no options"
+            raise ValueError(
+                f"bad options for agent {name!r} in {spec!r}: no option {', '.join(map(repr, unknown))}; {takes}"
+            )
         try:
             return cls(seed=seed, **options)
         except TypeError as exc:
             raise ValueError(f"bad options for agent {name!r} in {spec!r}: {exc}") from None
+    if is_user_class(spec):
+        return user_class(spec.strip())(seed=seed, **kwargs)
     factory = _factory(name)
     if factory is not None:
         if not rest:
             raise ValueError(f"agent spec {spec!r} needs an argument after '{name}:' (e.g. a checkpoint path)")
         return factory(rest, seed=seed, **kwargs)
-    raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(known_specs())}")
+    raise ValueError(f"unknown agent {spec!r}; known agents: {', '.join(known_specs())}, or module:Class")
+
+
+def _options_of(cls: type) -> list[str] | None:
+    """The keyword options ``cls(seed=..., **options)`` takes; None where it cannot be said (``**kwargs``)."""
+    try:
+        params = list(inspect.signature(cls).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    return [p.name for p in params if p.name != "seed" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+# --- a user's own class: module:Class ------------------------------------------------------------
+
+USER_CLASS = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
+"""The form of a ``module:Class`` spec."""
+
+KIT_PACKAGES = ("scopa_env", "agents", "train", "scopa_app")
+"""The kit's top-level packages: their agents are played by their specs, never as ``module:Class``."""
+
+AGENT_INTERFACE = "act(self, view) -> Move (agents.base.Agent)"
+
+
+def is_user_class(spec) -> bool:
+    """Whether ``spec`` is a ``module:Class`` of a user's: that form, and its module no agent name or prefix."""
+    if not isinstance(spec, str) or not USER_CLASS.match(spec.strip()):
+        return False
+    module = spec.strip().partition(":")[0]
+    return module not in AGENT_CLASSES and module not in CHEATING_CLASSES and module not in prefixes()
+
+
+def search_working_folder() -> None:
+    """Let ``import`` find the modules of the current folder (appended, as the last place searched)."""
+    folder = os.getcwd()
+    if folder not in sys.path:
+        sys.path.append(folder)
+
+
+@functools.cache
+def user_class(spec: str) -> type[Agent]:
+    """The class a ``module:Class`` spec names, checked against the agent interface (once per spec).
+
+    Raises:
+        ValueError: one line: the module cannot be imported or fails to, it has no such name, the
+            name is not a subclass of :class:`~agents.base.Agent`, something abstract is left, ``act``
+            does not take one view, or ``Class(seed=0)`` fails.
+    """
+    module, _, name = spec.partition(":")
+    if module.split(".")[0] in KIT_PACKAGES:
+        top = module.split(".")[0]
+        own = [f for f in (f"{top}.py", top) if os.path.exists(f)]
+        mine = f" (your ./{own[0]} cannot be imported under the kit's package name: rename it)" if own else ""
+        raise ValueError(f"{spec}: the kit's own agents are played by their specs: {', '.join(known_specs())}{mine}")
+    search_working_folder()
+    try:  # loaded as an entry point's object reference is (the module alone: its name is checked below)
+        loaded = EntryPoint(name="user", value=module, group=ENTRY_POINT_GROUP).load()
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not (module == exc.name or module.startswith(exc.name + ".")):
+            raise ValueError(f"{spec}: importing {module} failed: ModuleNotFoundError: {exc}") from None
+        raise ValueError(
+            f"unknown agent {spec!r}: no agent prefix {module!r} and no importable module ({exc}); "
+            f"known agents: {', '.join(known_specs())}, or module:Class"
+        ) from None
+    except Exception as exc:  # the user's module failed to run: theirs to fix, said in one line
+        raise ValueError(f"{spec}: importing {module} failed: {type(exc).__name__}: {exc}") from None
+    if not hasattr(loaded, name):
+        classes = sorted(k for k, v in vars(loaded).items() if isinstance(v, type) and issubclass(v, Agent))
+        close = difflib.get_close_matches(name, classes, n=1)
+        hint = f"; did you mean {module}:{close[0]}?" if close else ""
+        if not close and classes:
+            hint = f"; its agent classes: {', '.join(classes)}"
+        raise ValueError(f"{spec}: the module {module} ({getattr(loaded, '__file__', '?')}) has no {name!r}{hint}")
+    cls = getattr(loaded, name)
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise ValueError(f"{spec} is a {type(cls).__name__}, not a subclass of agents.base.Agent (the agent interface)")
+    if inspect.isabstract(cls):
+        missing = ", ".join(sorted(cls.__abstractmethods__))
+        raise ValueError(f"{spec} does not implement the agent interface: it lacks {missing}")
+    try:
+        agent = cls(seed=0)
+    except Exception as exc:  # the user's constructor: any failure is theirs, said in one line
+        raise ValueError(f"{spec}(seed=0) failed: {type(exc).__name__}: {exc}") from None
+    try:
+        signature = inspect.signature(agent.act)
+    except (TypeError, ValueError):  # no signature to read (a builtin): it plays as it is
+        return cls
+    try:
+        signature.bind(None)
+    except TypeError:
+        raise ValueError(
+            f"{spec}.act{signature} does not take one view: the agent interface is {AGENT_INTERFACE}"
+        ) from None
+    return cls
 
 
 def parse_options(text: str, spec: str = "") -> dict:

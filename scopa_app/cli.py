@@ -13,8 +13,10 @@ COMMAND: error: ...``, and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import random
 import sys
+from pathlib import Path
 
 from scopa_app.args import RULES_HELP, positive_seconds, rules_arg, seed_arg
 from scopa_env.engine.rules import PRESETS, get_rules
@@ -207,9 +209,52 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} seconds" if seconds < 90 else f"{seconds / 60:.0f} minutes"
 
 
+KIT_ROOT = Path(__file__).resolve().parents[1]
+"""The folder that holds the kit's top-level packages (the repository, or site-packages)."""
+
+
+def shadowing_problem() -> str | None:
+    """One line naming a module or folder that Python would import instead of one of the kit's
+    packages (a ``train.py`` or ``agents/`` of the user's in the working folder, found first when that
+    folder is on the module search path: ``python -m``, ``PYTHONPATH=.``), else None.
+
+    It runs before the kit's ``agents`` and ``train`` are imported, so it imports nothing itself
+    (``scopa_env`` is imported already, with this module).
+    """
+    try:  # each named as it is, so the layer test sees what is looked up (tests/test_layers.py)
+        specs = {
+            "agents": importlib.util.find_spec("agents"),
+            "train": importlib.util.find_spec("train"),
+        }
+    except (ImportError, ValueError):
+        return None
+    for name, spec in specs.items():
+        if spec is None:
+            continue
+        places = [spec.origin] if spec.has_location else list(spec.submodule_search_locations or [])
+        for place in map(Path, places):
+            if place.resolve().is_relative_to(KIT_ROOT / name):
+                continue
+            if not spec.has_location and not any(place.glob("*.py")):
+                continue  # a folder of data, no code: the kit's modules are still found
+            where = place.parent if place.name == "__init__.py" else place
+            return (
+                f"{where} hides the kit's '{name}' package (Python imports it first); "
+                "rename it, or run scopa from another folder"
+            )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    problem = shadowing_problem()
+    if problem:
+        print(f"scopa: error: {problem}", file=sys.stderr)
+        return 2
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said with the subcommand's usage, not the top-level one
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        sub.choices[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:

@@ -27,8 +27,18 @@ import os
 import sys
 import time
 
-from agents.leaderboard import ENGINES, PER_HAND, check_agents, rate_agent, resolve_agent
+from agents.leaderboard import (
+    ENGINES,
+    PER_HAND,
+    check_agents,
+    estimate_cpu_seconds,
+    rate_agent,
+    resolve_agent,
+    tier_deals,
+)
+from agents.ray_deals import check_ray, ray_cluster
 from agents.suites import load_suite, names
+from scopa_app.args import add_ray_argument
 
 EXIT_BAD_INPUT = 2
 EXIT_FORFEITS = 1
@@ -55,6 +65,7 @@ def add_leaderboard_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--workers", type=int, default=1, help="processes (threads on the compiled core); the row does not depend on it"
     )
+    add_ray_argument(p)
     p.add_argument(
         "--engine",
         choices=ENGINES,
@@ -93,24 +104,33 @@ def run_leaderboard(args: argparse.Namespace) -> int:
         return _fail("name the AGENT to rate (or --list the suites)")
     if args.workers < 1:
         return _fail(f"--workers must be at least 1, got {args.workers}")
-    if os.getcwd() not in sys.path:  # module:Class from the current folder, as `python -m` would find it
-        sys.path.append(os.getcwd())
     tier = "quick" if args.quick else "full"
     try:
+        check_ray(args.ray)
         suite = load_suite(args.suite)
+        deals = tier_deals(suite, tier, args.deals)
         spec = resolve_agent(args.agent)
         check_agents(suite, spec)
-        deals = suite.deals(tier) if args.deals is None else args.deals
         print(
             f"{spec} on {suite.name} ({suite.title}), {tier} tier: {deals} deals x {suite.num_sides} rotations "
             f"against {len(suite.ladder)} references",
             file=sys.stderr,
             flush=True,
         )
+        if tier == "full" and args.deals is None:
+            print(full_tier_warning(suite, deals, args.workers), file=sys.stderr, flush=True)
         load_start = os.getloadavg()
-        report = rate_agent(
-            suite, spec, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine
-        )
+        with ray_cluster(args.ray, args.workers) as cluster:
+            report = rate_agent(
+                suite,
+                spec,
+                tier,
+                args.deals,
+                args.workers,
+                progress=not args.no_progress,
+                engine=args.engine,
+                cluster=cluster,
+            )
     except (ValueError, OSError, ImportError) as exc:
         text = str(exc).strip()
         return _fail(text.splitlines()[0] if text else type(exc).__name__)
@@ -136,6 +156,23 @@ def run_leaderboard(args: argparse.Namespace) -> int:
             json.dump(report, fh, indent=2)
             fh.write("\n")
     return 0
+
+
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} CPU-hours" if seconds >= 5400 else f"{seconds / 60:.0f} CPU-minutes"
+
+
+def full_tier_warning(suite, deals: int, workers: int) -> str:
+    """What a run of the full tier costs, said before its first game, and the quick tier instead."""
+    games = deals * suite.num_sides * len(suite.ladder)
+    cost = estimate_cpu_seconds(suite, deals)
+    wall = f" (about {cost / 3600 / workers:.1f} hours on {workers} workers)" if workers > 1 and cost >= 5400 else ""
+    quick = suite.deals("quick")
+    return (
+        f"the full tier is {games:,} games: about {_hours(cost)}{wall} for an agent deciding in a millisecond, "
+        f"more for a slower one; --quick plays its first {quick} deals (about "
+        f"{_hours(estimate_cpu_seconds(suite, quick))})"
+    )
 
 
 def _ci(ci: dict, pct: bool = False) -> str:

@@ -98,6 +98,20 @@ def make_agent(spec: str, seed: int | None = None):
     return agent
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 card"``, ``"3 cards"``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _there_are(n: int, noun: str) -> str:
+    return f"there is {_count(n, noun)}" if n == 1 else f"there are {_count(n, noun)}"
+
+
+def _span(n: int, prefix: str = "", sep: str = "..") -> str:
+    """The numbers a player may type for ``n`` choices: ``"1..3"``, ``"m1..m3"``; ``"1"`` when there is one."""
+    return f"{prefix}1" if n == 1 else f"{prefix}1{sep}{prefix}{n}"
+
+
 def agent_names() -> list[str]:
     """Built-in agent names and registered checkpoint prefixes, for menus and ``--help``."""
     from agents.registry import known_specs
@@ -111,8 +125,9 @@ def agents_help() -> str:
 
     prefixes = [s for s in known_specs() if s not in AGENT_NAMES]
     return (
-        f"{', '.join(AGENT_NAMES)} (with options: search:ply_budget=4000), or a trained checkpoint: "
-        f"{', '.join(prefixes)} (PATH: a run folder or its best/)"
+        f"{', '.join(AGENT_NAMES)} (with options: search:ply_budget=4000), a trained checkpoint: "
+        f"{', '.join(prefixes)} (PATH: a run folder or its best/; NAME: one `scopa zoo` lists), "
+        "or your own class as module:Class"
     )
 
 
@@ -398,7 +413,8 @@ class TerminalGame:
         hand = cards_of(view.hand)
         while True:
             text = self._ask(
-                f"Your move: card (1-{len(hand)} or e.g. {format_card(hand[0], self.deck)}), ? legal moves, h help > "
+                f"Your move: card ({_span(len(hand), sep='-')} or e.g. {format_card(hand[0], self.deck)}), "
+                "? legal moves, h help > "
             )
             if not text:
                 continue
@@ -428,17 +444,17 @@ class TerminalGame:
         if lower.startswith("m") and lower[1:].isdigit():
             k = int(lower[1:])
             if not 1 <= k <= len(legal):
-                return None, f"there are {len(legal)} legal moves: choose m1..m{len(legal)} (? lists them)"
+                return None, f"{_there_are(len(legal), 'legal move')}: choose {_span(len(legal), 'm')} (? lists them)"
             return legal[k - 1], None
         if text.isdigit():
             k = int(text)
             if not 1 <= k <= len(hand):
-                return None, f"you hold {len(hand)} cards: choose 1..{len(hand)} or name a card"
+                return None, f"you hold {_count(len(hand), 'card')}: choose {_span(len(hand))} or name a card"
             return self._choose_capture(view, hand[k - 1])
         if text.isalpha() and len(text) > 3:  # a word, not card notation (at most "10d" long)
             return None, (
-                f"{text!r} is not a move: enter a hand card by its number (1-{len(hand)}) or its name "
-                f"(e.g. {format_card(hand[0], self.deck)}), m1..m{len(legal)} for a listed move; "
+                f"{text!r} is not a move: enter a hand card by its number ({_span(len(hand), sep='-')}) or its name "
+                f"(e.g. {format_card(hand[0], self.deck)}), {_span(len(legal), 'm')} for a listed move; "
                 "? legal moves, h help, q quit"
             )
         try:

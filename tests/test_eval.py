@@ -70,7 +70,18 @@ class InterruptingAgent(RandomAgent):
         return super().act(view)
 
 
+class SleepyAgent(RandomAgent):
+    """Takes a second a move: a deal of it lasts over a minute."""
+
+    def act(self, view):
+        import time
+
+        time.sleep(1.0)
+        return super().act(view)
+
+
 register_agent_factory("test-illegal", lambda arg, seed=None, **kw: IllegalAgent(seed))
+register_agent_factory("test-sleepy", lambda arg, seed=None, **kw: SleepyAgent(seed))
 register_agent_factory("test-interrupt", lambda arg, seed=None, **kw: InterruptingAgent(seed))
 
 
@@ -192,6 +203,19 @@ def test_interrupt_keeps_finished_deals():
     assert run.interrupted
     assert 0 < len(run.deals) < 50
     assert all(len(records) == 2 for records in run.deals), "only whole deals are kept"
+
+
+def test_a_stopped_run_of_workers_ends_them_within_seconds_and_says_so(capsys):
+    """Stopping a run of slow agents on worker processes (Ctrl-C, or the time limit, which takes the same
+    path) does not wait for the deals in progress, each over a minute: it says it is stopping, gives them
+    a grace of a few seconds, then ends the workers."""
+    from agents.matches import STOP_GRACE
+
+    match = Match(("test-sleepy:x", "random"), seed=0)
+    run = run_deals(match, 4, workers=2, progress=False, time_limit=1.0)
+    assert run.interrupted and run.deals == [], "no deal of a second-a-move agent finishes in 3 s"
+    assert run.wall_seconds < 1.0 + STOP_GRACE + 20, f"the run took {run.wall_seconds:.0f} s to stop"
+    assert "stopping: the deals in progress get" in capsys.readouterr().err
 
 
 # --- outputs and CLI ---------------------------------------------------------------

@@ -480,7 +480,8 @@ def test_missing_checkpoints_are_one_line_errors(capsys, argv, words):
     [
         (["bench", "--seconds", "-1"], "positive number of seconds"),
         (["bench", "--seconds", "0"], "positive number of seconds"),
-        (["web", "--port", "99999"], "port number from 1 to 65535"),
+        (["web", "--port", "99999"], "port number from 0 (any free port) to 65535, got 99999"),
+        (["web", "--port", "-1"], "port number from 0 (any free port) to 65535, got -1"),
         (["web", "--port", "http"], "port number"),
     ],
 )
@@ -535,7 +536,10 @@ def test_help_describes_every_command_and_names_checkpoint_agents():
         text = " ".join(help_of(command).split())
         assert "scopone_scientifico" not in text and "scopa presets" in text, f"scopa {command} lists every preset"
     for command in ("eval", "play", "web"):
-        assert "ppo:PATH" in " ".join(help_of(command).split()), f"scopa {command}: checkpoint agents are named"
+        text = " ".join(help_of(command).split())
+        assert "ppo:PATH" in text, f"scopa {command}: checkpoint agents are named"
+        assert "zoo:NAME" in text and "zoo:PATH" not in text, f"scopa {command}: zoo: takes a name"
+        assert "module:Class" in text, f"scopa {command}: a user's own class is named"
     assert "/cpu" in help_of("bench")
 
 

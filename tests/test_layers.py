@@ -242,10 +242,11 @@ def test_importing_train_registers_nothing():
 
 
 def test_every_declared_agent_prefix_is_known():
-    from agents.registry import known_specs
+    from agents.registry import ARGUMENT_OF, known_specs
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["scopa.agents"]
-    assert {f"{p}:PATH" for p in declared} <= set(known_specs())
+    assert {f"{p}:{ARGUMENT_OF.get(p, 'PATH')}" for p in declared} <= set(known_specs())
+    assert "zoo:NAME" in known_specs(), "zoo: takes a name (scopa zoo lists them), not a path"
 
 
 def test_another_package_adds_an_agent_through_an_entry_point(tmp_path):

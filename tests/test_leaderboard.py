@@ -286,7 +286,11 @@ def test_pairs_play_with_one_blas_thread_and_the_limit_comes_back(user_module):
 
 @pytest.mark.parametrize(
     "cls, message",
-    [("NotAnAgent", "not a subclass of agents.base.Agent"), ("Abstract", "lacks act"), ("Missing", "is nothing")],
+    [
+        ("NotAnAgent", "not a subclass of agents.base.Agent"),
+        ("Abstract", "lacks act"),
+        ("Missing", "the module my_scopa_agents .* has no 'Missing'"),
+    ],
 )
 def test_a_class_that_is_not_an_agent_is_refused(user_module, cls, message):
     with pytest.raises(ValueError, match=message):
@@ -435,3 +439,35 @@ def test_the_published_record_takes_rows_and_a_ceiling_measured_apart(tmp_path, 
     )
     kept, kept_cpu = script.ceiling_gap(suite, alone, best, 2, 1, False, state)
     assert kept == gap and kept_cpu == pytest.approx(cpu, abs=1e-3)
+
+
+def test_the_full_tier_says_its_cost_before_the_first_game(monkeypatch, capsys):
+    """Without --quick, the size of the full tier and its CPU-hours are printed before any game, with --quick offered."""
+    import scopa_app.leaderboard as app
+
+    def first_game(*args, **kwargs):
+        raise ValueError("the first game")
+
+    monkeypatch.setattr(app, "rate_agent", first_game)
+    assert main(["leaderboard", "heuristic", "--no-progress"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    warning = next(i for i, line in enumerate(err) if line.startswith("the full tier is 120,000 games"))
+    assert "CPU-hours" in err[warning] and "--quick plays its first 200 deals" in err[warning], err
+    assert err[-1] == "scopa leaderboard: error: the first game" and warning < len(err) - 1, err
+    assert main(["leaderboard", "heuristic", "--quick", "--no-progress"]) == 2
+    assert "the full tier" not in capsys.readouterr().err, "the quick tier says nothing of the full one"
+
+
+def test_deals_out_of_range_is_the_only_line(monkeypatch, capsys):
+    monkeypatch.setattr(lb, "run_deals", no_games)
+    assert main(["leaderboard", "heuristic", "--quick", "--deals", "201", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "scopa leaderboard: error: deals must be between 1 and the quick tier's 200, got 201", err
+
+
+def test_an_unknown_option_shows_the_subcommands_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["leaderboard", "heuristic", "--players", "3"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: scopa leaderboard ") and "unrecognized arguments: --players 3" in err, err

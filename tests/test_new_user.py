@@ -349,3 +349,234 @@ def test_switching_card_style_renames_the_cards_in_the_banner():
     assert done.stdout.strip() == "Your Seven of diamonds can take King of hearts, so it cannot be trailed.", (
         done.stdout
     )
+
+
+# --- 5. what a new user still hits (issue 49) ----------------------------------------------------
+
+
+def fake_sb3_run(run_dir: Path, done: int, algo: str = "ppo") -> Path:
+    """A PPO or DQN run folder of configs/quickstart.yaml whose ``latest`` has trained ``done`` steps."""
+    import json
+
+    from train.checkpoint import MODEL_FILES, write_meta
+    from train.config import IDENTITY_KEYS, TrainConfig
+
+    cfg = TrainConfig.load(ROOT / "configs" / "quickstart.yaml", [f"algo={algo}"])
+    run_dir.mkdir(parents=True)
+    cfg.dump(run_dir / "config.yaml")
+    latest = run_dir / "latest"
+    write_meta(latest, {**{k: getattr(cfg, k) for k in IDENTITY_KEYS}, "timestep": done})
+    (latest / MODEL_FILES[algo]).write_bytes(b"")
+    (latest / "state.json").write_text(json.dumps({"timestep": done}))
+    return run_dir
+
+
+@pytest.mark.parametrize("algo", ["ppo", "dqn"])
+def test_resume_below_the_steps_done_is_refused_and_leaves_the_config(algo, tmp_path, capsys):
+    """``--resume RUN total_timesteps=100`` after 150,000 steps: one line naming the steps done, and
+    config.yaml is not rewritten (it still reproduces the report)."""
+    from scopa_app.cli import main
+
+    run_dir = fake_sb3_run(tmp_path / "quickstart", 150_000, algo)
+    before = (run_dir / "config.yaml").read_bytes()
+    assert main(["train", "--resume", str(run_dir), "total_timesteps=100"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "already trained 150,000 steps" in err and "total_timesteps=100" in err and "\n" not in err, err
+    assert (run_dir / "config.yaml").read_bytes() == before, "a refused resume rewrote config.yaml"
+
+
+def test_resume_at_the_saved_budget_or_above_is_accepted(tmp_path):
+    """The saved budget (a run may end past it) and a larger one still resume."""
+    from train.run import resume_config
+
+    run_dir = fake_sb3_run(tmp_path / "quickstart", 151_552)
+    assert resume_config(run_dir, None, []).total_timesteps == 150_000
+    assert resume_config(run_dir, None, ["total_timesteps=400000"]).total_timesteps == 400_000
+
+
+def test_dmc_resume_below_the_steps_done_is_refused_and_leaves_the_config(tmp_path, capsys):
+    """The DMC path of ``--resume`` refuses a budget below its decisions done the same way."""
+    import json
+
+    from scopa_app.cli import main
+    from train.dmc_config import DmcConfig
+
+    run_dir = tmp_path / "dmc_run"
+    (run_dir / "latest").mkdir(parents=True)
+    DmcConfig.from_dict({"name": "dmc_run", "runs_dir": str(tmp_path), "total_timesteps": 2000}).dump(
+        run_dir / "config.yaml"
+    )
+    (run_dir / "latest" / "state.json").write_text(json.dumps({"timestep": 2048}))
+    before = (run_dir / "config.yaml").read_bytes()
+    assert main(["train", "--resume", str(run_dir), "total_timesteps=100"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "already trained 2,048 steps" in err and "\n" not in err, err
+    assert (run_dir / "config.yaml").read_bytes() == before, "a refused resume rewrote config.yaml"
+
+
+@pytest.mark.parametrize("override", [[], ["seed=3"]], ids=["file", "with-override"])
+def test_a_config_nested_too_deeply_is_one_line(override, tmp_path, capsys):
+    from scopa_app.cli import main
+
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("net_arch: " + "[" * 3000 + "]" * 3000 + "\n")
+    assert main(["train", str(deep), *override]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"scopa train: error: {deep}: not valid YAML (nested too deeply)", err
+
+
+def test_a_broken_yaml_file_is_one_line(tmp_path, capsys):
+    from scopa_app.cli import main
+
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("name: x\nnet_arch: [16\nseed: 3\n")
+    assert main(["train", str(broken)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"scopa train: error: {broken}: not valid YAML") and "\n" not in err, err
+
+
+USER_AGENTS = """
+from agents.base import Agent
+from agents.random_agent import RandomAgent
+
+
+class MyAgent(RandomAgent):
+    name = "mine"
+
+
+class WrongAct(RandomAgent):
+    def act(self):
+        return None
+"""
+
+
+@pytest.fixture
+def user_folder(tmp_path, monkeypatch):
+    """A user's own agents module in the working folder (``scopa`` is started there), cleaned up after."""
+    from agents.registry import user_class
+
+    module = f"my_agents_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{module}.py").write_text(USER_AGENTS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield module
+    sys.modules.pop(module, None)
+    user_class.cache_clear()
+
+
+def test_module_class_plays_in_eval_and_tournament(user_folder, capsys):
+    """``module:Class`` from the working folder works wherever an agent is named, not only in the leaderboard."""
+    from scopa_app.cli import main
+
+    spec = f"{user_folder}:MyAgent"
+    assert main(["eval", spec, "greedy", "--games", "2", "--no-progress"]) == 0, capsys.readouterr().err
+    assert spec in capsys.readouterr().out
+    assert main(["tournament", spec, "random", "--games", "1", "--no-progress", "--png", ""]) == 0
+    assert spec in capsys.readouterr().out
+
+
+def test_module_class_plays_in_play_and_web(user_folder, monkeypatch, capsys):
+    from scopa_app.cli import main
+    from scopa_app.play import new_terminal_game
+
+    spec = f"{user_folder}:MyAgent"
+
+    def leave(prompt):
+        raise EOFError
+
+    tg = new_terminal_game(opponent=spec, input_fn=leave, output_fn=lambda text: None)
+    assert type(tg.agents[1]).__name__ == "MyAgent", tg.agents
+    pytest.importorskip("uvicorn")
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    assert main(["web", "--port", "0", "--opponent", spec]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["eval", "leaderboard"])
+def test_a_wrong_act_signature_is_refused_before_any_game(user_folder, command, monkeypatch, capsys):
+    """``act(self)`` is caught before the first game, in one line naming the interface."""
+    import agents.leaderboard
+    import scopa_app.evaluate
+    from scopa_app.cli import main
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played before the interface was checked")
+
+    for module in (scopa_app.evaluate, agents.leaderboard):
+        monkeypatch.setattr(module, "run_deals", no_games)
+    monkeypatch.setattr(agents.leaderboard, "play_deals_compiled", no_games)
+    argv = [command, f"{user_folder}:WrongAct", *(["greedy"] if command == "eval" else ["--quick"]), "--no-progress"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{user_folder}:WrongAct.act() does not take one view" in err and "act(self, view)" in err, err
+    assert "\n" not in err, err
+
+
+def test_a_typo_in_the_class_name_names_the_module_and_the_class(user_folder, capsys):
+    from scopa_app.cli import main
+
+    assert main(["eval", f"{user_folder}:MyAgnt", "greedy", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"the module {user_folder}" in err and "has no 'MyAgnt'" in err, err
+    assert f"did you mean {user_folder}:MyAgent?" in err and "is nothing" not in err, err
+
+
+def test_bad_agent_options_list_the_valid_ones(capsys):
+    from scopa_app.cli import main
+
+    assert main(["eval", "fsearch:wrlds=64", "greedy"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "no option 'wrlds'; fsearch takes worlds," in err and "\n" not in err, err
+
+
+def test_one_card_in_hand_is_said_in_the_singular():
+    from test_play import run_script
+
+    from scopa_env.engine.cards import parse_cards
+    from scopa_env.engine.game import Game
+    from scopa_env.engine.rules import STANDARD
+
+    hands, table = [parse_cards("2d"), parse_cards("Ac")], parse_cards("7c 7s")
+    used = set(hands[0] + hands[1] + table)
+    game = Game.from_deal(hands, table, [c for c in STANDARD.deck if c not in used], dealer=1, seed=0)
+    _, text, _ = run_script(["5", "m4"], game)
+    assert "you hold 1 card: choose 1 or name a card" in text, text
+    assert "there is 1 legal move: choose m1" in text, text
+    assert "1 cards" not in text and "1..1" not in text, text
+
+
+@pytest.mark.parametrize(
+    "files, hidden",
+    [({"train.py": "x = 1\n"}, "train.py"), ({"agents/__init__.py": "", "agents/mine.py": ""}, "agents")],
+    ids=["train.py", "agents-folder"],
+)
+def test_a_users_train_or_agents_in_the_working_folder_is_named_in_one_line(files, hidden, tmp_path):
+    """``python -m scopa_app.cli`` searches the working folder first: a user's ``train.py`` or ``agents/``
+    there would replace the kit's package, so it is named before anything is imported from it."""
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    done = run_python("-m", "scopa_app.cli", "eval", "random", "greedy", "--games", "1", cwd=tmp_path)
+    err = done.stderr.strip()
+    assert done.returncode == 2 and "Traceback" not in err and "\n" not in err, err
+    assert err.startswith(f"scopa: error: {tmp_path / hidden} hides the kit's ") and "rename it" in err, err
+
+
+def test_a_folder_of_data_named_agents_is_no_problem(tmp_path):
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "notes.txt").write_text("checkpoints I like\n")
+    done = run_python("-m", "scopa_app.cli", "presets", cwd=tmp_path)
+    assert done.returncode == 0 and "standard" in done.stdout, done.stderr
+
+
+def test_a_module_class_named_like_a_kit_package_says_so(tmp_path):
+    """``scopa eval train:MyAgent`` with the user's own ./train.py: the name is the kit's, said in one line."""
+    (tmp_path / "train.py").write_text(USER_AGENTS)
+    scopa = Path(sys.executable).parent / "scopa"
+    done = subprocess.run(
+        [str(scopa), "eval", "train:MyAgent", "greedy"], cwd=tmp_path, capture_output=True, text=True, timeout=300
+    )
+    err = done.stderr.strip()
+    assert done.returncode == 2 and "\n" not in err, err
+    assert "your ./train.py cannot be imported under the kit's package name: rename it" in err, err

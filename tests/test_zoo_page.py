@@ -30,3 +30,17 @@ def test_every_agent_has_a_section_with_its_card_results():
         assert f"## `zoo:{name}`" in text
         for r in c["results"]:
             assert f"{r['margin']:+.3f} [{r['margin_lo']:+.3f}, {r['margin_hi']:+.3f}]" in text
+
+
+def test_scopa_zoo_name_prints_a_readable_card_and_json_on_request(scopa_cli):
+    """``scopa zoo NAME`` prints the card as the zoo page shows it (issue 49: it printed raw JSON);
+    ``--json`` still gives the file's JSON."""
+    import json
+
+    name = zoo.names()[0]
+    shown = scopa_cli("zoo", name)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.startswith(f"## `zoo:{name}`") and "| opponent |" in shown.stdout
+    assert not shown.stdout.lstrip().startswith("{")
+    raw = scopa_cli("zoo", name, "--json")
+    assert raw.returncode == 0 and json.loads(raw.stdout) == zoo.card(name)

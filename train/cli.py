@@ -65,8 +65,17 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace, config: str | None, overrides: list[str], where: dict) -> int:
-    from train.config import ConfigError, TrainConfig
+    from train.config import ConfigError, TrainConfig, read_yaml
 
+    # The files every backend reads, read once here so that a broken one (bad YAML, nested too
+    # deeply) is the same one line whichever backend would have read it first.
+    try:
+        for path in (config, args.resume and Path(args.resume) / "config.yaml"):
+            if path and Path(path).is_file():
+                read_yaml(path)
+    except ConfigError as exc:
+        print(f"scopa train: error: {exc}", file=sys.stderr)
+        return 2
     # Deep Monte-Carlo (train/dmc.py): configs with `algo: dmc` and DMC run folders.
     from train.dmc import dmc_dispatch
 

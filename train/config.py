@@ -28,6 +28,7 @@ from typing import Any, ClassVar, NamedTuple, TypeVar, Union
 
 import yaml
 
+from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
 from train.limits import (
     MAX_ENVS,
     MAX_EVAL_PAIRS,
@@ -72,6 +73,23 @@ class ConfigError(ValueError):
     def __init__(self, message: str, key: str | None = None, detail: str | None = None) -> None:
         super().__init__(message)
         self.key, self.detail = key, detail
+
+
+def check_resume_budget(run_dir: str | Path, done: int, saved_total: int, new_total: int) -> None:
+    """Refuse a resume whose ``total_timesteps`` is below the steps the run has already done.
+
+    Such a resume would train nothing, yet rewrite ``config.yaml`` with the smaller budget and write
+    the report again, leaving a folder whose config does not reproduce its report. The saved budget
+    itself is always accepted (a run may end a little past it: PPO and DMC collect whole rounds).
+
+    Raises:
+        ConfigError: one line naming the steps already done.
+    """
+    if new_total < done and new_total != saved_total:
+        raise ConfigError(
+            f"cannot resume {str(run_dir)!r} with total_timesteps={new_total:,}: it has already trained "
+            f"{done:,} steps; give total_timesteps={done} or more to train on"
+        )
 
 
 def _bad(source: str, key: str, detail: str) -> ConfigError:
@@ -133,9 +151,9 @@ class RunConfig:
     the network size and the evaluation. They mean the same on both."""
 
     CHOICES: ClassVar[dict[str, tuple]] = {
-        "episode": ("hand", "game"),
-        "reward": ("points", "game"),
-        "action_mode": ("select", "move"),
+        "episode": EPISODES,
+        "reward": REWARDS,
+        "action_mode": ACTION_MODES,
         "num_players": (2, 3, 4, 6, 8),
     }
     """Keys with a fixed set of values."""

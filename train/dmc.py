@@ -56,7 +56,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from train.config import ConfigError
+from train.config import ConfigError, check_resume_budget
 from train.dmc_actors import RETURN_SLOTS, Actors, Buffer, Labeller, build_network, numpy_weights
 from train.dmc_agent import ALGO, FEATURE_VERSION, META_FILE, WEIGHTS_FILE, BatchPolicy, NumpyQNet
 from train.dmc_config import COMPILED, DmcConfig, is_dmc_config, is_dmc_run
@@ -674,6 +674,11 @@ def _resume_config(run_dir: Path, config_path: str | None, overrides: list[str])
             f"cannot resume {str(run_dir)!r} with a different {', '.join(changed)}; only "
             f"{', '.join(DmcConfig.RESUME_KEYS)} may change"
         )
+    try:
+        done = int(json.loads((run_dir / "latest" / STATE_FILE).read_text())["timestep"])
+    except (OSError, ValueError, KeyError, TypeError):
+        raise ConfigError(f"{run_dir / 'latest' / STATE_FILE}: not a DMC state file (no timestep)") from None
+    check_resume_budget(run_dir, done, saved.total_timesteps, new.total_timesteps)
     # the run goes on in the folder given, also when it was copied or moved since it started
     new.name, new.runs_dir = run_dir.name, str(run_dir.parent)
     return new

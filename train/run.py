@@ -30,7 +30,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from train.checkpoint import META_FILE, write_meta
-from train.config import IDENTITY_KEYS, RESUME_KEYS, ConfigError, TrainConfig
+from train.config import IDENTITY_KEYS, RESUME_KEYS, ConfigError, TrainConfig, check_resume_budget
 from train.evaluation import evaluate_agent, flat_metrics
 from train.fast_eval import evaluate_fast, fast_eval_applies
 from train.opponents import Curriculum
@@ -323,4 +323,17 @@ def resume_config(run_dir: str | Path, config_path: str | None, overrides: list[
             + ", ".join(f"{k}={meta.get(k)!r}" for k in mismatch)
             + f" but the config says {', '.join(f'{k}={getattr(new, k)!r}' for k in mismatch)}: refusing to resume"
         )
+    check_resume_budget(run_dir, steps_done(latest, meta), saved.total_timesteps, new.total_timesteps)
     return new
+
+
+def steps_done(latest: Path, meta: dict) -> int:
+    """The steps a run's ``latest`` checkpoint has trained: its ``state.json`` (what a resume starts
+    from), else its ``meta.json``; 0 when neither says."""
+    try:
+        return int(json.loads((latest / STATE_FILE).read_text())["timestep"])
+    except (OSError, ValueError, KeyError, TypeError):
+        try:
+            return int(meta.get("timestep", 0))
+        except (ValueError, TypeError):
+            return 0

@@ -34,9 +34,11 @@ def port_arg(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a port number from 0 (any free port) to 65535, got {text!r}"
+        ) from None
     if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"must be a port number from 1 to 65535, got {port}")
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 (any free port) to 65535, got {port}")
     return port
 
 
