@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.matches import Match, RunResult, _numeric, deal_seed
+from agents.matches import Cluster, Match, RunResult, _numeric, deal_seed
 from agents.registry import is_cheating, make_agent
 from agents.stats import summarize
 
@@ -323,6 +323,45 @@ def play_batch(
     return [{**rec, "moves": int(moves[i]), "seconds": spent / n} for i, rec in enumerate(out)]
 
 
+def play_rotation(
+    match: Match,
+    players: Sequence[Player],
+    lineup: Sequence[int],
+    rotation: int,
+    ids: Sequence[int],
+    threads: int | None = None,
+) -> list[dict]:
+    """One batch: deals ``ids`` of ``match`` in rotation ``rotation`` (``lineup``: the agent of each side),
+    each deal's record as :func:`play_deals_compiled` gives it."""
+    from scopa_env.fast import BatchedScopa
+
+    lineup = tuple(lineup)
+    timed = lineup.index(0) if 0 in lineup else 0
+    side_players = [players[a] for a in lineup]
+    batch = BatchedScopa(
+        len(ids), match.num_players, match.rules, "move", episode="game", reward="game", threads=threads
+    )
+    seeds = [deal_seed(match.seed, d) for d in ids]
+    records = play_batch(batch, side_players, seeds, rotation, timed, threads)
+    return [{"deal": d, "rotation": rotation, "lineup": list(lineup), **rec} for d, rec in zip(ids, records)]
+
+
+_TASK_PLAYERS: dict = {}
+
+
+def play_rotation_task(match: Match, rotation: int, ids: Sequence[int]) -> list[dict]:
+    """:func:`play_rotation` on a cluster's worker (:mod:`agents.ray_deals`): the compiled players built
+    here from the match's specs (kept for the worker's next task of the same match), one thread."""
+    key = (match.agents, match.num_players, match.rules)
+    if key not in _TASK_PLAYERS:
+        players, why = compiled_lineup(match.agents, match.num_players, match.rules)
+        if players is None:
+            raise ValueError(f"{' vs '.join(match.agents)} cannot play on the compiled core: {why}")
+        _TASK_PLAYERS.clear()
+        _TASK_PLAYERS[key] = players
+    return play_rotation(match, _TASK_PLAYERS[key], match.lineups()[rotation], rotation, ids, threads=1)
+
+
 def play_deals_compiled(
     match: Match,
     players: Sequence[Player],
@@ -332,6 +371,7 @@ def play_deals_compiled(
     progress: bool = False,
     desc: str | None = None,
     threads: int | None = None,
+    cluster: Cluster | None = None,
 ) -> RunResult:
     """Play deals ``0 .. num_deals - 1`` of ``match`` on the compiled core, ``players[a]`` for its agent ``a``.
 
@@ -341,21 +381,26 @@ def play_deals_compiled(
             records' ``moves`` and ``seconds`` are those of the side agent 0 plays (at most one).
         threads: cores the batches and the search use (default: the batch's default, every core
             for the search); the games do not depend on it.
+        cluster: play each rotation's batches as the cluster's tasks (``--ray``,
+            :func:`play_rotation_task`), the same batches as here, so the same games; the players are
+            built there from the match's specs (a batch policy must be a function of its inputs, as
+            the shipped ones are), and ``lineups`` must be the default.
 
     Returns:
         the records of :func:`agents.matches.play_game` (``seconds``: agent 0's decision time per
         game), deal by deal; a Ctrl-C keeps the deals finished in every rotation, ``interrupted``.
     """
-    from scopa_env.fast import BatchedScopa
-
     if num_deals < 1:
         raise ValueError(f"num_deals must be positive, got {num_deals!r}")
     if len(players) != len(match.agents):
         raise ValueError(f"{len(match.agents)} agents need as many players, got {len(players)}")
+    if cluster is not None and lineups is not None:
+        raise ValueError("a cluster plays the match's own rotations only (lineups=None)")
     lineups = [tuple(lu) for lu in (match.lineups() if lineups is None else lineups)]
     wall = time.perf_counter()
-    for player in dict.fromkeys(p for p in players if is_fsearch(p)):
-        warm_up_search(player, match.num_players, match.rules)
+    if cluster is None:
+        for player in dict.fromkeys(p for p in players if is_fsearch(p)):
+            warm_up_search(player, match.num_players, match.rules)
     deals: list[list[dict]] = [[{} for _ in lineups] for _ in range(num_deals)]
     bar = None
     if progress:
@@ -363,23 +408,31 @@ def play_deals_compiled(
 
         names = desc or f"{match.agents[0]} vs {match.agents[1]}"
         bar = tqdm(total=len(lineups) * num_deals, unit="game", desc=names, dynamic_ncols=True, leave=False)
+    batches = [
+        (rotation, list(range(first, min(first + batch_size, num_deals))))
+        for rotation in range(len(lineups))
+        for first in range(0, num_deals, batch_size)
+    ]
+
+    def keep(records: list[dict]) -> None:
+        for rec in records:
+            deals[rec["deal"]][rec["rotation"]] = rec
+        if bar is not None:
+            # One update per batch: its games end together, and tqdm (drawing at most every 0.1 s)
+            # would show their first update alone, one game in the batch's time, as the rate.
+            bar.update(len(records))
+
     finished = num_deals
+    cpu = None
     try:
-        for rotation, lineup in enumerate(lineups):
-            timed = lineup.index(0) if 0 in lineup else 0
-            side_players = [players[a] for a in lineup]
-            for first in range(0, num_deals, batch_size):
-                ids = list(range(first, min(first + batch_size, num_deals)))
-                batch = BatchedScopa(
-                    len(ids), match.num_players, match.rules, "move", episode="game", reward="game", threads=threads
-                )
-                seeds = [deal_seed(match.seed, d) for d in ids]
-                for d, rec in zip(ids, play_batch(batch, side_players, seeds, rotation, timed, threads)):
-                    deals[d][rotation] = {"deal": d, "rotation": rotation, "lineup": list(lineup), **rec}
-                if bar is not None:
-                    # One update per batch: its games end together, and tqdm (drawing at most every 0.1 s)
-                    # would show their first update alone, one game in the batch's time, as the rate.
-                    bar.update(len(ids))
+        if cluster is not None:
+            if bar is not None:
+                bar.set_postfix_str(f"Ray: {cluster.cpus} CPUs", refresh=False)
+            tasks = [(match, rotation, ids) for rotation, ids in batches]
+            cpu = cluster.run(play_rotation_task, tasks, lambda i, records: keep(records))
+        else:
+            for rotation, ids in batches:
+                keep(play_rotation(match, players, lineups[rotation], rotation, ids, threads))
     except KeyboardInterrupt:
         finished = 0
     finally:
@@ -390,6 +443,7 @@ def play_deals_compiled(
         requested=num_deals,
         interrupted=finished < num_deals,
         wall_seconds=time.perf_counter() - wall,
+        cpu_seconds=cpu,
     )
 
 

@@ -22,7 +22,7 @@ agent only: the deals and the agents' seeds come from the suite's seed, so any n
 workers gives the same row.
 
 An agent is a spec (:func:`agents.registry.make_agent`), a checkpoint spec (``dmc:PATH``) or a
-user's class ``module:Class`` (:func:`resolve_agent`), loaded as an entry point's object reference is.
+user's class ``module:Class`` (:func:`resolve_agent`, :func:`agents.registry.user_class`).
 
 The engine (:func:`plan_pair`): a pair plays on the compiled core (:mod:`agents.compiled`) where
 both of its agents have a compiled form (the compiled baselines, ``fsearch`` specs, the agents
@@ -38,7 +38,8 @@ A long run can keep each finished pair (``state_dir``, :func:`played_pair`): a J
 with the pair's deal-by-deal comparisons, its summary, the engine, its CPU time and the commit that
 played it; a later run with the same suite, tier, deals, pair and engine takes the file instead of
 playing the pair again (and says so in its ``reused`` count), so a ladder of several CPU-hours can
-be played over several sessions. The files hold numbers and strings only (JSON, no pickle).
+be played over several sessions, on a Ray cluster or not (``cluster``, :mod:`agents.ray_deals`: the
+same games wherever a deal plays). The files hold numbers and strings only (JSON, no pickle).
 
 The ``oracle`` sees every card (:mod:`agents.oracle`, cheating): it gets no ranked row
 (:func:`check_agents` refuses it) and no reference may be one. ``rate_agent(..., ceiling=True)``
@@ -49,7 +50,6 @@ ceiling the fair agents are measured against (``benchmarks/leaderboard.py``).
 
 from __future__ import annotations
 
-import inspect
 import json
 import math
 import re
@@ -57,7 +57,6 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import numpy as np
@@ -65,18 +64,8 @@ from threadpoolctl import threadpool_limits
 
 from agents.base import Agent
 from agents.compiled import ENGINE_COMPILED, ENGINE_PYTHON, Player, compiled_lineup, play_deals_compiled
-from agents.matches import Match, RunResult, game_agent, run_deals
-from agents.registry import (
-    AGENT_NAMES,
-    CHEATING_NAMES,
-    ENTRY_POINT_GROUP,
-    agent_label,
-    check_fair,
-    is_cheating,
-    known_specs,
-    prefixes,
-    register_agent_factory,
-)
+from agents.matches import Cluster, Match, RunResult, game_agent, run_deals
+from agents.registry import agent_label, check_fair, is_cheating, is_user_class, user_class
 from agents.stats import ELO_PER_NATURAL_UNIT, bradley_terry, summarize
 from agents.suites import Suite
 
@@ -89,76 +78,49 @@ PRIOR = 0.5
 PER_HAND = ("primiera", "settebello", "coins", "cards", "scope")
 """The per-hand rates of a row: categories won (a share of hands) and scope made per hand."""
 
-_MODULE_CLASS = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*$")
-
-_USER_MODULES: set[str] = set()
-"""Prefixes :func:`resolve_agent` registered for users' modules (checked again at every use)."""
-
-
 # --- the agent ---------------------------------------------------------------------------
-
-
-ABOVE_AGENTS = ("train", "scopa_app")
-"""The kit's packages above this layer: their agents are played by their specs, never imported from here."""
-
-
-def _load_class(spec: str):
-    """The object ``module:Class`` names, loaded as an entry point's object reference is."""
-    return EntryPoint(name="user", value=spec, group=ENTRY_POINT_GROUP).load()
-
-
-class _ClassFactory:
-    """``factory(argument, seed=None)`` for ``module:Class`` specs: ``Class(seed=seed)``."""
-
-    def __init__(self, module: str) -> None:
-        self.module = module
-
-    def __call__(self, argument: str, seed=None, **kwargs) -> Agent:
-        return _load_class(f"{self.module}:{argument}")(seed=seed, **kwargs)
 
 
 def resolve_agent(spec: str) -> str:
     """The spec to play ``spec`` by; a user's ``module:Class`` is imported and checked first.
 
-    A spec whose prefix is a built-in agent or a registered prefix is returned as it is. Otherwise
-    ``module:Class`` names a subclass of :class:`agents.base.Agent` in an importable module: its
-    module becomes an agent prefix (:func:`agents.registry.register_agent_factory`) for this
-    process and the worker processes it forks, and the spec plays ``Class(seed=...)``.
+    :func:`agents.registry.user_class` does it (every command that names an agent builds a user's
+    class the same way); here it runs before any game and before the workers fork, which inherit
+    the imported module.
 
     Raises:
         ValueError: one line: the module cannot be imported, has no such name, or the name is not
             a class implementing the agent interface.
     """
-    prefix, sep, rest = spec.partition(":")
-    known = prefix in AGENT_NAMES or prefix in CHEATING_NAMES or (prefix in prefixes() and prefix not in _USER_MODULES)
-    if not sep or known or not _MODULE_CLASS.match(spec):
-        return spec
-    if prefix.split(".")[0] in ABOVE_AGENTS:
-        raise ValueError(f"{spec}: the kit's own agents are played by their specs: {', '.join(known_specs())}")
-    try:
-        cls = _load_class(spec)
-    except ImportError as exc:
-        raise ValueError(
-            f"unknown agent {spec!r}: no agent prefix {prefix!r} and no importable module ({exc}); "
-            f"known agents: {', '.join(known_specs())}, or module:Class"
-        ) from None
-    except AttributeError:
-        cls = None
-    except Exception as exc:  # the user's module failed to run: theirs to fix, said in one line
-        raise ValueError(f"{spec}: importing {prefix} failed: {type(exc).__name__}: {exc}") from None
-    if not (isinstance(cls, type) and issubclass(cls, Agent)):
-        what = "nothing" if cls is None else f"a {type(cls).__name__}"
-        raise ValueError(f"{spec} is {what}, not a subclass of agents.base.Agent (the agent interface)")
-    if inspect.isabstract(cls):
-        missing = ", ".join(sorted(cls.__abstractmethods__))
-        raise ValueError(f"{spec} does not implement the agent interface: it lacks {missing}")
-    try:
-        cls(seed=0)
-    except Exception as exc:  # the user's constructor: any failure is theirs, said in one line
-        raise ValueError(f"{spec}(seed=0) failed: {type(exc).__name__}: {exc}") from None
-    register_agent_factory(prefix, _ClassFactory(prefix))
-    _USER_MODULES.add(prefix)
+    if is_user_class(spec):
+        user_class(spec.strip())
     return spec
+
+
+CPU_SECONDS_PER_GAME = 637 / (200 * 2 * 6)
+"""CPU-seconds of one game against the ladder for an agent deciding in about a millisecond: what
+``fsearch:worlds=64`` took on the quick tier of ``standard-2p-v1`` (637 CPU-seconds for 200 deals x 2
+rotations x 6 references, docs/benchmark.md), a game of 40 cards to 11 points."""
+
+
+def estimate_cpu_seconds(suite: Suite, deals: int) -> float:
+    """About how many CPU-seconds ``deals`` deals of ``suite`` take against its whole ladder, for an agent
+    deciding in about a millisecond (:data:`CPU_SECONDS_PER_GAME`, scaled by the deck and the target)."""
+    games = deals * suite.num_sides * len(suite.ladder)
+    return games * CPU_SECONDS_PER_GAME * len(suite.rules.deck) / 40 * suite.rules.target / 11
+
+
+def tier_deals(suite: Suite, tier: str, deals: int | None = None) -> int:
+    """The deals a run plays: the tier's, or its first ``deals`` (a trial).
+
+    Raises:
+        ValueError: an unknown tier, or ``deals`` outside 1 to the tier's size.
+    """
+    size = suite.deals(tier)
+    n = size if deals is None else deals
+    if not 1 <= n <= size:
+        raise ValueError(f"deals must be between 1 and the {tier} tier's {size}, got {n}")
+    return n
 
 
 RANKED_ROLE = (
@@ -262,28 +224,33 @@ def play_pair(
     desc: str | None = None,
     engine: str = "auto",
     plan: tuple[str, list[Player] | None] | None = None,
+    cluster: Cluster | None = None,
 ) -> tuple[Match, RunResult, str, float]:
     """Play the first ``deals`` deals of the suite, ``first`` against ``other``, on the engine of :func:`plan_pair`.
+
+    ``cluster`` (``--ray``, :mod:`agents.ray_deals`): the deals play as its tasks, on either engine, the
+    same games as here; ``workers`` is then unused.
 
     BLAS runs on one thread while the pair plays (threadpoolctl; the previous limit comes back
     after): the networks' batches are small, and on a busy machine a second BLAS thread only spins
     (it made a zoo pair's CPU time about 6 times larger).
 
     Returns ``(match, run, engine, cpu_seconds)``: the harness's CPU time is its games' (summed over
-    the workers), the compiled core's this process's (every thread) while it played.
+    the workers), the compiled core's this process's (every thread) while it played, or its tasks' on a cluster.
     """
     name, players = plan if plan is not None else plan_pair(suite, first, other, engine)
     match = Match(lineup(suite, first, other), suite.num_players, suite.rules, suite.seed)
     with threadpool_limits(limits=1, user_api="blas"):  # forked workers keep the limit
         if players is None:
-            run = run_deals(match, deals, workers, progress, desc=desc)
+            run = run_deals(match, deals, workers, progress, desc=desc, cluster=cluster)
             return match, run, name, sum(rec["seconds"] for records in run.deals for rec in records)
         from scopa_env.fast.batch import max_threads
 
         start = time.process_time()
         threads = min(workers, max_threads())
-        run = play_deals_compiled(match, players, deals, progress=progress, desc=desc, threads=threads)
-        return match, run, name, time.process_time() - start
+        run = play_deals_compiled(match, players, deals, progress=progress, desc=desc, threads=threads, cluster=cluster)
+        cpu = run.cpu_seconds if run.cpu_seconds is not None else time.process_time() - start
+        return match, run, name, cpu
 
 
 STATE_FORMAT = 1
@@ -354,9 +321,11 @@ def played_pair(
     desc: str,
     plan: tuple[str, list[Player] | None],
     state_dir: str | Path | None = None,
+    cluster: Cluster | None = None,
 ) -> PairOutcome:
     """:func:`play_pair` and :func:`agents.stats.summarize`, or the pair kept in ``state_dir`` by an earlier
-    run of the same suite, deals, pair and engine; a pair played to its end is kept there."""
+    run of the same suite, deals, pair and engine; a pair played to its end is kept there (on ``cluster``
+    or not: a pair is the same games either way, so a run can stop on one and go on on the other)."""
     key = _pair_key(suite, first, other, deals, plan[0])
     path = _state_file(Path(state_dir), first, other) if state_dir is not None else None
     if path is not None:
@@ -365,7 +334,9 @@ def played_pair(
             if progress:
                 print(f"{desc}: kept in {path} (played at {kept.commit or 'an unknown commit'})", file=sys.stderr)
             return kept
-    match, run, played_on, seconds = play_pair(suite, first, other, deals, workers, progress, desc, plan=plan)
+    match, run, played_on, seconds = play_pair(
+        suite, first, other, deals, workers, progress, desc, plan=plan, cluster=cluster
+    )
     if run.interrupted or len(run.deals) < deals:
         return PairOutcome(None, None, played_on, seconds, run.wall_seconds, interrupted=True)
     summary = summarize(match, run)
@@ -503,6 +474,7 @@ def rate_agent(
     ceiling: bool = False,
     engine: str = "auto",
     state_dir: str | Path | None = None,
+    cluster: Cluster | None = None,
 ) -> dict:
     """Play ``spec`` against the suite's ladder and return its leaderboard report.
 
@@ -515,6 +487,8 @@ def rate_agent(
             the engine that played it.
         state_dir: keep each finished pair there and take the pairs kept by an earlier run
             (:func:`played_pair`; ``timing.reused_pairs`` counts them).
+        cluster: play the deals on a Ray cluster (``--ray``, :mod:`agents.ray_deals`): the same row;
+            ``timing.ray`` says where, ``timing.workers`` counts its CPUs.
 
     Returns:
         ``{"row": ..., "forfeits": [...], "timing": {...}, "interrupted": bool}``. ``row`` is the
@@ -526,10 +500,7 @@ def rate_agent(
             game, or a pair that ``engine="compiled"`` cannot play (before any game).
     """
     spec = resolve_agent(spec)
-    tier_deals = suite.deals(tier)
-    n = tier_deals if deals is None else deals
-    if not 1 <= n <= tier_deals:
-        raise ValueError(f"deals must be between 1 and the {tier} tier's {tier_deals}, got {n}")
+    n = tier_deals(suite, tier, deals)
     check_agents(suite, spec, ceiling=ceiling)
     refs = suite.ladder_specs
     plans = [plan_pair(suite, spec, ref, engine) for ref in refs]
@@ -541,7 +512,7 @@ def rate_agent(
     reused = 0
     for k, (ref, plan) in enumerate(zip(refs, plans), 1):
         desc = f"[{k}/{len(refs)}] vs {ref}"
-        outcome = played_pair(suite, spec, ref, n, workers, progress, desc, plan, state_dir)
+        outcome = played_pair(suite, spec, ref, n, workers, progress, desc, plan, state_dir, cluster)
         played_on, seconds = outcome.engine, outcome.cpu
         wall += outcome.wall
         cpu += seconds
@@ -584,7 +555,7 @@ def rate_agent(
         "suite": suite.name,
         "tier": tier,
         "deals": n,
-        "trial": n != tier_deals,
+        "trial": n != suite.deals(tier),
         "rating": rating,
         "scale": f"Elo points, {suite.anchor} = {suite.anchor_rating:g}",
         "references": per_ref,
@@ -598,7 +569,8 @@ def rate_agent(
             "wall_seconds": round(wall, 1),
             "cpu_seconds": round(cpu, 1),
             "cpu_seconds_by_engine": {k: round(v, 1) for k, v in by_engine.items()},
-            "workers": workers,
+            "workers": workers if cluster is None else cluster.cpus,
+            **({} if cluster is None else {"ray": cluster.describe()}),
             "python": sys.version.split()[0],
             "reused_pairs": reused,
         },
@@ -613,6 +585,7 @@ def rate_ladder(
     progress: bool = False,
     engine: str = "auto",
     state_dir: str | Path | None = None,
+    cluster: Cluster | None = None,
 ) -> dict:
     """Play every pair of the suite's references and fit its scale (the anchor keeps its number).
 
@@ -626,6 +599,8 @@ def rate_ladder(
     as the many against the one, which says nothing about it alone against the anchor on every other
     side (the rated agents' "vs anchor" numbers): ``alone_pairs`` plays that pair too, ``[reference,
     anchor]``, outside the fit. With two sides the pair seen from the other side is the same numbers.
+
+    ``state_dir`` and ``cluster`` are :func:`rate_agent`'s.
     """
     refs = suite.ladder_specs
     n = suite.deals(tier) if deals is None else deals
@@ -653,7 +628,7 @@ def rate_ladder(
     for k, (i, j) in enumerate(pair_ids + alone_ids, 1):
         fitted = k <= len(pair_ids)
         desc = f"[{k}/{total}] {refs[i]} vs {refs[j]}" + ("" if fitted else " (alone, not fitted)")
-        outcome = played_pair(suite, refs[i], refs[j], n, workers, progress, desc, plans[i, j], state_dir)
+        outcome = played_pair(suite, refs[i], refs[j], n, workers, progress, desc, plans[i, j], state_dir, cluster)
         played_on, seconds = outcome.engine, outcome.cpu
         wall += outcome.wall
         cpu += seconds
@@ -697,7 +672,8 @@ def rate_ladder(
             "wall_seconds": round(wall, 1),
             "cpu_seconds": round(cpu, 1),
             "cpu_seconds_by_engine": {k: round(v, 1) for k, v in by_engine.items()},
-            "workers": workers,
+            "workers": workers if cluster is None else cluster.cpus,
+            **({} if cluster is None else {"ray": cluster.describe()}),
             "reused_pairs": reused,
         },
     }

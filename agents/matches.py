@@ -24,17 +24,20 @@ exception is an agent declaring ``needs_full_state``, the ``oracle`` (:mod:`agen
 cheating), which is handed a copy of the whole game.
 
 :func:`play_game` plays one deal in one rotation and returns its record; :func:`run_deals`
-plays many deals across worker processes. The statistics over the records are in
+plays many deals across worker processes, or on a Ray cluster (a :class:`Cluster`,
+:mod:`agents.ray_deals`). The statistics over the records are in
 :mod:`agents.stats`.
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -242,6 +245,38 @@ def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+STOP_GRACE = 2.0
+"""Seconds a stopped run waits for the deals in progress before it ends the worker processes."""
+
+
+def _stop_pool(pool: ProcessPoolExecutor, pending: dict, collect: Callable) -> None:
+    """Stop a run of worker processes within about :data:`STOP_GRACE` seconds, saying so on stderr.
+
+    The queued chunks are cancelled and the running ones get :data:`STOP_GRACE` seconds to finish
+    (those are kept); a chunk of slow agents can take minutes, so the workers still playing are then
+    ended and their deals dropped.
+    """
+    print(
+        f"\nstopping: the deals in progress get {STOP_GRACE:g} s to finish, then the workers are ended",
+        file=sys.stderr,
+        flush=True,
+    )
+    for fut in list(pending):
+        fut.cancel()
+    running = [f for f in pending if not f.cancelled()]
+    try:
+        finished, _ = wait(running, timeout=STOP_GRACE)
+    except KeyboardInterrupt:  # pressed again: stop now
+        finished = {f for f in running if f.done()}
+    for fut in finished:
+        if fut.exception() is None:
+            collect(fut)
+    if len(finished) < len(running):
+        for process in list(getattr(pool, "_processes", {}).values()):  # Python < 3.14 has no terminate_workers()
+            process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 @dataclass
 class RunResult:
     """Finished deals (in deal order) and whether the run was interrupted."""
@@ -250,6 +285,30 @@ class RunResult:
     requested: int
     interrupted: bool = False
     wall_seconds: float = 0.0
+    cpu_seconds: float | None = None
+    """CPU seconds of the tasks on a cluster's workers, where a run measured them there (:class:`Cluster`)."""
+
+
+class Cluster(Protocol):
+    """Where deals play besides this machine's processes: :class:`agents.ray_deals.RayCluster` (``--ray``)."""
+
+    cpus: int
+    """CPUs of the cluster: the chunks are sized to keep them busy."""
+
+    def describe(self) -> str: ...
+
+    def run(
+        self, fn: Callable, tasks: Sequence[tuple], on_done: Callable[[int, Any], None], deadline: float | None = None
+    ) -> float:
+        """``fn(*tasks[i])`` on the cluster, ``on_done(i, result)`` here as each finishes; the workers' CPU
+        seconds. A stop (Ctrl-C, ``deadline``) keeps what finished and raises ``KeyboardInterrupt``."""
+        ...
+
+
+def deal_chunks(deals: Sequence[int], workers: int) -> list[list[int]]:
+    """``deals`` cut into chunks of up to 8, about 8 chunks per worker (small enough to share the tail)."""
+    chunk = max(1, min(8, len(deals) // (workers * 8)))
+    return [list(deals[i : i + chunk]) for i in range(0, len(deals), chunk)]
 
 
 def run_deals(
@@ -260,11 +319,14 @@ def run_deals(
     first_deal: int = 0,
     desc: str | None = None,
     time_limit: float | None = None,
+    cluster: Cluster | None = None,
 ) -> RunResult:
-    """Play deals ``first_deal .. first_deal + num_deals - 1`` across ``workers`` processes.
+    """Play deals ``first_deal .. first_deal + num_deals - 1`` across ``workers`` processes, or on ``cluster``.
 
-    Ctrl-C, or ``time_limit`` seconds passing, stops the run; the deals finished so far
-    are returned with ``interrupted=True``.
+    ``cluster`` (``--ray``, :mod:`agents.ray_deals`): chunks of deals play as the cluster's tasks
+    instead of this machine's processes (``workers`` is then unused); each deal is the same game
+    wherever it plays. Ctrl-C, or ``time_limit`` seconds passing, stops the run; the deals finished
+    so far are returned with ``interrupted=True``.
     """
     if num_deals < 1:
         raise ValueError(f"the number of games must be at least 1, got {num_deals}")
@@ -279,16 +341,27 @@ def run_deals(
     done: dict[int, list[dict]] = {}
     bar = tqdm(total=num_deals, unit="deal", desc=desc, disable=not progress, dynamic_ncols=True, leave=False)
     interrupted = False
+    cpu = None
     try:
-        if workers == 1:
+        if cluster is not None:
+            chunks = deal_chunks(deals, cluster.cpus)
+            bar.set_postfix_str(f"Ray: {cluster.cpus} CPUs", refresh=False)
+
+            def collect_task(i: int, records: list[list[dict]]) -> None:
+                for d, rec in zip(chunks[i], records):
+                    done[d] = rec
+                bar.update(len(chunks[i]))
+
+            deadline = None if time_limit is None else start + time_limit
+            cpu = cluster.run(play_deals, [(match, c) for c in chunks], collect_task, deadline)
+        elif workers == 1:
             for d in deals:
                 if time_limit is not None and time.perf_counter() - start > time_limit:
                     raise KeyboardInterrupt
                 done[d] = play_deals(match, [d])[0]
                 bar.update(1)
         else:
-            chunk = max(1, min(8, num_deals // (workers * 8)))
-            chunks = [deals[i : i + chunk] for i in range(0, num_deals, chunk)]
+            chunks = deal_chunks(deals, workers)
             pending: dict = {}
 
             def collect(fut) -> None:
@@ -308,11 +381,10 @@ def run_deals(
                             for fut in finished:
                                 collect(fut)
                     except KeyboardInterrupt:
-                        for fut in pending:
-                            fut.cancel()
+                        _stop_pool(pool, pending, collect)
                         raise
             finally:
-                # Chunks that were running when the run stopped finish during the pool's shutdown: keep them.
+                # Chunks that finished while the run stopped (:func:`_stop_pool`): keep them.
                 for fut in [f for f in pending if f.done() and not f.cancelled() and f.exception() is None]:
                     collect(fut)
     except KeyboardInterrupt:
@@ -324,4 +396,5 @@ def run_deals(
         requested=num_deals,
         interrupted=interrupted,
         wall_seconds=time.perf_counter() - start,
+        cpu_seconds=cpu,
     )

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.matches import Match, game_agent, run_deals
+from agents.matches import Cluster, Match, game_agent, run_deals
 from agents.stats import elo_ratings, pair_deal_wins, summarize
 from scopa_env.engine.rules import Rules, get_rules
 
@@ -24,14 +24,16 @@ def evaluate(
     workers: int = 1,
     seed: int = 0,
     progress: bool = False,
+    cluster: Cluster | None = None,
 ) -> dict:
     """Play ``games`` duplicate deals (each in every rotation) and return the report dict.
 
     Forfeits are in the report (``forfeits``); an agent that cannot play this game is refused
-    before any deal (``ValueError``, :func:`agents.matches.game_agent`).
+    before any deal (``ValueError``, :func:`agents.matches.game_agent`). ``cluster``: the deals play
+    on a Ray cluster (:mod:`agents.ray_deals`), the same games.
     """
     match = Match(tuple(agents), players, get_rules(rules), seed)
-    return summarize(match, run_deals(match, games, workers, progress))
+    return summarize(match, run_deals(match, games, workers, progress, cluster=cluster))
 
 
 def tournament(
@@ -44,11 +46,13 @@ def tournament(
     progress: bool = False,
     bootstrap: int = 200,
     on_pair: Callable[[dict], None] | None = None,
+    cluster: Cluster | None = None,
 ) -> dict:
     """Play every pair of ``agents`` on the same duplicate deals and fit Bradley-Terry ratings.
 
     Ratings are in Elo points (mean zero) with 95% intervals from a bootstrap over deals.
-    An interrupted run reports the pairs finished so far.
+    An interrupted run reports the pairs finished so far. ``cluster``: every pair's deals play on a
+    Ray cluster (:mod:`agents.ray_deals`), the same games.
 
     Raises:
         ValueError: fewer than two distinct agents, or one that cannot play this game
@@ -70,7 +74,7 @@ def tournament(
             if interrupted:
                 break
             match = Match((specs[i], specs[j]), players, rules, seed)
-            run = run_deals(match, games, workers, progress, desc=f"{specs[i]} vs {specs[j]}")
+            run = run_deals(match, games, workers, progress, desc=f"{specs[i]} vs {specs[j]}", cluster=cluster)
             report = summarize(match, run)
             pairs.append(report)
             if on_pair is not None:

@@ -19,6 +19,10 @@ plays the suite's game on that scale (:func:`agents.leaderboard.rate_agent`), an
     python benchmarks/leaderboard.py --suite standard-3p-v1 --quick --publish-scale --state runs/lb-3p
                                                      # keep each finished pair in runs/lb-3p; run again
                                                      # (another session) to go on where it stopped
+    python benchmarks/leaderboard.py --suite standard-2p-v1 --publish-scale --state runs/lb-2p --ray auto
+                                                     # the full tier on the Ray cluster started here
+                                                     # (`ray start --head`): the same record, every pair's
+                                                     # deals spread over the cluster's CPUs
 
 Each pair plays on the compiled core where both of its agents have a compiled form (the compiled
 baselines, ``fsearch`` specs, the zoo networks) and on the Python harness otherwise (the ``search``
@@ -58,8 +62,10 @@ from pathlib import Path  # noqa: E402
 
 from agents.leaderboard import ENGINES, plan_pair, played_pair, rate_agent, rate_ladder  # noqa: E402
 from agents.matches import game_agent  # noqa: E402
+from agents.ray_deals import RayCluster  # noqa: E402
 from agents.registry import agent_label  # noqa: E402
 from agents.suites import load_suite, with_ratings, write_suite  # noqa: E402
+from scopa_app.args import add_ray_argument  # noqa: E402
 from scopa_env.bench.results import git_commit, load_average, result_record  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,7 +199,7 @@ def interval(ci: dict) -> dict:
 
 
 def ceiling_gap(
-    suite, ceiling: dict, best: dict, deals: int, workers: int, progress: bool, state_dir=None
+    suite, ceiling: dict, best: dict, deals: int, workers: int, progress: bool, state_dir=None, cluster=None
 ) -> tuple[dict, float]:
     """The oracle against the best fair agent: from its ladder games, else played here on the same deals
     (kept in ``state_dir`` like any pair, and taken back from there).
@@ -209,7 +215,9 @@ def ceiling_gap(
     else:
         plan = plan_pair(suite, ceiling["spec"], best["agent"])
         desc = f"vs {best['agent']}"
-        outcome = played_pair(suite, ceiling["spec"], best["agent"], deals, workers, progress, desc, plan, state_dir)
+        outcome = played_pair(
+            suite, ceiling["spec"], best["agent"], deals, workers, progress, desc, plan, state_dir, cluster
+        )
         if outcome.interrupted:
             raise KeyboardInterrupt
         side, cpu = outcome.summary["agents"][0], outcome.cpu
@@ -245,17 +253,26 @@ def ceiling_facts(ceiling: dict, gap: dict, tier_deals: int, cpu_hours: float, s
 
 
 def add_ceiling(
-    record: dict, suite, deals: int | None, workers: int, progress: bool, source: dict | None, state_dir=None
+    record: dict,
+    suite,
+    deals: int | None,
+    workers: int,
+    progress: bool,
+    source: dict | None,
+    state_dir=None,
+    cluster=None,
 ) -> float:
     """Measure the oracle on ``suite`` and put its row, its gap and its facts into ``record``; returns its CPU-seconds."""
     tier = record["tier"]
     spec = CEILING
-    report = rate_agent(suite, spec, tier, deals, workers, progress=progress, ceiling=True, state_dir=state_dir)
+    report = rate_agent(
+        suite, spec, tier, deals, workers, progress=progress, ceiling=True, state_dir=state_dir, cluster=cluster
+    )
     if report["forfeits"] or report["interrupted"]:
         raise RuntimeError(f"the ceiling run of {spec} was {'interrupted' if report['interrupted'] else 'forfeited'}")
     row = ceiling_row(report, source)
     rows = [r for r in record["rows"] if r["role"] != "ceiling"]
-    gap, cpu = ceiling_gap(suite, row, best_fair(rows), report["row"]["deals"], workers, progress, state_dir)
+    gap, cpu = ceiling_gap(suite, row, best_fair(rows), report["row"]["deals"], workers, progress, state_dir, cluster)
     cpu += report["timing"]["cpu_seconds"]
     if source is not None:
         row["cpu_hours"] = round(cpu / 3600, 3)
@@ -350,7 +367,7 @@ def write(out: Path, suite, rows: list[dict], cpu: float, run: dict, ladder: dic
         commit=run["commit"],
         id=f"leaderboard-{suite.name}",
         title=f"Leaderboard {suite.name}",
-        machine="this project's shared 2-core CPU machine",
+        machine=run.get("machine", "this project's shared 2-core CPU machine"),
         load_note="other jobs shared the machine" if load_start and max(load_start) > 2 else None,
         cpu_hours=round(cpu / 3600, 3),
         suite=suite.name,
@@ -406,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="DIR",
         help="keep each finished pair in DIR and take the pairs an earlier run kept there (a run over several sessions)",
     )
+    add_ray_argument(parser)
     args = parser.parse_args(argv)
     if args.plot:
         print(f"wrote {os.path.relpath(add_figure(args.plot), ROOT)}")
@@ -421,13 +439,34 @@ def main(argv: list[str] | None = None) -> int:
     if args.ceiling_only and args.rows_only:
         print("leaderboard: error: --ceiling-only and --rows-only are two runs: give one", file=sys.stderr)
         return 2
+    try:
+        args.cluster = RayCluster(args.ray, args.workers) if args.ray is not None else None
+    except ValueError as exc:
+        print(f"leaderboard: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return publish(args, suite, tier, ceiling_deals, command)
+    finally:
+        if args.cluster is not None:
+            args.cluster.close()
+
+
+def publish(args, suite, tier: str, ceiling_deals: int | None, command: str) -> int:
+    """The run :func:`main` parsed: ``--ceiling-only``, ``--rows-only`` or the whole leaderboard (module docstring)."""
     if args.ceiling_only:
         return ceiling_only(args, suite, tier, ceiling_deals, command)
     if args.rows_only:
         return rows_only(args, suite, tier, command)
     load_start, commit = load_average(), git_commit()
     ladder = rate_ladder(
-        suite, tier, args.deals, args.workers, progress=not args.no_progress, engine=args.engine, state_dir=args.state
+        suite,
+        tier,
+        args.deals,
+        args.workers,
+        progress=not args.no_progress,
+        engine=args.engine,
+        state_dir=args.state,
+        cluster=args.cluster,
     )
     if ladder["forfeits"]:
         print(f"leaderboard: error: {len(ladder['forfeits'])} forfeits in the ladder", file=sys.stderr)
@@ -443,6 +482,8 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out or RESULTS / f"leaderboard-{suite.name}.json"
     run = {"command": command, "commit": commit, "load_start": load_start, "tier": tier, "deals": ladder["deals"]}
     run["engine"], run["cpu_by_engine"] = args.engine, by_engine
+    if args.cluster is not None:
+        run["machine"] = f"{args.cluster.describe()} (--ray)"
     write(out, suite, rows, cpu, run, ladder)  # the ladder is kept if the other agents are stopped
     for spec in extra_specs(suite):
         report = rate_agent(
@@ -454,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             engine=args.engine,
             state_dir=args.state,
+            cluster=args.cluster,
         )
         cpu += report["timing"]["cpu_seconds"]
         for name, seconds in report["timing"]["cpu_seconds_by_engine"].items():
@@ -466,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_ceiling:
         record = {"rows": rows, "tier": tier}
         ceiling_cpu = add_ceiling(
-            record, rated, ceiling_deals, args.workers, not args.no_progress, None, state_dir=args.state
+            record, rated, ceiling_deals, args.workers, not args.no_progress, None, args.state, args.cluster
         )
         cpu += ceiling_cpu
         by_engine["python harness"] = by_engine.get("python harness", 0.0) + ceiling_cpu  # the oracle: harness only
@@ -518,7 +560,15 @@ def rows_only(args, suite, tier: str, command: str) -> int:
         start = load_average()
         source = apart(command)
         report = rate_agent(
-            suite, spec, tier, args.deals, args.workers, not args.no_progress, engine=args.engine, state_dir=args.state
+            suite,
+            spec,
+            tier,
+            args.deals,
+            args.workers,
+            not args.no_progress,
+            engine=args.engine,
+            state_dir=args.state,
+            cluster=args.cluster,
         )
         if report["forfeits"] or report["interrupted"]:
             why = "was interrupted" if report["interrupted"] else f"forfeited {len(report['forfeits'])} games"
@@ -546,7 +596,7 @@ def ceiling_only(args, suite, tier: str, deals: int | None, command: str) -> int
     start = load_average()
     source = apart(command)
     source["load_average"] = {"start": start, "end": None}
-    add_ceiling(record, suite, deals, args.workers, not args.no_progress, source, state_dir=args.state)
+    add_ceiling(record, suite, deals, args.workers, not args.no_progress, source, args.state, args.cluster)
     next(r for r in record["rows"] if r["role"] == "ceiling")["load_average"]["end"] = load_average()
     out.write_text(json.dumps(data, indent=2) + "\n")
     print(f"wrote the ceiling row into {out}")

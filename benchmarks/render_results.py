@@ -203,9 +203,20 @@ LEADERBOARD = "leaderboard-"
 """The stem prefix of a published leaderboard's file (benchmarks/leaderboard.py)."""
 
 
+def full_tier_hours(board: dict[str, Any], cpu_hours: float, root: Path = ROOT) -> str:
+    """About the CPU-hours of ``board``'s whole run on its suite's full tier: ``cpu_hours`` (the run's, on its
+    ``deals``) times the full tier's deals over them; ``-`` where the suite file is not found."""
+    suite_file = root / "agents" / "suites" / f"{board['suite']}.json"
+    if not suite_file.is_file():
+        return "-"
+    full = json.loads(suite_file.read_text())["tiers"]["full"]
+    return f"about {cpu_hours * full / board['deals']:.0f} ({full:,} deals)"
+
+
 def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = ROOT) -> list[str]:
     """One table over the published leaderboards (each file's first record): the strongest fair agent
-    and its gap to the oracle's ceiling, the cost, the commit; then the suites not published yet."""
+    and its gap to the oracle's ceiling, the cost, the full tier's estimated cost (:func:`full_tier_hours`),
+    the commit; then the suites not published yet."""
     boards = [data["records"][0] for stem, data in files if stem.startswith(LEADERBOARD)]
     if not boards:
         return []
@@ -214,10 +225,13 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
         "",
         "Every published suite's strongest fair agent and how far the cheating `oracle` (every card seen) is above it",
         "([the oracle ceiling](benchmark.md#the-oracle-ceiling); the plain `oracle`, measured before the noisy one became",
-        "the ceiling, is a lower bound); each suite's section below has its whole table.",
+        "the ceiling, is a lower bound); each suite's section below has its whole table. The full tier's CPU-hours",
+        "are the run's, ceiling and added rows included, scaled to the full tier's deals: what the same",
+        "leaderboard costs on a cluster ([Running on a Ray cluster](benchmark.md#running-on-a-ray-cluster)).",
         "",
-        "| suite | tier | agents | strongest fair agent | oracle above it, points per hand | CPU-hours | commit | date |",
-        "|---|---|---|---|---|---|---|---|",
+        "| suite | tier | agents | strongest fair agent | oracle above it, points per hand | CPU-hours "
+        "| full tier, CPU-hours (estimated) | commit | date |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for board in sorted(boards, key=lambda b: b["suite"]):
         fair = [r for r in board["rows"] if r.get("role") != "ceiling" and isinstance(r.get("rating"), dict)]
@@ -226,6 +240,7 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
         added = [r.get("cpu_hours", 0.0) for r in fair if r.get("role") == "rated" and "command" in r]
         cost = number(board["cpu_hours"]) + (f" + {number(round(sum(added), 3))} (rows added)" if added else "")
         ceiling = board.get("ceiling")
+        apart = False
         if ceiling:
             gap = ceiling["gap"]
             above = (
@@ -238,9 +253,11 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
             hours = f"{cost} {'+' if apart else 'with'} {number(ceiling['cpu_hours'])} (ceiling)"
         else:
             above, hours = "not measured", cost
+        spent = board["cpu_hours"] + sum(added) + (ceiling["cpu_hours"] if apart else 0.0)
+        full = full_tier_hours(board, spent, root)
         lines.append(
             f"| {board['suite']} | {board['tier']}, {board['deals']} deals | {len(fair)} | "
-            f"`{best['agent']}` {best['rating_text']} | {above} | {hours} | {commit_text(board['commit'])} | "
+            f"`{best['agent']}` {best['rating_text']} | {above} | {hours} | {full} | {commit_text(board['commit'])} | "
             f"{str(board['date'])[:10]} |"
         )
     published = {b["suite"] for b in boards}

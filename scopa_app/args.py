@@ -38,3 +38,16 @@ def seed_arg(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
     return value
+
+
+RAY_HELP = (
+    "play the deals on a Ray cluster: ADDRESS is the head's HOST:PORT (`ray start --head`), ray://HOST:10001 or "
+    "auto (the cluster started on this machine); no ADDRESS: a local Ray of --workers CPUs. The results do not "
+    'depend on it (docs/benchmark.md, "Running on a Ray cluster"); needs ray: pip install "ray>=2.60,<3"'
+)
+"""The ``--ray`` help of every command that plays deals (:mod:`agents.ray_deals`)."""
+
+
+def add_ray_argument(parser: argparse.ArgumentParser) -> None:
+    """``--ray [ADDRESS]``: ``None`` without it, ``""`` (a local Ray) with no address."""
+    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS", help=RAY_HELP)

@@ -2,12 +2,14 @@
 
 ::
 
-    scopa eval A B [--games N] [--rules NAME] [--players K] [--workers W] [--seed S] [--json PATH] [--csv PATH]
-    scopa tournament A B C ... [--games N] [--rules NAME] [--players K] [--workers W] [--seed S]
-                               [--json PATH] [--csv PATH] [--png PATH]
+    scopa eval A B [--games N] [--rules NAME] [--players K] [--workers W] [--ray [ADDRESS]] [--seed S]
+                   [--json PATH] [--csv PATH]
+    scopa tournament A B C ... [--games N] [--rules NAME] [--players K] [--workers W] [--ray [ADDRESS]]
+                               [--seed S] [--json PATH] [--csv PATH] [--png PATH]
 
 Agents are specs for :func:`agents.registry.make_agent` (``random``, ``greedy``,
-``heuristic``, ``search``, ``search:ply_budget=4000``, checkpoints such as ``ppo:PATH``).
+``heuristic``, ``search``, ``search:ply_budget=4000``, checkpoints such as ``ppo:PATH``, a user's
+class ``module:Class``).
 Bad input (unknown agent or preset, missing or wrong checkpoint, an agent trained for
 another game) ends with one line on stderr and exit status 2, before any game; Ctrl-C
 prints what finished. A run in which an agent forfeits games (an illegal move, an
@@ -25,9 +27,11 @@ from pathlib import Path
 
 from agents.matches import Match, game_agent, run_deals
 from agents.plots import plot_ratings
+from agents.ray_deals import ray_cluster
 from agents.report import render_report, render_tournament, write_csv, write_json
 from agents.stats import summarize
 from agents.tournament import tournament
+from scopa_app.args import add_ray_argument
 from scopa_env.engine.rules import get_rules
 
 EXIT_BAD_INPUT = 2
@@ -54,6 +58,7 @@ def _common(p: argparse.ArgumentParser, games_default: int) -> None:
     p.add_argument("--rules", default="standard", help=RULES_HELP)
     p.add_argument("--players", type=int, default=2, help="2, 3, 4 (teams) or 6 (teams); default 2")
     p.add_argument("--workers", type=int, default=1, help="processes; results do not depend on it")
+    add_ray_argument(p)
     p.add_argument("--seed", type=int, default=0, help="master seed of the deals and agents")
     p.add_argument("--json", metavar="PATH", help="write the full report as JSON")
     p.add_argument("--csv", metavar="PATH", help="write the table as CSV")
@@ -142,9 +147,12 @@ def run_eval(args: argparse.Namespace) -> int:
     if error:
         return _fail("eval", error)
     if getattr(args, "fast", False):
+        if args.ray is not None:
+            return _fail("eval", "--fast plays on this machine's compiled core: drop --ray or --fast")
         return _run_fast_eval(args)
     match = Match(tuple(args.agents), args.players, args.rules, args.seed)
-    run = run_deals(match, args.games, args.workers, progress=not args.no_progress)
+    with ray_cluster(args.ray, args.workers) as cluster:
+        run = run_deals(match, args.games, args.workers, progress=not args.no_progress, cluster=cluster)
     if not run.deals:
         print("interrupted before any deal finished", file=sys.stderr)
         return 130
@@ -320,9 +328,17 @@ def run_tournament(args: argparse.Namespace) -> int:
     error = _check_inputs(args)
     if error:
         return _fail("tournament", error)
-    result = tournament(
-        args.agents, args.games, args.rules, args.players, args.workers, args.seed, progress=not args.no_progress
-    )
+    with ray_cluster(args.ray, args.workers) as cluster:
+        result = tournament(
+            args.agents,
+            args.games,
+            args.rules,
+            args.players,
+            args.workers,
+            args.seed,
+            progress=not args.no_progress,
+            cluster=cluster,
+        )
     if not any(p["deals"] for p in result["pairs"]):
         print("interrupted before any deal finished", file=sys.stderr)
         return 130

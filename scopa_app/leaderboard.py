@@ -2,7 +2,8 @@
 
 ::
 
-    scopa leaderboard AGENT [--suite standard-2p-v1] [--quick] [--workers N] [--engine auto] [--json PATH]
+    scopa leaderboard AGENT [--suite standard-2p-v1] [--quick] [--workers N] [--ray [ADDRESS]] [--engine auto]
+                            [--json PATH]
     scopa leaderboard --list
 
 AGENT is an agent spec (``heuristic``, ``fsearch:worlds=64``), a checkpoint (``dmc:PATH``,

@@ -1,8 +1,8 @@
 """DMC's actors and labellers in Ray workers (train/dmc_ray.py, ``workers: N``).
 
 The config checks and the split of the games need no ray; the runs skip when ray, an optional
-dependency (``pip install "ray>=2.60,<3"``), is missing. CI runs them in its RLlib step, whose
-virtualenv has ray.
+dependency (``pip install "ray>=2.60,<3"``, in the ``all`` extra), is missing; CI runs them with the
+main suite.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The RLlib backend (train/rllib): config checks, the env RLlib sees, checkpoint agents, and a
 tiny RLlib training run.
 
-The tests of the first part need no ray; those marked below skip when ray is not installed
+The tests of the first part need no ray; those marked below skip when RLlib is not installed
 (``pip install -e ".[rllib]"``); CI runs them in their own step with the extra installed.
 """
 
@@ -238,7 +238,9 @@ def test_masked_logits_give_illegal_actions_zero_probability():
 
 @pytest.fixture(scope="module")
 def ray_local():
-    ray = pytest.importorskip("ray")
+    pytest.importorskip("ray.rllib", reason='RLlib is an optional dependency: pip install -e ".[rllib]"')
+    import ray
+
     ray.init(address="local", num_cpus=1, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
@@ -314,7 +316,7 @@ def test_tiny_training_run_writes_the_metrics(ray_local, tmp_path):
 
 
 def test_unreachable_cluster_fails_fast_through_run(capsys, tmp_path):
-    pytest.importorskip("ray")
+    pytest.importorskip("ray.rllib", reason='RLlib is an optional dependency: pip install -e ".[rllib]"')
     address = f"127.0.0.1:{closed_port()}"
     start = time.monotonic()
     assert run({**TINY, "address": address, "address_timeout": 1.0}, tmp_path / "r") == 2

@@ -24,12 +24,14 @@ from pathlib import Path
 from train.config import ConfigError
 from train.rllib.config import BACKEND, RllibConfig, validate_config
 
-RAY_MISSING = 'ray is not installed: pip install -e ".[rllib]"'
+RAY_MISSING = 'ray[rllib] is not installed: pip install -e ".[rllib]"'
 EXIT_BAD_INPUT = 2
 
 
 def ray_available() -> bool:
-    return importlib.util.find_spec("ray") is not None
+    """Whether RLlib can be imported: ray, and dm-tree (``tree``), which only the ``rllib`` extra installs
+    (Ray's core alone, in the ``all`` extra for the evaluations' ``--ray``, does not make RLlib importable)."""
+    return importlib.util.find_spec("ray") is not None and importlib.util.find_spec("tree") is not None
 
 
 def run(config: dict, run_dir: Path) -> int:
