@@ -49,15 +49,15 @@ ABOUT = (
 )
 
 
-def play(name: str, spec: str, suite, args: argparse.Namespace) -> tuple[dict, str]:
-    """The report of ``spec`` against the reference on the suite's first ``--pairs`` deals, and its path."""
+def play(name: str, spec: str, suite, pairs: int, args: argparse.Namespace) -> tuple[dict, str]:
+    """The report of ``spec`` against the reference on the suite's first ``pairs`` deals, and its path."""
     path = Path(args.out_dir) / suite.name / f"{name}.json"
     if path.exists():
         report = json.loads(path.read_text())
-        if report.get("deals") == args.pairs and report.get("config", {}).get("seed") == suite.seed:
+        if report.get("deals") == pairs and report.get("config", {}).get("seed") == suite.seed:
             return report, str(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    command = ["scopa", "eval", spec, args.reference, "--games", str(args.pairs), "--seed", str(suite.seed)]
+    command = ["scopa", "eval", spec, args.reference, "--games", str(pairs), "--seed", str(suite.seed)]
     command += ["--rules", suite.rules.name, "--players", str(suite.num_players), "--workers", str(args.workers)]
     command += ["--json", str(path)]
     print("+", shlex.join(command), flush=True)
@@ -83,11 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     load_start = load_average()
     rows = []
-    for suite_name in args.suite or ["standard-2p-v1", "scopone-scientifico-v1"]:
+    for item in args.suite or ["standard-2p-v1", "scopone-scientifico-v1"]:
+        suite_name, _, count = item.partition(":")
         suite = load_suite(suite_name)
+        pairs = int(count) if count else args.pairs
         margins = {}
         for name, spec in SPECS.items():
-            report, path = play(name, spec, suite, args)
+            report, path = play(name, spec, suite, pairs, args)
             margins[name] = margin(report)
             rows.append({"suite": suite.name, "agent": spec, "data": path, "share": ""})
         full, hands, inference = (margins[k]["mean"] for k in SPECS)
@@ -105,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             command,
             rows,
             what=(
-                f"each spec against {args.reference} on the suite's first {args.pairs} deals (its quick tier), "
-                "both seatings, whole games, 95% CIs clustered by deal (Python harness: the oracle needs the whole game)"
+                f"each spec against {args.reference} on the suite's first deals (the deals column; its quick tier "
+                "is 200), both seatings, whole games, 95% CIs clustered by deal (Python harness: the oracle needs the whole game)"
             ),
             columns=[
                 ("suite", "suite"),
