@@ -73,6 +73,18 @@ def family_of(spec: str) -> str:
     return "network" if spec.startswith(("zoo:", "dmc:")) else "other"
 
 
+def select_mode_network(spec: str) -> bool:
+    """Whether ``spec`` is a PPO or DQN network (``ppo:``, ``dqn:`` or such a zoo entry)."""
+    prefix, _, name = spec.partition(":")
+    if prefix in ("ppo", "dqn"):
+        return True
+    if prefix == "zoo":
+        from train.zoo import algo_of
+
+        return algo_of(name) in ("ppo", "dqn")
+    return False
+
+
 def pairs_for(spec: str, args: argparse.Namespace) -> int:
     """``--pairs``, or the ``--pairs-for SPEC=N`` of ``spec`` (the costliest agents on fewer deals)."""
     for item in args.pairs_for:
@@ -91,7 +103,10 @@ def play(spec: str, args: argparse.Namespace) -> dict:
         if report.get("deals") == pairs and report.get("seed") == args.seed:
             return report
     path.parent.mkdir(parents=True, exist_ok=True)
-    command = ["scopa", "eval", "--fast", spec, args.reference, "--games", str(pairs)]
+    # the compiled evaluation plays DMC networks, netsearch and compiled players; PPO and DQN networks
+    # play the same deals on the Python harness
+    engine = ["--workers", "1"] if select_mode_network(spec) else ["--fast"]
+    command = ["scopa", "eval", *engine, spec, args.reference, "--games", str(pairs)]
     command += ["--seed", str(args.seed), "--json", str(path)]
     print("+", shlex.join(command), flush=True)
     subprocess.run([sys.executable, "-m", "scopa_app.cli", *command[1:]], check=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Ray runs its worker processes at nice 15 by default; beside pytest-xdist's workers on a small
+# machine they then get almost no CPU and the Ray tests (tests/test_eval_ray.py, tests/test_dmc_ray.py)
+# crawl or time out. Every local Ray the tests start, in this process or a `scopa` subprocess, runs
+# its workers at the tests' own priority.
+os.environ.setdefault("RAY_worker_niceness", "0")
 
 
 def pytest_collection_modifyitems(config, items):
