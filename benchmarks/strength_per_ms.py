@@ -94,26 +94,27 @@ def pairs_for(spec: str, args: argparse.Namespace) -> int:
     return args.pairs
 
 
-def play(spec: str, args: argparse.Namespace) -> dict:
-    """The report of ``spec`` against the reference (from ``--out-dir`` when it is there)."""
-    path = Path(args.out_dir) / f"{slug(spec)}.json"
-    pairs = pairs_for(spec, args)
+def kept_eval(path: Path, eval_args: list[str], pairs: int, seed: int) -> tuple[dict, bool]:
+    """``scopa eval ... --games pairs --seed seed --json path``'s report, and whether it was played now: a
+    report of the same deals already at ``path`` is taken back instead (a stopped run resumes)."""
     if path.exists():
         report = json.loads(path.read_text())
-        if report.get("deals") == pairs and report.get("seed") == args.seed:
-            return report
+        if report.get("deals") == pairs and report.get("config", {}).get("seed") == seed:
+            return report, False
     path.parent.mkdir(parents=True, exist_ok=True)
+    command = ["scopa", "eval", *eval_args, "--games", str(pairs), "--seed", str(seed), "--json", str(path)]
+    print("+", shlex.join(command), flush=True)
+    subprocess.run([sys.executable, "-m", "scopa_app.cli", *command[1:]], check=True)
+    return json.loads(path.read_text()), True
+
+
+def play(spec: str, args: argparse.Namespace) -> dict:
+    """The report of ``spec`` against the reference (from ``--out-dir`` when it is there)."""
     # the compiled evaluation plays DMC networks, netsearch and compiled players; PPO and DQN networks
     # play the same deals on the Python harness
     engine = ["--workers", "1"] if select_mode_network(spec) else ["--fast"]
-    command = ["scopa", "eval", *engine, spec, args.reference, "--games", str(pairs)]
-    command += ["--seed", str(args.seed), "--json", str(path)]
-    print("+", shlex.join(command), flush=True)
-    subprocess.run([sys.executable, "-m", "scopa_app.cli", *command[1:]], check=True)
-    report = json.loads(path.read_text())
-    report["seed"] = args.seed
-    path.write_text(json.dumps(report, indent=1) + "\n")
-    return report
+    path = Path(args.out_dir) / f"{slug(spec)}.json"
+    return kept_eval(path, [*engine, spec, args.reference], pairs_for(spec, args), args.seed)[0]
 
 
 def margin_of(report: dict) -> dict:

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
+
+from strength_per_ms import kept_eval  # noqa: E402
 
 from agents.suites import load_suite  # noqa: E402
 from scopa_env.bench.results import load_average, result_record  # noqa: E402
@@ -50,20 +51,13 @@ ABOUT = (
 )
 
 
-def play(name: str, spec: str, suite, pairs: int, args: argparse.Namespace) -> tuple[dict, str]:
-    """The report of ``spec`` against the reference on the suite's first ``pairs`` deals, and its path."""
+def play(name: str, spec: str, suite, pairs: int, args: argparse.Namespace) -> tuple[dict, str, bool]:
+    """The report of ``spec`` against the reference on the suite's first ``pairs`` deals, its path, and
+    whether it was played now (a kept report is taken back)."""
     path = Path(args.out_dir) / suite.name / f"{name}.json"
-    if path.exists():
-        report = json.loads(path.read_text())
-        if report.get("deals") == pairs and report.get("config", {}).get("seed") == suite.seed:
-            return report, str(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    command = ["scopa", "eval", spec, args.reference, "--games", str(pairs), "--seed", str(suite.seed)]
-    command += ["--rules", suite.rules.name, "--players", str(suite.num_players), "--workers", str(args.workers)]
-    command += ["--json", str(path)]
-    print("+", shlex.join(command), flush=True)
-    subprocess.run([sys.executable, "-m", "scopa_app.cli", *command[1:]], check=True)
-    return json.loads(path.read_text()), str(path)
+    game = ["--rules", suite.rules.name, "--players", str(suite.num_players), "--workers", str(args.workers)]
+    report, played = kept_eval(path, [spec, args.reference, *game], pairs, suite.seed)
+    return report, str(path), played
 
 
 def margin(report: dict) -> dict:
@@ -83,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", help="write the table as a result record (JSON)")
     args = parser.parse_args(argv)
     load_start = load_average()
-    rows = []
+    rows, played = [], False
     for item in args.suite or ["standard-2p-v1", "scopone-scientifico-v1"]:
         suite_name, _, count = item.partition(":")
         suite = load_suite(suite_name)
@@ -104,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
                     }
                 )
                 continue
-            report, paths[name] = play(name, spec, suite, pairs, args)
+            report, paths[name], now = play(name, spec, suite, pairs, args)
+            played |= now
             margins[name] = margin(report)
             rows.append({"suite": suite.name, "agent": spec, "data": paths[name], "share": "", "note": ""})
         full, hands, inference = (margins[k]["mean"] for k in SPECS)
@@ -134,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
                 ("share", "share"),
                 ("note", "note"),
             ],
-            load={"start": load_start, "end": load_average()},
+            load={"start": load_start, "end": load_average()} if played else None,
+            load_note=None if played else "not recorded: every report was kept from an earlier run of this command",
             machine="this project's shared 2-core CPU machine",
         )
         Path(args.record).parent.mkdir(parents=True, exist_ok=True)
