@@ -463,6 +463,53 @@ def per_hand_rates(side: dict) -> dict:
     return {k: round(float(v), 4) for k, v in rates.items()}
 
 
+def _reference_entry(suite: Suite, ref: str, outcome: PairOutcome) -> dict:
+    """The entry of :func:`rate_agent`'s row for one reference: the agent's games against ``ref``
+    (``outcome``: :func:`played_pair`'s), its margin and win rate with intervals, its per-hand rates
+    and the engine that played them."""
+    report = outcome.summary
+    side = report["agents"][0]
+    return {
+        "reference": ref,
+        "reference_rating": suite.rating_of(ref),
+        "engine": outcome.engine,
+        "deals": report["deals"],
+        "games": side["games"],
+        "hands": side["hands"],
+        "margin_per_hand": _ci(side["margin_per_hand"]),
+        "win_rate": _ci(side["win_rate"]),
+        "per_hand": per_hand_rates(side),
+        **({"kept_from_commit": outcome.commit} if outcome.reused else {}),
+    }
+
+
+def _agent_row(
+    suite: Suite,
+    spec: str,
+    tier: str,
+    n: int,
+    ceiling: bool,
+    rating: dict | None,
+    per_ref: list[dict],
+    totals: dict[str, float],
+) -> dict:
+    """:func:`rate_agent`'s leaderboard row from its reference entries, its rating (or ``None``) and
+    ``totals`` (the hands played and the per-hand rates weighted by them, over all references)."""
+    hands = totals["hands"]
+    return {
+        "agent": spec,
+        **({"label": agent_label(spec), "role": "ceiling", "cheating": is_cheating(spec)} if ceiling else {}),
+        "suite": suite.name,
+        "tier": tier,
+        "deals": n,
+        "trial": n != suite.deals(tier),
+        "rating": rating,
+        "scale": f"Elo points, {suite.anchor} = {suite.anchor_rating:g}",
+        "references": per_ref,
+        "per_hand": {k: round(totals[k] / hands, 4) for k in PER_HAND} if hands else None,
+    }
+
+
 def rate_agent(
     suite: Suite,
     spec: str,
@@ -521,25 +568,11 @@ def rate_agent(
             interrupted = True
             break
         reused += outcome.reused
-        report = outcome.summary
-        forfeits += [f for f in report["forfeits"]]
-        side = report["agents"][0]
-        rates = per_hand_rates(side)
-        totals["hands"] += side["hands"]
+        forfeits += [f for f in outcome.summary["forfeits"]]
+        entry = _reference_entry(suite, ref, outcome)
+        totals["hands"] += entry["hands"]
         for key in PER_HAND:
-            totals[key] += rates[key] * side["hands"]
-        entry = {
-            "reference": ref,
-            "reference_rating": suite.rating_of(ref),
-            "engine": played_on,
-            "deals": report["deals"],
-            "games": side["games"],
-            "hands": side["hands"],
-            "margin_per_hand": _ci(side["margin_per_hand"]),
-            "win_rate": _ci(side["win_rate"]),
-            "per_hand": rates,
-            **({"kept_from_commit": outcome.commit} if outcome.reused else {}),
-        }
+            totals[key] += entry["per_hand"][key] * entry["hands"]
         per_ref.append(entry)
         comparisons.append(outcome.comparisons)
         if on_reference is not None:
@@ -548,21 +581,8 @@ def rate_agent(
     rating = None
     if complete and suite.rated and not ceiling:
         rating = rating_with_interval(comparisons, [suite.rating_of(r) for r in refs], suite.seed)
-    hands = totals["hands"]
-    row = {
-        "agent": spec,
-        **({"label": agent_label(spec), "role": "ceiling", "cheating": is_cheating(spec)} if ceiling else {}),
-        "suite": suite.name,
-        "tier": tier,
-        "deals": n,
-        "trial": n != suite.deals(tier),
-        "rating": rating,
-        "scale": f"Elo points, {suite.anchor} = {suite.anchor_rating:g}",
-        "references": per_ref,
-        "per_hand": {k: round(totals[k] / hands, 4) for k in PER_HAND} if hands else None,
-    }
     return {
-        "row": row,
+        "row": _agent_row(suite, spec, tier, n, ceiling, rating, per_ref, totals),
         "forfeits": forfeits,
         "interrupted": interrupted,
         "timing": {

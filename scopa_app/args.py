@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from scopa_env.engine.rules import get_rules
+from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, get_rules
 
 RULES_HELP = "rules preset (default standard; `scopa presets` lists them, docs/rules.md explains them)"
 """The ``--rules`` help of every subcommand (the presets are listed once, by ``scopa presets``)."""
@@ -16,6 +16,33 @@ def rules_arg(name: str):
         return get_rules(name)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def players_arg(text: str) -> int:
+    """argparse type for ``--players``: a player count the engine knows (``ALLOWED_PLAYER_COUNTS``).
+
+    Whether the chosen rules deal for that many players is the rules' own check
+    (``Rules.check_players``), made where both are known."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in ALLOWED_PLAYER_COUNTS:
+        counts = ", ".join(map(str, ALLOWED_PLAYER_COUNTS))
+        raise argparse.ArgumentTypeError(f"must be one of {counts}, got {text!r}")
+    return value
+
+
+PLAYERS_HELP = "number of players (default 2; 4 and 6 play in teams; 8: the 52-card game, --rules french_52)"
+"""The ``--players`` help of every subcommand."""
+
+
+def add_game_arguments(parser: argparse.ArgumentParser, players_help: str = PLAYERS_HELP) -> None:
+    """``--rules`` (a :class:`~scopa_env.engine.rules.Rules`, default standard) and ``--players`` (an
+    int the engine knows, default 2): the two options that name the game, typed and helped alike in
+    every subcommand."""
+    parser.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
+    parser.add_argument("--players", type=players_arg, default=2, metavar="N", help=players_help)
 
 
 def positive_seconds(text: str) -> float:

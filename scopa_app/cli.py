@@ -18,8 +18,8 @@ import random
 import sys
 from pathlib import Path
 
-from scopa_app.args import RULES_HELP, positive_seconds, rules_arg, seed_arg
-from scopa_env.engine.rules import PRESETS, get_rules
+from scopa_app.args import add_game_arguments, positive_seconds, seed_arg
+from scopa_env.engine.rules import PRESETS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,14 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Play a whole game of uniformly random legal moves and print every position (all hands "
         "shown) and each hand's score.",
     )
-    p.add_argument(
-        "--players",
-        type=int,
-        default=2,
-        choices=(2, 3, 4, 6, 8),
-        help="number of players (default 2; 8: the 52-card game, --rules french_52)",
-    )
-    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
+    add_game_arguments(p)
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals and the moves (default 0)")
     p.add_argument("--hand", action="store_true", help="stop after one hand")
     p.add_argument("--quiet", action="store_true", help="print only the hand results")

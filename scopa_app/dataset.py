@@ -18,8 +18,7 @@ import sys
 from pathlib import Path
 
 from agents.dataset import MAX_GAMES
-from scopa_app.args import RULES_HELP, rules_arg, seed_arg
-from scopa_env.engine.rules import get_rules
+from scopa_app.args import add_game_arguments, seed_arg
 
 EXIT_BAD_INPUT = 2
 
@@ -39,8 +38,7 @@ def add_dataset_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--search", default="fsearch:worlds=16", help="the labelling fsearch spec (default fsearch:worlds=16)"
     )
-    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
-    p.add_argument("--players", type=int, default=2, help="number of players (default 2)")
+    add_game_arguments(p)
     p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals, agents and search (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=run_dataset)

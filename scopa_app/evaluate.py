@@ -31,7 +31,7 @@ from agents.ray_deals import ray_cluster
 from agents.report import render_report, render_tournament, write_csv, write_json
 from agents.stats import summarize
 from agents.tournament import tournament
-from scopa_app.args import add_ray_argument
+from scopa_app.args import add_game_arguments, add_ray_argument
 from scopa_env.engine.rules import get_rules
 
 EXIT_BAD_INPUT = 2
@@ -39,7 +39,6 @@ EXIT_FORFEITS = 1
 """An agent forfeited games: the numbers are not a result."""
 SHOWN_FORFEITS = 3
 """Forfeits printed in full on stderr (the count covers them all)."""
-RULES_HELP = "rules preset (default standard; `scopa presets` lists them)"
 
 
 def agents_help() -> str:
@@ -55,8 +54,7 @@ def _common(p: argparse.ArgumentParser, games_default: int) -> None:
         default=games_default,
         help=f"duplicate deals; each is played in every seat rotation (default {games_default})",
     )
-    p.add_argument("--rules", default="standard", help=RULES_HELP)
-    p.add_argument("--players", type=int, default=2, help="2, 3, 4 (teams) or 6 (teams); default 2")
+    add_game_arguments(p)
     p.add_argument("--workers", type=int, default=1, help="processes; results do not depend on it")
     add_ray_argument(p)
     p.add_argument("--seed", type=int, default=0, help="master seed of the deals and agents")
@@ -105,7 +103,6 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
 def _check_inputs(args: argparse.Namespace) -> str | None:
     """Resolve the rules and build each agent once; return a one-line error or ``None``."""
     try:
-        args.rules = get_rules(args.rules)
         args.rules.check_players(args.players)
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")

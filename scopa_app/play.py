@@ -690,7 +690,7 @@ def new_terminal_game(
 
 def add_play_parser(subparsers) -> argparse.ArgumentParser:
     """Register ``scopa play``."""
-    from scopa_app.args import RULES_HELP, rules_arg, seed_arg
+    from scopa_app.args import PLAYERS_HELP, add_game_arguments, seed_arg
 
     p = subparsers.add_parser(
         "play",
@@ -708,10 +708,7 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument(
         "--teammate", default=None, metavar="AGENT", help="agent of your partners (4-6 players; default: --opponent)"
     )
-    p.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
-    p.add_argument(
-        "--players", type=int, default=2, choices=(2, 3, 4, 6, 8), help="number of players (you are player_0)"
-    )
+    add_game_arguments(p, f"{PLAYERS_HELP}; you are player_0")
     p.add_argument("--seed", type=seed_arg, default=None, help="seed the deal and the agents")
     p.add_argument("--no-color", action="store_true", help="plain text")
     p.set_defaults(func=_play_command)

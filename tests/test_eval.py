@@ -250,8 +250,7 @@ def test_eval_cli_writes_json_and_csv(tmp_path, capsys):
     ("argv", "message"),
     [
         (["eval", "greedy", "grredy"], "known agents: random, greedy, heuristic, search"),
-        (["eval", "greedy", "random", "--rules", "nope"], "known presets"),
-        (["eval", "greedy", "random", "--players", "5"], "num_players"),
+        (["eval", "greedy", "random", "--players", "8"], "num_players"),
         (["eval", "greedy", "nosuchprefix:model.pt"], "unknown agent"),
         (["tournament", "greedy"], "at least two"),
     ],
@@ -261,6 +260,26 @@ def test_bad_input_is_one_line(argv, message, capsys):
     assert args.func(args) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err, f"expected a one-line error with {message!r}, got {err!r}"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["eval", "greedy", "random", "--rules", "nope"],
+            "argument --rules: unknown rules preset 'nope'; known presets",
+        ),
+        (["eval", "greedy", "random", "--players", "5"], "argument --players: must be one of 2, 3, 4, 6, 8, got '5'"),
+        (["tournament", "a", "b", "--players", "two"], "argument --players: must be one of"),
+    ],
+)
+def test_bad_game_options_fail_while_parsing(argv, message, capsys):
+    """--rules and --players are typed by scopa_app/args.py, as in every other subcommand: the error
+    names the option and the problem, before any agent is built."""
+    with pytest.raises(SystemExit) as exit_info:
+        _parser().parse_args(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err.strip().splitlines()[-1]
 
 
 def test_tournament_ratings_and_chart(tmp_path):

@@ -577,6 +577,25 @@ class BodySizeLimit:
 # --- the app ------------------------------------------------------------------------------------------
 
 
+@dataclass
+class _Shared:
+    """What the routes of one app share: what the server offers, its agents, its sessions and
+    the generator (with its lock) that chooses the deals and the agents' seeds."""
+
+    config: ServerConfig
+    agents: AgentFactory
+    store: GameStore
+    seeder: np.random.Generator
+    seeder_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def draw_seeds(self, players: int) -> tuple[int, list[int]]:
+        """A deal's seed and one seed per seat, drawn apart so the agents' play tells nothing of the deal."""
+        with self.seeder_lock:
+            seed = int(self.seeder.integers(2**62))
+            agent_seeds = [int(x) for x in self.seeder.integers(2**62, size=players)]
+        return seed, agent_seeds
+
+
 def create_app(
     default_opponent: str = DEFAULT_OPPONENT,
     extra_agents: tuple[str, ...] = (),
@@ -613,30 +632,66 @@ def create_app(
     app.state.config = config
     app.state.agents = agents
     app.add_middleware(BodySizeLimit, limit=MAX_BODY_BYTES)
-    seeder = np.random.default_rng(seed)
-    seeder_lock = threading.Lock()
+    shared = _Shared(config, agents, store, np.random.default_rng(seed))
+    app.middleware("http")(_security_headers)
+    app.add_exception_handler(RequestValidationError, _readable_validation_error)
+    _add_page_routes(app, shared)
+    _add_new_game_route(app, shared)
+    _add_play_routes(app, shared)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next):
-        response = await call_next(request)
-        for key, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(key, value)
-        return response
 
-    @app.exception_handler(RequestValidationError)
-    async def readable_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
-        parts = []
-        for err in exc.errors():
-            loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
-            if err.get("type") == "json_invalid":
-                parts.append("the request body is not valid JSON")
-            elif err.get("type") == "missing" and not loc:
-                parts.append("the request needs a JSON body")
-            elif not loc and err.get("type") in ("dict_type", "model_attributes_type"):
-                parts.append("the request body must be a JSON object")
-            else:
-                parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
-        return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=422)
+async def _security_headers(request: Request, call_next):
+    """HTTP middleware: :data:`SECURITY_HEADERS` on every response (unless a route set its own)."""
+    response = await call_next(request)
+    for key, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(key, value)
+    return response
+
+
+async def _readable_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A request's validation errors as one readable 422 ``detail`` (``"bad request: ..."``)."""
+    parts = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
+        if err.get("type") == "json_invalid":
+            parts.append("the request body is not valid JSON")
+        elif err.get("type") == "missing" and not loc:
+            parts.append("the request needs a JSON body")
+        elif not loc and err.get("type") in ("dict_type", "model_attributes_type"):
+            parts.append("the request body must be a JSON object")
+        else:
+            parts.append(f"{loc}: {err.get('msg')}" if loc else str(err.get("msg")))
+    return JSONResponse({"detail": "bad request: " + "; ".join(parts)}, status_code=422)
+
+
+def _options_of(shared: _Shared) -> dict:
+    """The body of ``GET /api/options``: the presets, the agents offered and the defaults."""
+    return {
+        "rules": [
+            {
+                "name": r.name,
+                "description": player_description(r.description),
+                "player_counts": list(r.player_counts),
+                "target": r.target,
+                # 10: the 40-card Italian deck; 13: the 52-card French deck (french_52).
+                "ranks_per_suit": r.ranks_per_suit,
+                # The player counts that play in two teams (the others: each for themselves).
+                "partnerships": list(r.partnerships),
+            }
+            for r in PRESETS.values()
+        ],
+        "agents": list(shared.config.agents),
+        # Checkpoint agents play only the game they were trained for: {spec: {"players", "rules"}}.
+        "agent_games": shared.agents.trained_for(),
+        "default_opponent": shared.config.default_opponent,
+        "default_rules": "standard",
+    }
+
+
+def _add_page_routes(app: FastAPI, shared: _Shared) -> None:
+    """Register ``GET /`` (the page) and ``GET /api/options`` on ``app``."""
 
     @app.get("/", include_in_schema=False)
     def index():
@@ -645,26 +700,67 @@ def create_app(
 
     @app.get("/api/options")
     def options() -> dict:
-        return {
-            "rules": [
-                {
-                    "name": r.name,
-                    "description": player_description(r.description),
-                    "player_counts": list(r.player_counts),
-                    "target": r.target,
-                    # 10: the 40-card Italian deck; 13: the 52-card French deck (french_52).
-                    "ranks_per_suit": r.ranks_per_suit,
-                    # The player counts that play in two teams (the others: each for themselves).
-                    "partnerships": list(r.partnerships),
-                }
-                for r in PRESETS.values()
-            ],
-            "agents": list(config.agents),
-            # Checkpoint agents play only the game they were trained for: {spec: {"players", "rules"}}.
-            "agent_games": agents.trained_for(),
-            "default_opponent": config.default_opponent,
-            "default_rules": "standard",
-        }
+        return _options_of(shared)
+
+
+def _new_web_game(shared: _Shared, body: NewGameRequest) -> WebGame:
+    """The game ``body`` asks for, with its agents seated (nothing played yet): 400 for unknown
+    rules, a player count the rules do not play, an agent the server does not offer or that
+    cannot play this game, or a seed the server does not accept."""
+    config, agents = shared.config, shared.agents
+    try:
+        rules = get_rules(body.rules)
+        rules.check_players(body.players)
+    except ValueError as exc:
+        raise HTTPException(400, str(exc)) from None
+    opponent = body.opponent or config.default_opponent
+    teammate = body.teammate or opponent
+    for role, spec in (("opponent", opponent), ("teammate", teammate)):
+        if spec not in config.agents:
+            raise HTTPException(400, f"unknown {role} agent {spec!r}; this server offers: {', '.join(config.agents)}")
+    if body.seed is not None and not config.allow_client_seeds:
+        raise HTTPException(
+            400,
+            "this server chooses the deals itself (a seed from the page would reveal every hidden card); "
+            "start it with --allow-seeds for tests and demos",
+        )
+    if body.seed is not None:  # tests and demos: the deal and the agents replay exactly
+        seed, agent_seeds = body.seed, [body.seed + seat for seat in range(body.players)]
+    else:  # the agents' seeds are drawn apart from the deal's, so their play tells nothing of it
+        seed, agent_seeds = shared.draw_seeds(body.players)
+    game = Game(body.players, rules, seed=seed, auto_next_hand=False)
+    specs = {
+        seat: teammate if game.side_of[seat] == game.side_of[HUMAN_SEAT] else opponent
+        for seat in range(1, body.players)
+    }
+    for spec in dict.fromkeys(specs.values()):
+        problem = agents.mismatch(spec, body.players, rules)
+        if problem:
+            raise HTTPException(400, f"agent {spec!r} cannot play this game: {problem}")
+    try:
+        seat_agents = {seat: agents(spec, agent_seeds[seat]) for seat, spec in specs.items()}
+    except (ValueError, FileNotFoundError) as exc:
+        raise HTTPException(400, f"cannot build the agents: {exc}") from None
+    return WebGame(secrets.token_urlsafe(16), game, seat_agents, specs)
+
+
+def _session_token(store: GameStore, request: Request, response: Response, scopa_session: str | None) -> str:
+    """The request's session token, or a new session's (its cookie set on ``response``; 429 when
+    the client address started too many sessions in the last minute)."""
+    token = scopa_session if store.has_session(scopa_session) else None
+    if token is None:
+        try:
+            token = store.new_session(request.client.host if request.client else "")
+        except TooManySessions:
+            raise HTTPException(
+                429, "too many new sessions from this address in the last minute; try again later"
+            ) from None
+        response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
+    return token
+
+
+def _add_new_game_route(app: FastAPI, shared: _Shared) -> None:
+    """Register ``POST /api/games`` on ``app``: a new game, its agents' first plays, and a session if needed."""
 
     @app.post("/api/games", status_code=201)
     def new_game(
@@ -673,58 +769,45 @@ def create_app(
         body: Annotated[NewGameRequest, Body()] = None,
         scopa_session: Annotated[str | None, Cookie()] = None,
     ) -> dict:
-        body = body or NewGameRequest()
-        try:
-            rules = get_rules(body.rules)
-            rules.check_players(body.players)
-        except ValueError as exc:
-            raise HTTPException(400, str(exc)) from None
-        opponent = body.opponent or config.default_opponent
-        teammate = body.teammate or opponent
-        for role, spec in (("opponent", opponent), ("teammate", teammate)):
-            if spec not in config.agents:
-                raise HTTPException(
-                    400, f"unknown {role} agent {spec!r}; this server offers: {', '.join(config.agents)}"
-                )
-        if body.seed is not None and not config.allow_client_seeds:
-            raise HTTPException(
-                400,
-                "this server chooses the deals itself (a seed from the page would reveal every hidden card); "
-                "start it with --allow-seeds for tests and demos",
-            )
-        if body.seed is not None:  # tests and demos: the deal and the agents replay exactly
-            seed, agent_seeds = body.seed, [body.seed + seat for seat in range(body.players)]
-        else:  # the agents' seeds are drawn apart from the deal's, so their play tells nothing of it
-            with seeder_lock:
-                seed = int(seeder.integers(2**62))
-                agent_seeds = [int(x) for x in seeder.integers(2**62, size=body.players)]
-        game = Game(body.players, rules, seed=seed, auto_next_hand=False)
-        specs = {
-            seat: teammate if game.side_of[seat] == game.side_of[HUMAN_SEAT] else opponent
-            for seat in range(1, body.players)
-        }
-        for spec in dict.fromkeys(specs.values()):
-            problem = agents.mismatch(spec, body.players, rules)
-            if problem:
-                raise HTTPException(400, f"agent {spec!r} cannot play this game: {problem}")
-        try:
-            seat_agents = {seat: agents(spec, agent_seeds[seat]) for seat, spec in specs.items()}
-        except (ValueError, FileNotFoundError) as exc:
-            raise HTTPException(400, f"cannot build the agents: {exc}") from None
-        web_game = WebGame(secrets.token_urlsafe(16), game, seat_agents, specs)
+        web_game = _new_web_game(shared, body or NewGameRequest())
         with web_game.lock:
             all_or_nothing(web_game, lambda: run_agents(web_game))
-            token = scopa_session if store.has_session(scopa_session) else None
-            if token is None:
-                try:
-                    token = store.new_session(request.client.host if request.client else "")
-                except TooManySessions:
-                    raise HTTPException(
-                        429, "too many new sessions from this address in the last minute; try again later"
-                    ) from None
-                response.set_cookie(SESSION_COOKIE, token, httponly=True, samesite="strict", path="/")
-            store.add(token, web_game)
+            token = _session_token(shared.store, request, response, scopa_session)
+            shared.store.add(token, web_game)
             return state_of(web_game)
+
+
+def _checked_move(web_game: WebGame, request: MoveRequest) -> int:
+    """The captured cards' mask of the human's move ``request``, once it is checked against the
+    game: 409 for an outdated version or a game, hand or turn it cannot be played in, 422 for a
+    card beyond the deck, 400 for a move the rules do not allow (with the reason)."""
+    web_game.check_version(request.version)
+    game = web_game.game
+    if game.winner is not None:
+        raise HTTPException(409, "the game is over; start a new game")
+    if game.hand_over:
+        raise HTTPException(409, "the hand is over; deal the next hand first")
+    if game.current != HUMAN_SEAT:  # agents always finish their turns, so this is a server bug guard
+        raise HTTPException(409, f"it is player_{game.current}'s turn, not yours")
+    out_of_deck = request.out_of_deck(NUM_SUITS * game.rules.ranks_per_suit)
+    if out_of_deck is not None:
+        raise HTTPException(422, out_of_deck)
+    if len(set(request.captured)) != len(request.captured):
+        raise HTTPException(400, "a table card is listed twice in 'captured'")
+    captured = mask_of(request.captured)
+    why = explain_move(game.view(HUMAN_SEAT), request.card, captured)
+    if why is not None:
+        raise HTTPException(400, why[0].upper() + why[1:])
+    pair = (request.card, captured)
+    if pair not in game.legal_pairs() and pair != game.claim_pair():  # explain_move agrees; checked again
+        raise HTTPException(400, f"{format_card(request.card, game.rules.ranks_per_suit)} is not a legal move now")
+    return captured
+
+
+def _add_play_routes(app: FastAPI, shared: _Shared) -> None:
+    """Register the routes of a game under way on ``app``: ``GET /api/games/{id}``,
+    ``POST /api/games/{id}/move`` and ``POST /api/games/{id}/next-hand``."""
+    store = shared.store
 
     @app.get("/api/games/{game_id}")
     def get_game(game_id: str, scopa_session: Annotated[str | None, Cookie()] = None) -> dict:
@@ -740,28 +823,7 @@ def create_app(
     ) -> dict:
         web_game = store.get(scopa_session, game_id)
         with web_game.lock:
-            web_game.check_version(request.version)
-            game = web_game.game
-            if game.winner is not None:
-                raise HTTPException(409, "the game is over; start a new game")
-            if game.hand_over:
-                raise HTTPException(409, "the hand is over; deal the next hand first")
-            if game.current != HUMAN_SEAT:  # agents always finish their turns, so this is a server bug guard
-                raise HTTPException(409, f"it is player_{game.current}'s turn, not yours")
-            out_of_deck = request.out_of_deck(NUM_SUITS * game.rules.ranks_per_suit)
-            if out_of_deck is not None:
-                raise HTTPException(422, out_of_deck)
-            if len(set(request.captured)) != len(request.captured):
-                raise HTTPException(400, "a table card is listed twice in 'captured'")
-            captured = mask_of(request.captured)
-            why = explain_move(game.view(HUMAN_SEAT), request.card, captured)
-            if why is not None:
-                raise HTTPException(400, why[0].upper() + why[1:])
-            pair = (request.card, captured)
-            if pair not in game.legal_pairs() and pair != game.claim_pair():  # explain_move agrees; checked again
-                raise HTTPException(
-                    400, f"{format_card(request.card, game.rules.ranks_per_suit)} is not a legal move now"
-                )
+            captured = _checked_move(web_game, request)
 
             def step() -> None:
                 _play(web_game, request.card, captured)
@@ -793,6 +855,3 @@ def create_app(
             all_or_nothing(web_game, step)
             web_game.version += 1
             return state_of(web_game)
-
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    return app
