@@ -258,30 +258,10 @@ class Game:
         n = game.num_players
         game.dealer = game._seat(dealer, "dealer")
         if scores is not None:
-            if len(scores) != game.num_sides:
-                raise ValueError(f"scores needs {game.num_sides} entries (one per side), got {len(scores)}")
-            game.scores = [int(s) for s in scores]
+            game._set_scores(scores)
         game._new_hand_state()
-        everything: list[int] = [c for h in hands for c in h] + list(table) + list(stock)
-        if piles is not None:
-            if len(piles) != game.num_sides:
-                raise ValueError(f"piles needs {game.num_sides} entries (one per side), got {len(piles)}")
-            everything += [c for p in piles for c in p]
-        _check_deck(everything, game.rules)
-        game.hands = [mask_of(h) for h in hands]
-        game.table = mask_of(table)
-        game.stock = [int(c) for c in stock]
-        if piles is not None:
-            game.piles = [mask_of(p) for p in piles]
-        if scope is not None:
-            if len(scope) != game.num_sides or any(int(k) < 0 for k in scope):
-                raise ValueError(f"scope needs {game.num_sides} non-negative counts, got {list(scope)!r}")
-            game.scope = [int(k) for k in scope]
-            game.scope_points = [k * game.rules.scopa_points for k in game.scope]
-        if scope_points is not None:
-            if len(scope_points) != game.num_sides:
-                raise ValueError(f"scope_points needs {game.num_sides} entries (one per side), got {len(scope_points)}")
-            game.scope_points = [int(k) for k in scope_points]
+        game._place_cards(hands, table, stock, piles)
+        game._set_scope(scope, scope_points)
         game.last_capturer = None if last_capturer is None else game._seat(last_capturer, "last_capturer")
         game.current = (game.dealer + 1) % n if current is None else game._seat(current, "current")
         game._cards_in_hands = sum(h.bit_count() for h in game.hands)
@@ -290,35 +270,9 @@ class Game:
         if deciding:
             game._check_deciding()
             return game
-        if revealed is not None:
-            if len(revealed) != n or any(int(r) & ~game.hands[s] for s, r in enumerate(revealed)):
-                raise ValueError(f"revealed needs {n} bitmasks, each within that seat's hand")
-            game.revealed = [int(r) for r in revealed]
-        if declare_queue or pending:
-            game._check_declaring(list(declare_queue), list(pending))
-        per_deal = n * game.rules.hand_size
-        if game._uniform_deals:
-            if len(game.stock) % per_deal:
-                raise ValueError(f"stock has {len(game.stock)} cards; it must deal out in rounds of {per_deal}")
-        elif game.stock and len(game.stock) not in game._next_deal:
-            raise ValueError(
-                f"stock has {len(game.stock)} cards; with {n} players and deals of "
-                f"{game.schedule} cards each it must hold one of {sorted(game._next_deal)}"
-            )
-        if game._cards_in_hands == 0:
-            raise ValueError("no player holds a card: deal a hand first")
-        # The round runs dealer+1 .. dealer; seats already past hold one card fewer.
-        order = [(game.dealer + 1 + i) % n for i in range(n)]
-        k = game.hands[game.current].bit_count()
-        # Declaring right after the deal (bazzica): nobody has played yet.
-        pos = 0 if game.declare_queue and not game.rules.declare_at_turn else order.index(game.current)
-        expected = [k - 1 if i < pos else k for i in range(n)]
-        actual = [game.hands[s].bit_count() for s in order]
-        if k == 0 or actual != expected:
-            raise ValueError(
-                f"hand sizes {[game.hands[s].bit_count() for s in range(n)]} do not fit a round "
-                f"with dealer {game.dealer} and seat {game.current} to play"
-            )
+        game._set_declarations(revealed, declare_queue, pending)
+        game._check_stock()
+        game._check_round()
         return game
 
     @classmethod
@@ -357,6 +311,95 @@ class Game:
         game._new_hand_state()
         game._deal_order(order)
         return game
+
+    # --- from_deal's parts: each sets or checks one part of the given position -----
+
+    def _set_scores(self, scores: Sequence[int]) -> None:
+        """Set the game score of each side (:meth:`from_deal`'s ``scores``)."""
+        if len(scores) != self.num_sides:
+            raise ValueError(f"scores needs {self.num_sides} entries (one per side), got {len(scores)}")
+        self.scores = [int(s) for s in scores]
+
+    def _place_cards(
+        self,
+        hands: Sequence[Sequence[int]],
+        table: Sequence[int],
+        stock: Sequence[int],
+        piles: Sequence[Sequence[int]] | None,
+    ) -> None:
+        """Put the cards of :meth:`from_deal` in the hands, on the table, in the stock (in dealing
+        order) and, when ``piles`` is given, in the sides' piles, after checking that together they
+        hold every card of the deck exactly once."""
+        everything: list[int] = [c for h in hands for c in h] + list(table) + list(stock)
+        if piles is not None:
+            if len(piles) != self.num_sides:
+                raise ValueError(f"piles needs {self.num_sides} entries (one per side), got {len(piles)}")
+            everything += [c for p in piles for c in p]
+        _check_deck(everything, self.rules)
+        self.hands = [mask_of(h) for h in hands]
+        self.table = mask_of(table)
+        self.stock = [int(c) for c in stock]
+        if piles is not None:
+            self.piles = [mask_of(p) for p in piles]
+
+    def _set_scope(self, scope: Sequence[int] | None, scope_points: Sequence[int] | None) -> None:
+        """Set each side's scope this hand and what they are worth: ``scope_points`` when given,
+        else ``scope`` times :attr:`Rules.scopa_points` (:meth:`from_deal`)."""
+        if scope is not None:
+            if len(scope) != self.num_sides or any(int(k) < 0 for k in scope):
+                raise ValueError(f"scope needs {self.num_sides} non-negative counts, got {list(scope)!r}")
+            self.scope = [int(k) for k in scope]
+            self.scope_points = [k * self.rules.scopa_points for k in self.scope]
+        if scope_points is not None:
+            if len(scope_points) != self.num_sides:
+                raise ValueError(f"scope_points needs {self.num_sides} entries (one per side), got {len(scope_points)}")
+            self.scope_points = [int(k) for k in scope_points]
+
+    def _set_declarations(
+        self, revealed: Sequence[int] | None, declare_queue: Sequence[int], pending: Sequence[tuple[int, int]]
+    ) -> None:
+        """Set the shown cards (``revealed``) and a declaration moment (``declare_queue``,
+        ``pending``) of :meth:`from_deal`, checked against the hands."""
+        n = self.num_players
+        if revealed is not None:
+            if len(revealed) != n or any(int(r) & ~self.hands[s] for s, r in enumerate(revealed)):
+                raise ValueError(f"revealed needs {n} bitmasks, each within that seat's hand")
+            self.revealed = [int(r) for r in revealed]
+        if declare_queue or pending:
+            self._check_declaring(list(declare_queue), list(pending))
+
+    def _check_stock(self) -> None:
+        """Check that :meth:`from_deal`'s stock deals out in whole deals: rounds of ``hand_size``
+        cards per player, or one of the sizes the deal schedule leaves."""
+        n = self.num_players
+        per_deal = n * self.rules.hand_size
+        if self._uniform_deals:
+            if len(self.stock) % per_deal:
+                raise ValueError(f"stock has {len(self.stock)} cards; it must deal out in rounds of {per_deal}")
+        elif self.stock and len(self.stock) not in self._next_deal:
+            raise ValueError(
+                f"stock has {len(self.stock)} cards; with {n} players and deals of "
+                f"{self.schedule} cards each it must hold one of {sorted(self._next_deal)}"
+            )
+
+    def _check_round(self) -> None:
+        """Check that some player holds a card and that :meth:`from_deal`'s hand sizes fit a round
+        in progress with :attr:`current` to play."""
+        n = self.num_players
+        if self._cards_in_hands == 0:
+            raise ValueError("no player holds a card: deal a hand first")
+        # The round runs dealer+1 .. dealer; seats already past hold one card fewer.
+        order = [(self.dealer + 1 + i) % n for i in range(n)]
+        k = self.hands[self.current].bit_count()
+        # Declaring right after the deal (bazzica): nobody has played yet.
+        pos = 0 if self.declare_queue and not self.rules.declare_at_turn else order.index(self.current)
+        expected = [k - 1 if i < pos else k for i in range(n)]
+        actual = [self.hands[s].bit_count() for s in order]
+        if k == 0 or actual != expected:
+            raise ValueError(
+                f"hand sizes {[self.hands[s].bit_count() for s in range(n)]} do not fit a round "
+                f"with dealer {self.dealer} and seat {self.current} to play"
+            )
 
     def _check_declaring(self, queue: list[int], pending: list[tuple[int, int]]) -> None:
         rules = self.rules

@@ -437,9 +437,22 @@ class Rules:
     """One line for listings."""
 
     def __post_init__(self) -> None:
+        """Store a ``deal_schedules`` dict as sorted pairs, then validate every field (``ValueError``
+        naming the first invalid one), group by group in a fixed order."""
         if isinstance(self.deal_schedules, dict):
             pairs = tuple(sorted((k, tuple(v)) for k, v in self.deal_schedules.items()))
             object.__setattr__(self, "deal_schedules", pairs)
+        self._check_deck_and_players()
+        self._check_field_types()
+        self._check_enumerated_values()
+        self._check_scoring_points()
+        self._check_captures_and_deal()
+        self._check_declarations()
+        self._check_claims_and_deal_bonuses()
+        self._check_deck_family()
+
+    def _check_deck_and_players(self) -> None:
+        """Check the preset's name, its player counts and partnerships, and the deck (``ranks_per_suit``, ``ranks``)."""
         _check(isinstance(self.name, str) and self.name != "", "name", "must be a non-empty string", self.name)
         _check(
             isinstance(self.player_counts, tuple)
@@ -470,6 +483,9 @@ class Rules:
             f"must be a tuple of player counts from {PARTNERSHIP_COUNTS} (two teams of even and odd seats)",
             self.partnerships,
         )
+
+    def _check_field_types(self) -> None:
+        """Check the types and lower bounds of the int, bool and ``primiera_values`` fields."""
         for name in ("hand_size", "table_size", "scopa_points", "target"):
             value = getattr(self, name)
             low = 0 if name == "table_size" else 1
@@ -502,6 +518,9 @@ class Rules:
                 "must be an int >= 0",
                 value,
             )
+
+    def _check_enumerated_values(self) -> None:
+        """Check the fields that take one of a few values or a range (suits, prime rules, readings)."""
         _check(self.redeal_same_rank != 1, "redeal_same_rank", "must be 0 (off) or 2..4 (1 would redeal forever)", 1)
         _check(
             self.capture_sum == 0 or self.capture_sum >= 2, "capture_sum", "must be 0 (off) or >= 2", self.capture_sum
@@ -528,6 +547,9 @@ class Rules:
             "must be 0 (off) or 6..10 (a majority of the 10 cards of the bonus suit)",
             self.coins_reset,
         )
+
+    def _check_scoring_points(self) -> None:
+        """Check the extra scoring points against each other and against the deck's ranks."""
         _check(
             not (self.napola and self.scalette),
             "scalette",
@@ -554,6 +576,9 @@ class Rules:
             "is False and neither capture_sum nor ace_takes_all is set, so no card could ever capture",
             self.capture_equal,
         )
+
+    def _check_captures_and_deal(self) -> None:
+        """Check that some card can capture, and the redeal, first-card and deal-schedule fields."""
         _check(
             not (self.aces_redeal and ACE not in self.ranks),
             "aces_redeal",
@@ -582,6 +607,9 @@ class Rules:
             "must map player counts to non-empty tuples of positive ints (cards per player per deal)",
             self.deal_schedules,
         )
+
+    def _check_declarations(self) -> None:
+        """Check the declaration systems (Bazzica, Cirulla's hand bonuses) and the bonus wildcard."""
         _check(
             _off_or_points(self.bazzica_points, 3),
             "bazzica_points",
@@ -612,6 +640,9 @@ class Rules:
             "is a wildcard for the hand and dealer bonuses only: set hand_bonus_points or table_bonus",
             self.bonus_wildcard,
         )
+
+    def _check_claims_and_deal_bonuses(self) -> None:
+        """Check chiamarsi fuori, Cirulla's dealer bonuses and runs, and what combines with the first-card choice."""
         _check(
             not (self.bonus_wildcard and 7 not in self.ranks),
             "bonus_wildcard",
@@ -657,6 +688,9 @@ class Rules:
             "cannot be combined with first_card_choice (two kinds of decision at the deal)",
             self.bazzica_points,
         )
+
+    def _check_deck_family(self) -> None:
+        """Check the 40-card-only fields against the deck, then every allowed player count (:meth:`check_players`)."""
         for name in _FORTY_CARD_FIELDS:
             _check(
                 self.ranks_per_suit == NUM_RANKS or not getattr(self, name),

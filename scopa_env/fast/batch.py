@@ -263,27 +263,9 @@ def _subset_count(rules: Rules, max_sum: int) -> int:
     return sum(ways)
 
 
-@functools.lru_cache(maxsize=32)
-def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them).
-
-    ``PAIRS`` is empty when the rules have more moves than
-    :data:`~scopa_env.engine.actions.MAX_MOVE_ACTIONS` (no preset does; "select" only).
-    """
-    check_supported(rules, num_players)
-    rules.check_players(num_players)
-    french = rules.ranks_per_suit == FRENCH_RANKS  # the 52-card deck: P_FRENCH
-    layout = ObservationLayout.for_rules(num_players, rules)
-    try:
-        pairs = move_enumeration(rules).pairs
-    except ValueError:  # more moves than "move" mode allows
-        pairs = []
-    schedule = rules.schedule(num_players)
-    max_sum = max(rules.ranks_per_suit, rules.capture_sum - 1)  # rules._variant_pairs: the largest rank
-    sub_cap = _subset_count(rules, max_sum)
-    if rules.bonus_wildcard:  # a declared wildcard counts as any rank: at most one more card of rank 1
-        sub_cap += _subset_count(rules, max_sum - 1)
-    P = np.zeros(core.NUM_PARAMS, np.int64)
+def _deal_params(P: np.ndarray, rules: Rules, num_players: int, layout: ObservationLayout, num_moves: int) -> None:
+    """Fill ``P``'s table of the seats, the deck, the deal and the game's end: who plays, what
+    is dealt, a scopa's worth, the target, the observation's size and the moves' count."""
     P[core.P_PLAYERS] = num_players
     P[core.P_SIDES] = layout.num_sides
     P[core.P_HAND_SIZE] = rules.hand_size
@@ -299,7 +281,16 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_CAPPOTTO] = rules.cappotto
     P[core.P_OPPONENT] = core.OPPONENT_NONE
     P[core.P_OBS_SIZE] = layout.size
-    P[core.P_NUM_MOVES] = len(pairs)
+    P[core.P_NUM_MOVES] = num_moves
+
+
+def _capture_params(P: np.ndarray, rules: Rules, schedule: tuple[int, ...], french: bool) -> None:
+    """Fill ``P``'s capture rules and the size of the kernels' scratch space for enumerating
+    captures (``P_MAX_SUM``, ``P_SUB_CAP``, ``P_SCRATCH``), then the redeals and the first deal."""
+    max_sum = max(rules.ranks_per_suit, rules.capture_sum - 1)  # rules._variant_pairs: the largest rank
+    sub_cap = _subset_count(rules, max_sum)
+    if rules.bonus_wildcard:  # a declared wildcard counts as any rank: at most one more card of rank 1
+        sub_cap += _subset_count(rules, max_sum - 1)
     P[core.P_PLAIN] = rules.plain_captures and not french  # legal_pairs's fast path: the 40-card deck's
     P[core.P_CAPTURE_EQUAL] = rules.capture_equal
     P[core.P_CAPTURE_SUM] = rules.capture_sum
@@ -311,13 +302,18 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_SCRATCH] = (max(schedule) + rules.ranks_per_suit) * (sub_cap + 1)
     P[core.P_ACES_REDEAL] = rules.aces_redeal
     P[core.P_REDEAL_SAME_RANK] = rules.redeal_same_rank
-    P[core.P_BONUS_SUIT] = rules.bonus_suit
-    P[core.P_SEVENS] = rules.prime_rule == "sevens"
-    P[core.P_DOUBLE_BELOW] = rules.double_game_below
     P[core.P_FIRST_DEAL] = schedule[0]
     P[core.P_TAKE_ALL] = rules.ace_takes_all
     P[core.P_TAKE_ALL_SCOPA] = rules.ace_takes_all_scopa
     P[core.P_ACE_ITSELF] = rules.ace_takes_itself
+
+
+def _scoring_params(P: np.ndarray, rules: Rules) -> None:
+    """Fill ``P``'s scoring rules: the bonus suit, the primiera's reading, the extra points and
+    the game-ending or score-resetting sweeps."""
+    P[core.P_BONUS_SUIT] = rules.bonus_suit
+    P[core.P_SEVENS] = rules.prime_rule == "sevens"
+    P[core.P_DOUBLE_BELOW] = rules.double_game_below
     P[core.P_RE_BELLO] = rules.re_bello
     P[core.P_SEVEN_OF_CUPS] = rules.seven_of_cups
     P[core.P_PALLE_DEL_CANE] = rules.palle_del_cane
@@ -330,6 +326,11 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_SCOPA_VALUE] = SCOPA_VALUES.index(rules.scopa_value)
     P[core.P_BY_COUNTS] = rules.primiera_by_counts
     P[core.P_PRIME_ALL_SUITS] = rules.primiera_all_suits
+
+
+def _decision_params(P: np.ndarray, rules: Rules, layout: ObservationLayout, french: bool) -> None:
+    """Fill ``P``'s decisions (Chkobba's first card, chiamarsi fuori, the declarations and their
+    points, Cirulla's bonuses and wildcard), the redeals that go with them and the deck family."""
     P[core.P_FIRST_CARD] = rules.first_card_choice
     P[core.P_CLAIM_OUT] = rules.claim_out
     if rules.bazzica_points:
@@ -346,14 +347,24 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
     P[core.P_REDEAL_NEXT] = rules.redeal_next_dealer
     P[core.P_FRENCH] = french
     P[core.P_CARD_IDS] = rules.num_card_ids
+
+
+def _float_params(rules: Rules) -> np.ndarray:
+    """The kernels' ``F``: the primiera values and the greedy opponent's card values and weights."""
     F = np.zeros(core.NUM_FLOATS, np.float64)
     F[core.F_PRIMIERA : core.F_PRIMIERA + rules.ranks_per_suit] = rules.primiera_values
     F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + core.MAX_CARDS] = greedy_card_values(rules)
     F[core.F_GREEDY_SCOPA] = GREEDY_SCOPA
     F[core.F_GREEDY_TOL] = GREEDY_TIE_TOL
+    return F
+
+
+def _tables(P: np.ndarray, rules: Rules, num_players: int, schedule: tuple[int, ...], PAIRS: np.ndarray) -> np.ndarray:
+    """The kernels' ``TBL``: the deck, where each card's moves start in ``PAIRS``, the size of the
+    deal that starts at each stock count and, under :attr:`Rules.primiera_by_counts`, the
+    primiera's groups of ranks (whose count goes to ``P``)."""
     TBL = np.zeros(core.NUM_TBL, np.int64)
     TBL[core.TBL_DECK : core.TBL_DECK + len(rules.deck)] = rules.deck
-    PAIRS = np.array(pairs, dtype=np.int64).reshape(-1, 2)
     starts = np.searchsorted(PAIRS[:, 0], np.arange(core.MAX_CARDS + 1), side="left")  # "move" mode: 40 or 52 cards
     TBL[core.TBL_CARD_START : core.TBL_CARD_START + core.MAX_CARDS + 1] = starts
     # Game._next_deal: the deal that starts with k cards in the stock gives each player this many.
@@ -365,6 +376,32 @@ def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarr
         P[core.P_PRIME_GROUPS] = len(groups)
         for g, ranks in enumerate(groups):
             TBL[core.TBL_PRIME_GROUPS + g] = sum(core.ONE_OF_EACH_SUIT << (r - 1) for r in ranks)
+    return TBL
+
+
+@functools.lru_cache(maxsize=32)
+def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them).
+
+    ``PAIRS`` is empty when the rules have more moves than
+    :data:`~scopa_env.engine.actions.MAX_MOVE_ACTIONS` (no preset does; "select" only).
+    """
+    check_supported(rules, num_players)  # the player count's check (rules.check_players) included
+    french = rules.ranks_per_suit == FRENCH_RANKS  # the 52-card deck: P_FRENCH
+    layout = ObservationLayout.for_rules(num_players, rules)
+    try:
+        pairs = move_enumeration(rules).pairs
+    except ValueError:  # more moves than "move" mode allows
+        pairs = []
+    schedule = rules.schedule(num_players)
+    P = np.zeros(core.NUM_PARAMS, np.int64)
+    _deal_params(P, rules, num_players, layout, len(pairs))
+    _capture_params(P, rules, schedule, french)
+    _scoring_params(P, rules)
+    _decision_params(P, rules, layout, french)
+    F = _float_params(rules)
+    PAIRS = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    TBL = _tables(P, rules, num_players, schedule, PAIRS)
     for arr in (P, F, TBL, PAIRS):
         arr.flags.writeable = False
     return P, F, TBL, PAIRS
@@ -424,6 +461,22 @@ def default_legal_width(rules: Rules) -> int:
     return 1024 if rules.capture_sum else 64
 
 
+def _check_batch_args(num_games: int, num_players: int, action_mode: str, episode: str, reward: str) -> None:
+    """Check :class:`BatchedScopa`'s ``num_games`` (a positive int), ``num_players`` (an int: the
+    rules check its value) and modes (``ValueError`` naming the argument)."""
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
+        raise ValueError(f"num_games must be a positive int, got {num_games!r}")
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
+        raise ValueError(f"num_players must be an int, got {num_players!r}")
+    for name, value, allowed in (
+        ("action_mode", action_mode, ACTION_MODES),
+        ("episode", episode, EPISODES),
+        ("reward", reward, REWARDS),
+    ):
+        if value not in allowed:
+            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
 class BatchedScopa:
     """N games of Scopa in numpy arrays, stepped by compiled kernels. See the module docstring.
 
@@ -464,17 +517,7 @@ class BatchedScopa:
         legal_width: int | None = None,
         threads: int | str | None = None,
     ) -> None:
-        if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
-            raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-            raise ValueError(f"num_players must be an int, got {num_players!r}")
-        for name, value, allowed in (
-            ("action_mode", action_mode, ACTION_MODES),
-            ("episode", episode, EPISODES),
-            ("reward", reward, REWARDS),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        _check_batch_args(num_games, num_players, action_mode, episode, reward)
         mixture = opponent_weights(opponent)
         self.rules = get_rules(rules)
         self.num_games = int(num_games)
@@ -483,18 +526,8 @@ class BatchedScopa:
         self._D = decision_tables(self.rules, self._TBL)
         self._STD, self._VAR = capture_tables(self.rules, self._TBL)
         self._rows = None  # the row loop, chosen at the first reset (aot.rows_for, else the JIT's)
-        if learner_seat == "random":
-            seat_code = core.LEARNER_RANDOM
-        elif isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool):
-            if not 0 <= learner_seat < self.num_players:
-                raise ValueError(f"learner_seat must be a seat in 0..{self.num_players - 1} or 'random'")
-            seat_code = int(learner_seat)
-        else:
-            raise ValueError(f"learner_seat must be a seat or 'random', got {learner_seat!r}")
-        if legal_width is None:
-            legal_width = default_legal_width(self.rules)
-        if isinstance(legal_width, bool) or not isinstance(legal_width, (int, np.integer)) or legal_width < 1:
-            raise ValueError(f"legal_width must be a positive int, got {legal_width!r}")
+        seat_code = self._learner_seat_code(learner_seat)
+        legal_width = self._check_legal_width(legal_width)
         self.action_mode = action_mode
         self.episode = episode
         self.reward_mode = reward
@@ -507,10 +540,49 @@ class BatchedScopa:
         self.moves = move_enumeration(self.rules) if action_mode == "move" else None
         self.confirm = confirm_action(self.rules)  # "select" mode's CONFIRM: 40, or 52 for the 52-card deck
         self.num_actions = num_select_actions(self.rules) if action_mode == "select" else len(self.moves)
+        self._P = self._batch_params(base_P, mixture, seat_code, legal_width)
+        # the opponents' code is compiled only into batches with an opponent (OPPS not None):
+        # numba prunes branches on None
+        self._O = None if mixture is None else self._F
+        # the heuristic's kernels are compiled (and passed) only where a heuristic opponent may play
+        self._H = HEURISTIC_H if mixture is not None and mixture[core.OPPONENT_HEURISTIC] > 0 else None
+        self.legal_width = int(legal_width)
+        self.threads = check_threads(default_threads() if threads is None else threads)
+        self._allocate_buffers()
+        self._expose_outputs()
+        self.score_keys = score_keys(self.rules)
+
+    # --- construction ------------------------------------------------------------
+
+    def _learner_seat_code(self, learner_seat: int | str) -> int:
+        """The kernels' code of ``learner_seat``: the seat, or ``core.LEARNER_RANDOM`` for ``"random"``."""
+        if learner_seat == "random":
+            return core.LEARNER_RANDOM
+        if isinstance(learner_seat, (int, np.integer)) and not isinstance(learner_seat, bool):
+            if not 0 <= learner_seat < self.num_players:
+                raise ValueError(f"learner_seat must be a seat in 0..{self.num_players - 1} or 'random'")
+            return int(learner_seat)
+        raise ValueError(f"learner_seat must be a seat or 'random', got {learner_seat!r}")
+
+    def _check_legal_width(self, legal_width: int | None) -> int:
+        """``legal_width``, or :func:`default_legal_width` of the rules for ``None``; ``ValueError``
+        unless a positive int."""
+        if legal_width is None:
+            legal_width = default_legal_width(self.rules)
+        if isinstance(legal_width, bool) or not isinstance(legal_width, (int, np.integer)) or legal_width < 1:
+            raise ValueError(f"legal_width must be a positive int, got {legal_width!r}")
+        return legal_width
+
+    def _batch_params(
+        self, base_P: np.ndarray, mixture: np.ndarray | None, seat_code: int, legal_width: int
+    ) -> np.ndarray:
+        """This batch's read-only ``P``: ``base_P`` (:func:`compiled_rules`) with the episode, reward,
+        action mode, opponent, learner seat and legal width set. A mixture of opponents also gets its
+        own copy of ``F`` (``self._F``) holding the cumulative weights that each reset draws from."""
         P = base_P.copy()
-        P[core.P_EPISODE_HAND] = episode == "hand"
-        P[core.P_REWARD_POINTS] = reward == "points"
-        P[core.P_SELECT] = action_mode == "select"
+        P[core.P_EPISODE_HAND] = self.episode == "hand"
+        P[core.P_REWARD_POINTS] = self.reward_mode == "points"
+        P[core.P_SELECT] = self.action_mode == "select"
         if mixture is None:
             P[core.P_OPPONENT] = core.OPPONENT_NONE
         elif np.count_nonzero(mixture) == 1:
@@ -526,14 +598,10 @@ class BatchedScopa:
         P[core.P_LEARNER_SEAT] = seat_code
         P[core.P_LEGAL_WIDTH] = legal_width
         P.flags.writeable = False
-        self._P = P
-        # the opponents' code is compiled only into batches with an opponent (OPPS not None):
-        # numba prunes branches on None
-        self._O = None if mixture is None else self._F
-        # the heuristic's kernels are compiled (and passed) only where a heuristic opponent may play
-        self._H = HEURISTIC_H if mixture is not None and mixture[core.OPPONENT_HEURISTIC] > 0 else None
-        self.legal_width = int(legal_width)
-        self.threads = check_threads(default_threads() if threads is None else threads)
+        return P
+
+    def _allocate_buffers(self) -> None:
+        """Allocate the kernels' per-game arrays (state, generators, outputs), all zero until :meth:`reset`."""
         n = self.num_games
         self._S = np.zeros((n, core.NUM_COLS), np.int64)
         self._rng = np.zeros((n, 2), np.uint64)
@@ -545,6 +613,9 @@ class BatchedScopa:
         self._info = np.zeros((n, core.NUM_INFO), np.int64)
         self._hand_score = np.zeros((n, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
         self._ready = False
+
+    def _expose_outputs(self) -> None:
+        """Set the public outputs (see the module docstring): read-only views of the kernels' arrays."""
         self.obs = _readonly(self._obs)
         self.final_obs = _readonly(self._final_obs)
         self.action_mask = _readonly(self._mask)
@@ -559,7 +630,6 @@ class BatchedScopa:
         self.opponent_kind = _readonly(self._S[:, core.COL_OPPONENT])
         self.final_opponent = _readonly(self._info[:, core.INFO_FINAL_OPPONENT])
         self.claim = _readonly(self._info[:, core.INFO_CLAIM])
-        self.score_keys = score_keys(self.rules)
 
     # --- episode API -------------------------------------------------------------
 
