@@ -52,14 +52,14 @@ BUDGET_MS = 10.0
 """Issue 35's budget for a search with the network: CPU ms per move on one core."""
 
 
-def positions(count: int, seed: int) -> list:
-    """``count`` (view, cards left in hands and stock) of heuristic self-play (standard rules, 2 players),
-    each with more than one legal move."""
-    rules = get_rules("standard")
+def positions(count: int, seed: int, rules: str = "standard", num_players: int = 2) -> list:
+    """``count`` (view, cards left in hands and stock) of heuristic self-play (by default the standard
+    2-player game), each with more than one legal move."""
+    preset = get_rules(rules)
     pilot = make_agent("heuristic", seed=seed)
     out, game_seed = [], seed
     while len(out) < count:
-        game = Game(2, rules, seed=game_seed, auto_next_hand=False)
+        game = Game(num_players, preset, seed=game_seed, auto_next_hand=False)
         game_seed += 1
         while not game.hand_over and len(out) < count:
             view = game.view()
