@@ -52,11 +52,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent
-from scopa_env.engine.actions import TAKE_ALL, move_enumeration
+from scopa_env.engine.actions import TAKE_ALL
 from scopa_env.engine.cards import RANK_OF
 from scopa_env.engine.game import PlayerView
-from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Move, Rules, get_rules, move_of
+from scopa_env.engine.setup import GameSetup
 from train.checkpoint import check_finite
 from train.limits import dmc_parameters, is_int, need_sizes, parameters_problem, read_json, read_npz, shown
 
@@ -72,7 +72,8 @@ class MoveFeatures:
 
     def __init__(self, rules: Rules, num_players: int, heuristic: bool = False) -> None:
         rules.check_backend("features")  # a field declared features=False (scopa_env/engine/rules.py) is refused
-        moves = move_enumeration(rules)
+        setup = GameSetup.of(rules, num_players)  # "move" mode
+        moves = setup.moves
         self.heuristic = heuristic
         n = len(moves)
         self.num_moves = n
@@ -87,7 +88,7 @@ class MoveFeatures:
         self.card_onehot[np.arange(n), self.card] = 1.0
         self.rank = np.array(RANK_OF[:k], np.float32)
         self.max_rank = max(rules.ranks)  # 10, or 13 (the King) for the 52-card deck
-        layout = ObservationLayout.for_rules(num_players, rules)
+        layout = setup.layout
         self.table_slice = layout["table"]
         self.unseen_slice = layout["unseen"]
         self.next_hand = layout["hand_counts"].start + 1  # seat +1's cards / hand size
@@ -271,11 +272,13 @@ class DmcAgent(Agent):
         super().__init__(seed)
         self.net = net
         self.meta = meta
-        self.rules = get_rules(meta["rules"])
-        self.num_players = int(meta["num_players"])
-        self.layout = ObservationLayout.for_rules(self.num_players, self.rules)
+        self.setup = GameSetup.of(meta["rules"], int(meta["num_players"]))  # "move" mode
+        """The game the network was trained for: :class:`~scopa_env.engine.setup.GameSetup`."""
+        self.rules = self.setup.rules
+        self.num_players = self.setup.num_players
+        self.layout = self.setup.layout
         self.features = move_features(self.rules, self.num_players, bool(meta.get("heuristic_features", False)))
-        self.moves = move_enumeration(self.rules)
+        self.moves = self.setup.moves
         self.scorer = None
         if self.features.heuristic:
             from agents.heuristic import HeuristicAgent
@@ -369,12 +372,12 @@ def check_dmc_meta(meta: object, where: str | Path) -> tuple[Rules, int, MoveFea
     if not isinstance(meta.get("heuristic_features", False), bool):
         raise ValueError(f"{where}: heuristic_features must be true or false, got {shown(meta['heuristic_features'])}")
     try:
-        rules = get_rules(meta["rules"])
-        rules.check_players(n)
+        setup = GameSetup.of(meta["rules"], n)
+        rules = setup.rules
         features = move_features(rules, n, meta.get("heuristic_features", False))
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
-    obs_size = ObservationLayout.for_rules(n, rules).size
+    obs_size = setup.observation_size
     if "observation_size" in meta and (not is_int(meta["observation_size"]) or meta["observation_size"] != obs_size):
         raise ValueError(
             f"{where}: observation_size is {shown(meta['observation_size'])} but {n} players under "
@@ -440,7 +443,7 @@ def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
     except ValueError as exc:
         raise ValueError(f"{meta_path}: not a readable JSON file ({str(exc).removeprefix(f'{meta_path}: ')})") from None
     rules, n, features = check_dmc_meta(meta, meta_path)
-    obs_size = ObservationLayout.for_rules(n, rules).size
+    obs_size = GameSetup.of(rules, n).observation_size
     weights_path = folder / WEIGHTS_FILE
     weights = read_npz(weights_path, lambda shapes: _check_layers(shapes, meta, obs_size, features.size, weights_path))
     weights = {k: np.asarray(v, np.float32) for k, v in weights.items()}
@@ -461,5 +464,6 @@ def load_dmc_agent(path: str, seed=None) -> DmcAgent:
 
 def load_dmc_batch_policy(path: str | Path) -> tuple[BatchPolicy, dict]:
     net, meta = load_dmc(path)
-    features = move_features(get_rules(meta["rules"]), int(meta["num_players"]), bool(meta.get("heuristic_features")))
+    setup = GameSetup.of(meta["rules"], int(meta["num_players"]))
+    features = move_features(setup.rules, setup.num_players, bool(meta.get("heuristic_features")))
     return BatchPolicy(net, features), meta

@@ -63,9 +63,10 @@ from gymnasium import spaces
 
 from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions, select_options
 from scopa_env.engine.game import Game, PlayerView
-from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
+from scopa_env.engine.modes import ACTION_MODES
 from scopa_env.engine.observation import ObservationLayout, observation_bounds, write_observation
-from scopa_env.engine.rules import Rules, get_rules
+from scopa_env.engine.rules import Rules
+from scopa_env.engine.setup import GameSetup, resolve_setup
 from train.opponents import OpponentSampler
 
 ILLEGAL_ACTION_MODES = ("raise", "lose")
@@ -74,6 +75,8 @@ ENV_ID = "scopa_rl/Scopa-v0"
 """The Gymnasium id of :class:`ScopaGymEnv` (registered when this module is imported)."""
 SCORE_BOUND = 4.0
 """The registered env's bound on the ``scores`` entries: four times the target."""
+_GAME_DEFAULTS = {"rules": None, "num_players": 2, "action_mode": "select", "episode": "hand", "reward": "points"}
+"""The game's arguments of :class:`ScopaGymEnv` and their defaults (``setup=`` gives them all at once)."""
 REGISTERED_DEFAULTS: dict[str, Any] = {"illegal_action": "lose", "score_bound": SCORE_BOUND}
 """Keywords ``gym.make(ENV_ID)`` passes to :class:`ScopaGymEnv` unless the caller overrides them."""
 
@@ -85,9 +88,19 @@ class ActionCoder:
     pairs, so that the env and checkpoint agents (which see a :class:`PlayerView`) share it.
     In "select" mode a move can take several actions: ``pending`` is the hand card chosen
     and ``selected`` the table cards chosen so far.
+
+    ``rules`` may be a :class:`~scopa_env.engine.setup.GameSetup`, whose action mode (and
+    enumeration) is used unless ``action_mode`` names another.
     """
 
-    def __init__(self, rules: Rules, action_mode: str) -> None:
+    def __init__(self, rules: Rules | GameSetup, action_mode: str | None = None) -> None:
+        if isinstance(rules, GameSetup):
+            setup = rules if action_mode is None else rules.with_modes(action_mode=action_mode)
+            self.action_mode = setup.action_mode
+            self.moves = setup.moves
+            self.num_actions = setup.num_actions
+            self.confirm = setup.confirm
+            return
         if action_mode not in ACTION_MODES:
             raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
         self.action_mode = action_mode
@@ -174,6 +187,8 @@ class ScopaGymEnv(gym.Env):
         illegal_reward: the reward of an illegal action under "lose".
         score_bound: ``None`` (the ``scores`` entries are unbounded) or a bound ``b > 0``: they are
             clipped to ``[0, b]`` (``[-b, b]`` under piva) and the Box says so (see the module docstring).
+        setup: instead of ``num_players``, ``rules`` and the modes, a
+            :class:`~scopa_env.engine.setup.GameSetup` (``env.setup`` is the env's own).
     """
 
     metadata = {"render_modes": []}
@@ -190,17 +205,24 @@ class ScopaGymEnv(gym.Env):
         illegal_action: str = "raise",
         illegal_reward: float = -1.0,
         score_bound: float | None = None,
+        *,
+        setup: GameSetup | None = None,
     ) -> None:
         super().__init__()
-        self.rules = get_rules(rules)
-        self.rules.check_players(num_players)
-        for name, value, allowed in (
-            ("episode", episode, EPISODES),
-            ("reward", reward, REWARDS),
-            ("illegal_action", illegal_action, ILLEGAL_ACTION_MODES),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+        self.setup = resolve_setup(
+            setup,
+            _GAME_DEFAULTS,
+            rules=rules,
+            num_players=num_players,
+            action_mode=action_mode,
+            episode=episode,
+            reward=reward,
+        )
+        """The game (rules, player count, modes) and what it fixes: :class:`~scopa_env.engine.setup.GameSetup`."""
+        self.rules = self.setup.rules
+        num_players, episode, reward = self.setup.num_players, self.setup.episode, self.setup.reward
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         if score_bound is not None and (isinstance(score_bound, bool) or not 0 < score_bound < np.inf):
             raise ValueError(f"score_bound must be None or a finite number > 0, got {score_bound!r}")
         if learner_seat is not None and not 0 <= learner_seat < num_players:
@@ -208,13 +230,13 @@ class ScopaGymEnv(gym.Env):
         self.num_players = num_players
         self.episode = episode
         self.reward_mode = reward
-        self.coder = ActionCoder(self.rules, action_mode)
-        self.action_mode = action_mode
+        self.coder = ActionCoder(self.setup)
+        self.action_mode = self.setup.action_mode
         self.learner_seat = learner_seat
         self.illegal_action = illegal_action
         self.illegal_reward = float(illegal_reward)
         self.opponents = opponents if isinstance(opponents, OpponentSampler) else OpponentSampler(opponents)
-        self.layout = ObservationLayout.for_rules(num_players, self.rules)
+        self.layout = self.setup.layout
         low, high = observation_bounds(self.layout, self.rules)
         self._score_clip: tuple[float, float] | None = None
         if score_bound is not None:

@@ -31,6 +31,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from scopa_env.engine.cards import COINS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF
 from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import get_rules
+from scopa_env.engine.setup import GameSetup
 
 COMPILED_OPPONENTS = ("random", "greedy", "heuristic")
 """Opponent specs the compiled core plays itself."""
@@ -154,9 +155,9 @@ class PileShaping(VecEnvWrapper):
 
     def __init__(self, venv: VecEnv, num_players: int, rules: Any, gamma: float) -> None:
         super().__init__(venv)
-        rules = get_rules(rules)
-        self.layout = ObservationLayout.for_rules(num_players, rules)
-        self.primiera = tuple(rules.primiera_values)
+        setup = GameSetup.of(rules, num_players)
+        self.layout = setup.layout
+        self.primiera = tuple(setup.rules.primiera_values)
         self.gamma = float(gamma)
         self.phi = np.zeros(venv.num_envs)
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from agents.base import Agent
 from scopa_env.engine.game import PlayerView
-from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import Move, get_rules, move_of
+from scopa_env.engine.setup import GameSetup
 from train.checkpoint import (  # noqa: F401  (META_FILE, MODEL_FILES, write_meta: re-exported for older imports)
     META_FILE,
     MODEL_FILES,
@@ -54,10 +54,12 @@ class PolicyAgent(Agent):
         from train.env import ActionCoder
 
         self.policy = policy
-        self.rules = get_rules(rules)
-        self.num_players = num_players
-        self.layout = ObservationLayout.for_rules(num_players, self.rules)
-        self.coder = ActionCoder(self.rules, action_mode)
+        self.setup = GameSetup.of(rules, num_players, action_mode)
+        """The game the policy was trained for: :class:`~scopa_env.engine.setup.GameSetup`."""
+        self.rules = self.setup.rules
+        self.num_players = self.setup.num_players
+        self.layout = self.setup.layout
+        self.coder = ActionCoder(self.setup)
         self.name = name
 
     def act(self, view: PlayerView) -> Move:

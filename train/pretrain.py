@@ -104,9 +104,7 @@ class ZooTeacher:
     """
 
     def __init__(self, spec: str, num_players: int, rules) -> None:
-        from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions
-        from scopa_env.engine.observation import ObservationLayout
-        from scopa_env.engine.rules import get_rules
+        from scopa_env.engine.setup import GameSetup
         from scopa_env.fast.features import move_id_tables
         from train import zoo
         from train.dmc_agent import load_dmc_batch_policy
@@ -114,13 +112,14 @@ class ZooTeacher:
         problem = teacher_problem(spec, num_players, rules)
         if problem:
             raise ValueError(problem)
-        self.rules = get_rules(rules)
+        setup = GameSetup.of(rules, num_players, "select")  # the learner's batch; the network's moves below
+        self.rules = setup.rules
         self.policy, self.meta = load_dmc_batch_policy(zoo.checked_path(spec[len(ZOO_PREFIX) :]))
-        self.moves = move_enumeration(self.rules)
+        self.moves = setup.with_modes(action_mode="move").moves
         self.move_cards, self.move_masks = move_id_tables(self.rules)
-        self.num_actions = num_select_actions(self.rules)
-        self.confirm = confirm_action(self.rules)
-        layout = ObservationLayout.for_rules(num_players, self.rules)
+        self.num_actions = setup.num_actions
+        self.confirm = setup.confirm
+        layout = setup.layout
         self.hand, self.table = layout["hand"], layout["table"]
         self.select = [layout["select_card"], layout["select_captured"]]
         self.phase = layout["phase"].start

@@ -65,7 +65,9 @@ or ``"false_claim"``).
 
 Keyword arguments: ``num_players`` (2, 3, 4, 6), ``rules`` (preset name or
 :class:`~scopa_env.engine.rules.Rules`), ``episode`` ("game" | "hand"), ``reward`` ("game" |
-"points"), ``action_mode`` ("move" | "select"), ``render_mode`` (None, "ansi", "human").
+"points"), ``action_mode`` ("move" | "select"), ``render_mode`` (None, "ansi", "human"); or
+``setup``, a :class:`~scopa_env.engine.setup.GameSetup` giving the game's arguments at once
+(``env.setup`` is the env's own, checked by :meth:`GameSetup.of <scopa_env.engine.setup.GameSetup.of>`).
 
 ``reset(seed=...)`` makes the deals (and so the episode) reproducible; a seed is ``None`` or an
 int in ``[0, 2**63)``, as for every env of the kit (:mod:`scopa_env.engine.bounds`). ``reset(options=
@@ -94,14 +96,14 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from scopa_env.engine.actions import TAKE_ALL, confirm_action, move_enumeration, num_select_actions, select_options
+from scopa_env.engine.actions import TAKE_ALL, move_enumeration, select_options
 from scopa_env.engine.bounds import check_seed
 from scopa_env.engine.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.engine.game import Game
-from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
-from scopa_env.engine.observation import ObservationLayout, observation_bounds
+from scopa_env.engine.observation import observation_bounds
 from scopa_env.engine.render import render_game
-from scopa_env.engine.rules import Move, Rules, get_rules
+from scopa_env.engine.rules import Move, Rules
+from scopa_env.engine.setup import GameSetup, resolve_setup
 from scopa_env.fast.observers import observers_for
 from scopa_env.fast.seeding import generator
 
@@ -129,6 +131,10 @@ _INT64 = np.int64
 
 _zeros = np.zeros
 """The mask maker of :meth:`raw_env.observe` (one global lookup instead of two)."""
+
+
+_GAME_DEFAULTS = {"rules": None, "num_players": 2, "action_mode": "move", "episode": "game", "reward": "game"}
+"""The game's arguments of :class:`raw_env` and their defaults (``setup=`` gives them all at once)."""
 
 
 def _bound(function, defaults: tuple):
@@ -159,33 +165,36 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         reward: str = "game",
         action_mode: str = "move",
         render_mode: str | None = None,
+        *,
+        setup: GameSetup | None = None,
     ) -> None:
         super().__init__()
-        self.rules = get_rules(rules)
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise ValueError(f"num_players must be an int, got {num_players!r}")
-        self.rules.check_players(num_players)
-        for name, value, allowed in (
-            ("episode", episode, EPISODES),
-            ("reward", reward, REWARDS),
-            ("action_mode", action_mode, ACTION_MODES),
-            ("render_mode", render_mode, RENDER_MODES),
-        ):
-            if value not in allowed:
-                raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-        self.num_players = num_players
-        self.episode = episode
-        self.reward_mode = reward
-        self.action_mode = action_mode
+        self.setup = resolve_setup(
+            setup,
+            _GAME_DEFAULTS,
+            rules=rules,
+            num_players=num_players,
+            action_mode=action_mode,
+            episode=episode,
+            reward=reward,
+        )
+        """The game (rules, player count, modes) and what it fixes: :class:`~scopa_env.engine.setup.GameSetup`."""
+        if render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES}, got {render_mode!r}")
+        self.rules = self.setup.rules
+        num_players = self.num_players = self.setup.num_players
+        self.episode = self.setup.episode
+        self.reward_mode = self.setup.reward
+        self.action_mode = self.setup.action_mode
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
-        self.layout = ObservationLayout.for_rules(num_players, self.rules)
+        self.layout = self.setup.layout
         self._observers = observers_for(self.layout)
-        self._moves = move_enumeration(self.rules) if action_mode == "move" else None
-        self.num_actions = len(self._moves) if self._moves is not None else num_select_actions(self.rules)
-        self._confirm = confirm_action(self.rules)
+        self._moves = self.setup.moves  # "move" mode: rules too wide for it raise the ValueError naming "select"
+        self.num_actions = self.setup.num_actions
+        self._confirm = self.setup.confirm
         low, high = observation_bounds(self.layout, self.rules)
         obs_space = spaces.Dict(
             {
@@ -263,7 +272,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             return game.card_outcomes(card)
         found = self._outcome_ids
         if found is None:
-            moves = move_enumeration(self.rules)
+            moves = self._enumeration()
             found = self._outcome_ids = (self._compiled_move_ids(moves), [m for _, m in moves.pairs])
         fast, masks = found
         if fast is not None:
@@ -299,11 +308,15 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def decode_action(self, action: int) -> Move:
         """The :class:`~scopa_env.engine.rules.Move` of a "move"-mode action id."""
-        return move_enumeration(self.rules).decode(int(action), self._table())
+        return self._enumeration().decode(int(action), self._table())
 
     def encode_action(self, move: Move) -> int:
         """The "move"-mode action id of a move."""
-        return move_enumeration(self.rules).encode(move, self._table())
+        return self._enumeration().encode(move, self._table())
+
+    def _enumeration(self):
+        """The rules' "move" enumeration (this env's own in "move" mode; made on first use in "select" mode)."""
+        return self._moves if self._moves is not None else move_enumeration(self.rules)
 
     def _table(self) -> int | None:
         """The table for take-all ids (``ace_takes_all`` rules), once a game is running."""

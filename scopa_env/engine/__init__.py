@@ -7,6 +7,7 @@
 * :mod:`~scopa_env.engine.game`: the game state machine (deal, moves, hands, games);
 * :mod:`~scopa_env.engine.actions`: the action ids of the "move" and "select" modes;
 * :mod:`~scopa_env.engine.modes`: the options every environment takes (action mode, episode, reward);
+* :mod:`~scopa_env.engine.setup`: :class:`GameSetup`, one checked game (rules, players, modes) and what follows from it;
 * :mod:`~scopa_env.engine.observation`: what one seat may see, as a float32 vector;
 * :mod:`~scopa_env.engine.render`: text rendering of games and hand results.
 

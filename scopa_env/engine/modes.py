@@ -2,7 +2,8 @@
 
 One list of each for the AEC env (:mod:`scopa_env.aec.scopa_v0`), the compiled core
 (:class:`scopa_env.fast.batch.BatchedScopa`), the OpenSpiel game (:mod:`scopa_env.openspiel`)
-and the training envs and configs above them; each checks its arguments against these.
+and the training envs and configs above them; :meth:`scopa_env.engine.setup.GameSetup.of` checks them,
+once, for every entry point that builds a game.
 
 ===============  ==========================================================================
 option           values

@@ -67,13 +67,13 @@ from typing import Any
 
 import numpy as np
 
-from scopa_env.engine.actions import confirm_action, move_enumeration, num_select_actions
+from scopa_env.engine.actions import num_select_actions
 from scopa_env.engine.bounds import SEED_RULE
 from scopa_env.engine.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
-from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
 from scopa_env.engine.observation import ObservationLayout
-from scopa_env.engine.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, get_rules, support_of, supported_by
+from scopa_env.engine.rules import NAPOLA_READINGS, SCOPA_VALUES, Rules, support_of, supported_by
 from scopa_env.engine.scoring import prime_order
+from scopa_env.engine.setup import GameSetup, resolve_setup
 from scopa_env.fast import aot, core
 from scopa_env.fast.core import SCORE_FIELDS
 
@@ -379,21 +379,36 @@ def _tables(P: np.ndarray, rules: Rules, num_players: int, schedule: tuple[int, 
     return TBL
 
 
-@functools.lru_cache(maxsize=32)
-def compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` (modes left at 0; copy P to set them).
+def compiled_rules(
+    rules: Rules | GameSetup, num_players: int | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(P, F, TBL, PAIRS)`` arrays of the kernels for ``rules`` and ``num_players``, or for a
+    :class:`~scopa_env.engine.setup.GameSetup` alone (its modes left out: the arrays have them at 0;
+    copy P to set them). Cached per game.
 
     ``PAIRS`` is empty when the rules have more moves than
     :data:`~scopa_env.engine.actions.MAX_MOVE_ACTIONS` (no preset does; "select" only).
     """
+    if isinstance(rules, GameSetup):
+        if num_players not in (None, rules.num_players):
+            raise ValueError(
+                f"compiled_rules: the setup has {rules.num_players} players, got num_players={num_players!r}"
+            )
+        rules, num_players = rules.rules, rules.num_players
+    return _compiled_rules(rules, num_players)
+
+
+@functools.lru_cache(maxsize=32)
+def _compiled_rules(rules: Rules, num_players: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     check_supported(rules, num_players)  # the player count's check (rules.check_players) included
+    setup = GameSetup.of(rules, num_players)  # "move" mode: its moves are the PAIRS
     french = rules.ranks_per_suit == FRENCH_RANKS  # the 52-card deck: P_FRENCH
-    layout = ObservationLayout.for_rules(num_players, rules)
+    layout = setup.layout
     try:
-        pairs = move_enumeration(rules).pairs
+        pairs = setup.moves.pairs
     except ValueError:  # more moves than "move" mode allows
         pairs = []
-    schedule = rules.schedule(num_players)
+    schedule = setup.schedule
     P = np.zeros(core.NUM_PARAMS, np.int64)
     _deal_params(P, rules, num_players, layout, len(pairs))
     _capture_params(P, rules, schedule, french)
@@ -461,20 +476,15 @@ def default_legal_width(rules: Rules) -> int:
     return 1024 if rules.capture_sum else 64
 
 
-def _check_batch_args(num_games: int, num_players: int, action_mode: str, episode: str, reward: str) -> None:
-    """Check :class:`BatchedScopa`'s ``num_games`` (a positive int), ``num_players`` (an int: the
-    rules check its value) and modes (``ValueError`` naming the argument)."""
+def _check_num_games(num_games: int) -> None:
+    """Check :class:`BatchedScopa`'s ``num_games``: a positive int (else ``ValueError``). The game's
+    arguments are checked by :meth:`GameSetup.of <scopa_env.engine.setup.GameSetup.of>`."""
     if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
         raise ValueError(f"num_games must be a positive int, got {num_games!r}")
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)):
-        raise ValueError(f"num_players must be an int, got {num_players!r}")
-    for name, value, allowed in (
-        ("action_mode", action_mode, ACTION_MODES),
-        ("episode", episode, EPISODES),
-        ("reward", reward, REWARDS),
-    ):
-        if value not in allowed:
-            raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+_GAME_DEFAULTS = {"rules": None, "num_players": 2, "action_mode": "select", "episode": "game", "reward": "game"}
+"""The game's arguments of :class:`BatchedScopa` and their defaults (``setup=`` gives them all at once)."""
 
 
 class BatchedScopa:
@@ -502,6 +512,8 @@ class BatchedScopa:
             default :func:`default_threads` (the ``SCOPA_THREADS`` environment variable,
             else 1). Rows never share state, so the results are the same whatever the count;
             no extra kernel is compiled for it.
+        setup: instead of ``num_players``, ``rules`` and the modes, a
+            :class:`~scopa_env.engine.setup.GameSetup` (``batch.setup`` is the batch's own).
     """
 
     def __init__(
@@ -516,30 +528,40 @@ class BatchedScopa:
         learner_seat: int | str = 0,
         legal_width: int | None = None,
         threads: int | str | None = None,
+        *,
+        setup: GameSetup | None = None,
     ) -> None:
-        _check_batch_args(num_games, num_players, action_mode, episode, reward)
+        _check_num_games(num_games)
+        self.setup = resolve_setup(
+            setup,
+            _GAME_DEFAULTS,
+            rules=rules,
+            num_players=num_players,
+            action_mode=action_mode,
+            episode=episode,
+            reward=reward,
+        )
+        """The game (rules, player count, modes) and what it fixes: :class:`~scopa_env.engine.setup.GameSetup`."""
         mixture = opponent_weights(opponent)
-        self.rules = get_rules(rules)
+        self.rules = self.setup.rules
         self.num_games = int(num_games)
-        self.num_players = int(num_players)
-        base_P, self._F, self._TBL, self._PAIRS = compiled_rules(self.rules, self.num_players)
+        self.num_players = self.setup.num_players
+        base_P, self._F, self._TBL, self._PAIRS = compiled_rules(self.setup)
         self._D = decision_tables(self.rules, self._TBL)
         self._STD, self._VAR = capture_tables(self.rules, self._TBL)
         self._rows = None  # the row loop, chosen at the first reset (aot.rows_for, else the JIT's)
         seat_code = self._learner_seat_code(learner_seat)
         legal_width = self._check_legal_width(legal_width)
-        self.action_mode = action_mode
-        self.episode = episode
-        self.reward_mode = reward
+        self.action_mode = self.setup.action_mode
+        self.episode = self.setup.episode
+        self.reward_mode = self.setup.reward
         self.opponent = dict(opponent) if isinstance(opponent, dict) else opponent
         self.learner_seat = learner_seat
-        self.layout = ObservationLayout.for_rules(self.num_players, self.rules)
-        self.num_sides = self.layout.num_sides
-        if action_mode == "move" and len(self._PAIRS) == 0:
-            move_enumeration(self.rules)  # raises the ValueError that says to use "select" mode
-        self.moves = move_enumeration(self.rules) if action_mode == "move" else None
-        self.confirm = confirm_action(self.rules)  # "select" mode's CONFIRM: 40, or 52 for the 52-card deck
-        self.num_actions = num_select_actions(self.rules) if action_mode == "select" else len(self.moves)
+        self.layout = self.setup.layout
+        self.num_sides = self.setup.num_sides
+        self.moves = self.setup.moves  # "move" mode: rules too wide for it raise the ValueError naming "select"
+        self.confirm = self.setup.confirm  # "select" mode's CONFIRM: 40, or 52 for the 52-card deck
+        self.num_actions = self.setup.num_actions
         self._P = self._batch_params(base_P, mixture, seat_code, legal_width)
         # the opponents' code is compiled only into batches with an opponent (OPPS not None):
         # numba prunes branches on None
@@ -912,8 +934,8 @@ def playout(
         ``(moves, wins)``: moves played and games won per side (``num_sides + 1`` entries,
         the last: games without a winner).
     """
-    r = get_rules(rules)
-    P, F, TBL, _ = compiled_rules(r, num_players)
+    setup = GameSetup.of(rules, num_players)
+    P, F, TBL, _ = compiled_rules(setup)
     players = players or ("random",) * num_players
     if len(players) != num_players or any(p not in OPPONENT_KINDS for p in players):
         raise ValueError(f"players must give one of {OPPONENT_KINDS} for each of {num_players} seats, got {players!r}")
@@ -931,10 +953,10 @@ def playout(
         np.zeros((1, num_players), np.float32),
         info,
         np.zeros((1, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64),
-        decision_tables(r, TBL),
+        decision_tables(setup.rules, TBL),
     )
     wins = info[0, core.INFO_WINS : core.INFO_WINS + core.MAX_SIDES + 1]
-    return int(moves), np.append(wins[: r.num_sides(num_players)], wins[core.MAX_SIDES])
+    return int(moves), np.append(wins[: setup.num_sides], wins[core.MAX_SIDES])
 
 
 __all__ = [

@@ -13,12 +13,12 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scopa_env.engine.actions import MoveEnumeration, confirm_action, move_enumeration, num_select_actions
+from scopa_env.engine.actions import MoveEnumeration
 from scopa_env.engine.cards import NUM_CARDS, RANK_OF, SUIT_OF, cards_of, format_card
 from scopa_env.engine.game import Game
-from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
 from scopa_env.engine.observation import ObservationLayout
-from scopa_env.engine.rules import Rules, get_rules
+from scopa_env.engine.rules import Rules
+from scopa_env.engine.setup import GameSetup
 
 GAME_NAME = "python_scopa"
 DEFAULT_PARAMS: dict[str, object] = {
@@ -96,7 +96,12 @@ def check_bridge_rules(rules: Rules) -> None:
 
 @dataclass(frozen=True, eq=False)
 class Setup:
-    """Everything fixed by the game's parameters; shared by all states of a game."""
+    """Everything fixed by the game's parameters; shared by all states of a game.
+
+    The game's rules, players and modes are checked by :meth:`GameSetup.of
+    <scopa_env.engine.setup.GameSetup.of>` (:attr:`game_setup`), which gives the schedule, the
+    sides, the layout, the moves and the action count; the rest is the bridge's own.
+    """
 
     rules: Rules
     num_players: int
@@ -104,6 +109,9 @@ class Setup:
     episode: str
     reward: str
     max_hands: int
+    game_setup: GameSetup = field(init=False)
+    """The engine's :class:`~scopa_env.engine.setup.GameSetup` of these rules, players and modes (the
+    AEC env's and the compiled batch's ``setup`` for the same game)."""
     schedule: tuple[int, ...] = field(init=False)
     """Cards each seat gets in each deal of a hand."""
     deal_plies: tuple[int, ...] = field(init=False)
@@ -128,17 +136,19 @@ class Setup:
 
     def __post_init__(self) -> None:
         put = functools.partial(object.__setattr__, self)
+        game = GameSetup.of(self.rules, self.num_players, self.action_mode, self.episode, self.reward)
+        put("game_setup", game)
         n = self.num_players
-        put("schedule", self.rules.schedule(n))
+        put("schedule", game.schedule)
         put("deal_plies", tuple(n * sum(self.schedule[:k]) for k in range(len(self.schedule))))
         put("plies_per_hand", n * sum(self.schedule))
-        put("side_of", self.rules.sides(n))
-        put("num_sides", max(self.side_of) + 1)
-        put("layout", ObservationLayout.for_rules(n, self.rules))
-        put("moves", move_enumeration(self.rules) if self.action_mode == "move" else None)
-        put("num_actions", len(self.moves) if self.moves is not None else num_select_actions(self.rules))
+        put("side_of", game.side_of)
+        put("num_sides", game.num_sides)
+        put("layout", game.layout)
+        put("moves", game.moves)
+        put("num_actions", game.num_actions)
         put("num_cards", self.rules.num_card_ids)
-        put("confirm", confirm_action(self.rules))
+        put("confirm", game.confirm)
         put("card_text", _card_texts(self.rules))
         put("card_order", _card_order(self.rules))
         put("explicit_redeal", self.rules.redeal_next_dealer or self.rules.first_card_choice)
@@ -216,15 +226,12 @@ def parse_params(params: dict | None) -> Setup:
     if unknown:
         raise ValueError(f"unknown python_scopa parameter(s) {unknown}; known: {sorted(p)}")
     p.update(params or {})
-    rules = get_rules(p["rules"])
-    check_bridge_rules(rules)
     n = p["players"]
     if isinstance(n, bool) or not isinstance(n, int):
         raise ValueError(f"players must be an int, got {n!r}")
-    rules.check_players(n)
-    for name, allowed in (("action_mode", ACTION_MODES), ("episode", EPISODES), ("reward", REWARDS)):
-        if p[name] not in allowed:
-            raise ValueError(f"{name} must be one of {allowed}, got {p[name]!r}")
+    # the rules (a preset name), the player count and the modes: one check for every layer
+    game = GameSetup.of(p["rules"], n, p["action_mode"], p["episode"], p["reward"])
+    check_bridge_rules(game.rules)
     if isinstance(p["max_hands"], bool) or not isinstance(p["max_hands"], int) or p["max_hands"] < 1:
         raise ValueError(f"max_hands must be an int >= 1, got {p['max_hands']!r}")
-    return _setup(rules, n, p["action_mode"], p["episode"], p["reward"], p["max_hands"])
+    return _setup(game.rules, n, game.action_mode, game.episode, game.reward, p["max_hands"])
