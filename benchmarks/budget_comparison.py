@@ -5,7 +5,7 @@ Reads run folders written by ``scopa train`` (``config.yaml``, ``evaluations.csv
 over env steps for every run (95% CI bands from the periodic evaluations) and prints a
 markdown table of the final evaluations of each run's ``best`` checkpoint.
 
-Run (the numbers in docs/training.md)::
+Run (the numbers in docs/training-experiments.md)::
 
     python benchmarks/budget_comparison.py runs/cmp_dqn_select runs/cmp_dqn_move \\
         runs/cmp_ppo_select runs/cmp_ppo_move --out docs/img/budget_comparison.png

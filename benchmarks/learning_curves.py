@@ -13,7 +13,7 @@ afterwards from the weights the run kept). The PPO recipe is drawn on the ``heur
 
 Each DMC run folder's ``evaluations.csv`` has a ``cpu_hours`` column (the training process's CPU
 time at each evaluation, both cores counted). The PPO recipe's curve is the one recorded in
-docs/training.md for ``configs/ppo_vs_heuristic.yaml`` (1,000-deal evaluations, 24M steps in 82
+docs/training-experiments.md for ``configs/ppo_vs_heuristic.yaml`` (1,000-deal evaluations, 24M steps in 82
 minutes of wall time with one torch thread on the same kind of 2-core machine); its CPU-hours
 are estimated as wall time x 1.1 cores (the compiled games run beside the learner), so that
 curve is placed by an estimate, not by a measurement made in this run.
@@ -25,7 +25,7 @@ import argparse
 import csv
 from pathlib import Path
 
-PPO_RECIPE = [  # (steps, margin vs heuristic), docs/training.md "The PPO recipe"
+PPO_RECIPE = [  # (steps, margin vs heuristic), docs/training-experiments.md "The earlier PPO recipe"
     (0, -0.42),
     (2_000_000, -0.18),
     (6_000_000, -0.16),
@@ -79,7 +79,7 @@ def main() -> None:
                 marker="s",
                 linestyle="--",
                 color="gray",
-                label="PPO recipe (docs/training.md; CPU-hours estimated)",
+                label="PPO recipe (docs/training-experiments.md; CPU-hours estimated)",
             )
         ax.axhline(0.0, color="black", linewidth=0.8)
         ax.set_ylim(min(-0.6, lowest - 0.1), None)  # the untrained networks start near -2, off the scale

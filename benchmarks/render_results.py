@@ -14,13 +14,20 @@ from (``docs/data/.../*.json``, an evaluation report; ``train/zoo/NAME/card.json
 a zoo model card): its deals, hands, win rate and margin are then read from that file rather
 than copied. The output depends on the JSON files alone (no dates, no randomness), so a test
 can regenerate it and compare.
+
+The page opens with a one-screen ``## Summary`` (:func:`summary`): the headline numbers, each read
+from its record and linked to the section below that holds it; a row whose file or record is absent
+is left out.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -267,6 +274,175 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
     return lines + [""]
 
 
+# --- the summary -------------------------------------------------------------------------------
+
+SUMMARY_MAX_LINES = 30
+"""The summary is one screen: at most this many lines, its heading included."""
+LEADERBOARD_TOP = 4
+"""The strongest fair agents of the standard 2-player leaderboard shown in the summary."""
+
+
+def slugify(text: str) -> str:
+    """A heading's id as Python-Markdown's ``toc`` extension makes it (mkdocs.yml keeps its default)."""
+    text = re.sub(r"[`*]", "", text)  # code spans and emphasis: the id is made from the rendered text
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+    return re.sub(r"[-\s]+", "-", text)
+
+
+def heading_ids(lines: list[str], taken: set[str]) -> dict[int, str]:
+    """The id of each heading among ``lines`` (by line index), after the ids in ``taken``: a repeated
+    id gets ``_1``, ``_2``, ... as the ``toc`` extension numbers it."""
+    out = {}
+    for i, line in enumerate(lines):
+        m = re.match(r"#{1,6} (.+)$", line)
+        if not m:
+            continue
+        anchor = slugify(m.group(1))
+        while anchor in taken or not anchor:
+            n = re.match(r"^(.*)_([0-9]+)$", anchor)
+            anchor = f"{n.group(1)}_{int(n.group(2)) + 1}" if n else f"{anchor}_1"
+        taken.add(anchor)
+        out[i] = anchor
+    return out
+
+
+def find_record(files: dict[str, dict[str, Any]], stem: str, record_id: str | None = None) -> dict[str, Any] | None:
+    """The record ``record_id`` of file ``stem`` (its first record without an id), or None where either is absent."""
+    data = files.get(stem)
+    if data is None or not data["records"]:
+        return None
+    if record_id is None:
+        return data["records"][0]
+    return next((r for r in data["records"] if r.get("id") == record_id), None)
+
+
+def find_row(record: dict[str, Any] | None, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The first row of ``record`` that passes ``test``, or None (also where the record is None)."""
+    if record is None:
+        return None
+    return next((r for r in record["rows"] if test(r)), None)
+
+
+def summary_rows(files: dict[str, dict[str, Any]], root: Path = ROOT) -> list[tuple[str, str, str, str | None]]:
+    """The summary's rows as ``(what, measured, file stem, record id)``: each number read from the record
+    of that file (the row links to the record's section); a row whose file, record or row is absent is
+    left out."""
+    out: list[tuple[str, str, str, str | None]] = []
+    bench = find_record(files, "bench", "scopa-bench")
+    for what, prefix in (
+        ("Python engine, random legal play, 2 players", "Python engine, random legal play"),
+        ("Compiled core, random legal play, 1 thread", "compiled core, random legal play"),
+    ):
+        row = find_row(bench, lambda r, prefix=prefix: str(r.get("benchmark")).startswith(prefix))
+        if row:
+            out.append((what, f"{number(row['value'])} {row['unit']}", "bench", "scopa-bench"))
+    ratios = []
+    for mode in ("move", "select"):
+        row = find_row(bench, lambda r, mode=mode: f'do-nothing AEC floor, "{mode}" mode' in str(r.get("benchmark")))
+        if row:
+            ratios.append(f'{number(row["value"])} in "{mode}" mode')
+    if ratios:
+        out.append(("AEC env + standard wrappers / do-nothing AEC floor", ", ".join(ratios), "bench", "scopa-bench"))
+
+    stem = f"{LEADERBOARD}standard-2p-v1"
+    board = find_record(files, stem)
+    if board:
+        fair = [r for r in board["rows"] if r.get("role") != "ceiling" and isinstance(r.get("rating"), dict)]
+        top = sorted(fair, key=lambda r: -r["rating"]["mean"])[:LEADERBOARD_TOP]
+        if top:
+            what = (
+                f"Strongest agents, standard game, 2 players (Elo, greedy = 1000; {board['tier']} tier, "
+                f"{board['deals']} deals)"
+            )
+            out.append((what, ", ".join(f"`{r['agent']}` {r['rating_text']}" for r in top), stem, None))
+        gap = (board.get("ceiling") or {}).get("gap")
+        if gap:
+            measured = (
+                f"{cell('margin', gap['margin_per_hand'])} points per hand above `{gap['agent']}`, "
+                f"wins {cell('win_rate', gap['win_rate'])} ({gap['deals']} deals)"
+            )
+            out.append(("The oracle ceiling (every card seen) above the strongest fair agent", measured, stem, None))
+
+    zoo = find_record(files, "strength", "zoo")
+    row = find_row(zoo, lambda r: r.get("agent") == "zoo:standard-2p" and r.get("opponent") == "heuristic")
+    if row:
+        values = {**linked_values(row["data"], root), **row} if row.get("data") else row
+        measured = f"{cell('margin', values['margin'])} points per hand, {number(values['deals'])} deal pairs"
+        out.append(("The zoo's network `zoo:standard-2p` against `heuristic`", measured, "strength", "zoo"))
+
+    versus = find_record(files, "networks_vs_fsearch")
+    if versus and versus["rows"]:
+        parts = [f"`{r['agent']}` ({r['game']}) {r['margin_text']} at {r['ms']:.2f} ms" for r in versus["rows"]]
+        out.append(("Networks alone against `fsearch`, points per hand", "; ".join(parts), "networks_vs_fsearch", None))
+
+    per_ms = find_record(files, "strength_per_ms")
+    if per_ms:
+        ref = next((r for r in per_ms["rows"] if r.get("ratio_ms") == 1.0), None)
+        nets = [r for r in per_ms["rows"] if r.get("family") == "network"]
+        best = max(nets, key=lambda r: r["margin"]) if nets else None
+        if ref and best:
+            measured = (
+                f"`{ref['family']}` {ref['ms']:.2f} ms per decision; the strongest network alone, `{best['agent']}`, "
+                f"{best['ms']:.2f} ms at {best['margin_text']} points per hand against it"
+            )
+            out.append(("Strength per millisecond, standard game, 2 players", measured, "strength_per_ms", None))
+    return out
+
+
+def summary(
+    rows: list[tuple[str, str, str, str | None]], sections: dict[tuple[str, str | None], tuple[str, str]]
+) -> list[str]:
+    """The ``## Summary`` section: one table row per headline number, linked to its record's section
+    (``sections``: the heading's text and id of each file, ``(stem, None)``, and record, ``(stem, id)``)."""
+    if not rows:
+        return []
+    lines = [
+        "## Summary",
+        "",
+        "The headline numbers, each read from the record in the section it links to (which gives the command,",
+        "the commit, the date and the machine's load).",
+        "",
+        "| what | measured | section |",
+        "|---|---|---|",
+    ]
+    for what, measured, stem, record_id in rows:
+        title, anchor = sections.get((stem, record_id)) or sections[(stem, None)]
+        measured = measured.replace("|", "\\|")  # a table cell
+        lines.append(f"| {what} | {measured} | [{title}](#{anchor}) |")
+    lines.append("")
+    if len(lines) > SUMMARY_MAX_LINES:
+        raise ValueError(f"the summary has {len(lines)} lines, more than {SUMMARY_MAX_LINES}: shorten summary_rows")
+    return lines
+
+
+# --- the page ----------------------------------------------------------------------------------
+
+
+def render_sections(
+    files: list[tuple[str, dict[str, Any]]], root: Path = ROOT
+) -> tuple[list[str], dict[tuple[str, str | None], int]]:
+    """Every file's section (and the leaderboards at a glance before the first leaderboard's), and the index
+    of the heading of each file (``(stem, None)``) and of each record with an id (``(stem, id)``)."""
+    lines: list[str] = []
+    where: dict[tuple[str, str | None], int] = {}
+    glance = leaderboard_summary(files, root)
+    for stem, data in files:
+        if glance and stem.startswith(LEADERBOARD):
+            lines += glance  # before the first leaderboard's section
+            glance = []
+        where[(stem, None)] = len(lines)
+        lines += [f"## {data['title']}", ""]
+        if data.get("about"):
+            lines += [data["about"], ""]
+        for record in data["records"]:
+            heading = record.get("title") != data["title"]
+            if record.get("id"):
+                where[(stem, record["id"])] = len(lines) if heading else where[(stem, None)]
+            lines += render_record(record, root, heading=heading)
+    return lines, where
+
+
 def render(results: Path = RESULTS, root: Path = ROOT) -> str:
     """The whole page, from the files under ``results``."""
     lines = [
@@ -284,16 +460,12 @@ def render(results: Path = RESULTS, root: Path = ROOT) -> str:
         "",
     ]
     files = load_files(results)
-    summary = leaderboard_summary(files, root)
-    for stem, data in files:
-        if summary and stem.startswith(LEADERBOARD):
-            lines += summary  # before the first leaderboard's section
-            summary = []
-        lines += [f"## {data['title']}", ""]
-        if data.get("about"):
-            lines += [data["about"], ""]
-        for record in data["records"]:
-            lines += render_record(record, root, heading=record.get("title") != data["title"])
+    sections, where = render_sections(files, root)
+    rows = summary_rows(dict(files), root)
+    ids = heading_ids(sections, {"results", "summary"} if rows else {"results"})
+    headings = {key: (sections[i].lstrip("#").strip(), ids[i]) for key, i in where.items()}
+    lines += summary(rows, headings)
+    lines += sections
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -172,3 +172,62 @@ def check_train_command(args) -> None:
 
         (DmcConfig if is_dmc_config(args.config, overrides) else TrainConfig).load(args.config, overrides)
     assert os.path.isfile(args.config)
+
+
+# --- the API reference ---------------------------------------------------------------------------------
+
+API_PAGES = sorted((ROOT / "docs" / "api").glob("*.md"))
+DIRECTIVE = re.compile(r"^::: ([\w.]+)\s*$", re.M)
+USER_TYPES = [
+    "scopa_env.engine.rules.Move",  # what an agent's act returns (defined in scopa_env.engine.captures)
+    "scopa_env.engine.game.PlayerView",  # what an agent's act is given
+    "scopa_env.engine.rules.Rules",
+    "scopa_env.engine.rules.get_rules",
+    "agents.base.Agent",
+    "scopa_env.aec.scopa_v0.env",  # the environments' constructors
+    "scopa_env.aec.scopa_v0.raw_env",
+    "train.env.ScopaGymEnv",
+    "scopa_env.fast.batch.BatchedScopa",
+    "scopa_env.fast.vec_env.ScopaVectorEnv",
+    "scopa_env.fast.vec_env.ScopaSB3VecEnv",
+    "scopa_env.engine.game.HandResult",  # the results and scores a user reads
+    "scopa_env.engine.scoring.score_hand",
+]
+if (ROOT / "scopa_env" / "engine" / "setup.py").is_file():
+    USER_TYPES.append("scopa_env.engine.setup.GameSetup")
+
+
+def api_directives() -> list[str]:
+    return [name for page in API_PAGES for name in DIRECTIVE.findall(page.read_text())]
+
+
+def imported(dotted: str):
+    """The object a directive's dotted path names: the longest importable module, then attributes."""
+    import importlib
+
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        module = ".".join(parts[:i])
+        try:
+            obj = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise  # the module is there but one of its imports is not
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ModuleNotFoundError(dotted)
+
+
+@pytest.mark.parametrize("name", USER_TYPES)
+def test_api_reference_renders_the_types_a_user_touches(name):
+    """Each type a user touches has its own ``:::`` directive in docs/api/*.md, and its path imports."""
+    assert name in api_directives(), f"no '::: {name}' in docs/api/*.md"
+    assert imported(name) is not None
+
+
+def test_api_directives_are_not_repeated():
+    """A name rendered twice would give the site two anchors of the same id."""
+    names = api_directives()
+    assert len(names) == len(set(names)), sorted({n for n in names if names.count(n) > 1})

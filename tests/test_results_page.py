@@ -124,3 +124,158 @@ def test_leaderboards_at_a_glance_names_the_best_fair_agent_and_the_unpublished_
     assert "`oracle:noise=0.6`" in line, "the ceiling's spec says which oracle measured it"
     assert page.index("## Leaderboards at a glance") < page.index("## Leaderboard: standard-2p-v1")
     assert "Not published yet: " in page and "escoba-2p-v1" in page.split("Not published yet: ")[1].split("\n")[0]
+
+
+# --- the summary ---------------------------------------------------------------------------------------
+
+SUMMARY_MAX_LINES = 40
+
+
+def summary_of(page: str) -> str:
+    """The page's first ``## `` section, heading included."""
+    first = page.split("\n## ", 1)[1]
+    return "## " + first.split("\n## ", 1)[0].rstrip("\n")
+
+
+def summary_rows(page: str) -> dict[str, str]:
+    """The summary table's rows: what -> measured."""
+    rows = [line.split(" | ") for line in summary_of(page).splitlines() if line.startswith("| ")][1:]  # no header
+    return {cells[0].removeprefix("| "): cells[1] for cells in rows}
+
+
+def test_the_page_opens_with_a_one_screen_summary_linked_to_its_sections():
+    page = PAGE.read_text()
+    assert re.findall(r"^## (.+)$", page, re.M)[0] == "Summary", "the first section is the summary"
+    section = summary_of(page)
+    assert len(section.splitlines()) <= SUMMARY_MAX_LINES, f"the summary is {len(section.splitlines())} lines"
+    rows = summary_rows(page)
+    assert len(rows) >= 6, f"the summary's headline rows: {sorted(rows)}"
+    ids = set(renderer().heading_ids(page.splitlines(), set()).values())
+    links = re.findall(r"\]\(#([^)]+)\)", section)
+    assert len(links) == len(rows), "every row links to its section"
+    for anchor in links:
+        assert anchor in ids, f"the summary links to #{anchor}, which no heading of the page has"
+
+
+def test_heading_ids_are_the_ones_mkdocs_makes():
+    """The renderer computes the summary's anchors as Python-Markdown's toc extension (mkdocs) does."""
+    markdown = pytest.importorskip("markdown")
+    page = PAGE.read_text()
+    html = markdown.Markdown(extensions=["toc", "tables"]).convert(page)
+    made = re.findall(r'<h\d id="([^"]+)"', html)
+    assert list(renderer().heading_ids(page.splitlines(), set()).values()) == made
+
+
+def copy_results(tmp_path: Path, leave_out: tuple[str, ...] = ()) -> Path:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for path in RESULTS.glob("*.json"):
+        if path.stem not in leave_out:
+            (folder / path.name).write_text(path.read_text())
+    return folder
+
+
+def edit(folder: Path, stem: str, change) -> None:
+    path = folder / f"{stem}.json"
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+def row_where(record: dict, **want) -> dict:
+    return next(r for r in record["rows"] if all(str(r.get(k, "")).startswith(v) for k, v in want.items()))
+
+
+def test_each_summary_number_is_read_from_its_record(tmp_path):
+    """Change each source value in a copy of the results and see the summary say the new value."""
+    page = renderer().render(RESULTS)
+    before = summary_of(page)
+    for shown in ("339,900 moves/s", "3,820,000 moves/s", "`fsearch` 1241 [1217, 1266]", "+1.943 [+1.849, +2.036]"):
+        assert shown in before, f"{shown!r} is in the summary"
+    folder = copy_results(tmp_path)
+
+    def bench(data):
+        record = next(r for r in data["records"] if r["id"] == "scopa-bench")
+        row_where(record, benchmark="Python engine, random legal play")["value"] = 123457
+        row_where(record, benchmark="compiled core, random legal play")["value"] = 7654321
+        next(r for r in record["rows"] if 'floor, "move" mode' in r["benchmark"])["value"] = 0.77
+        next(r for r in record["rows"] if 'floor, "select" mode' in r["benchmark"])["value"] = 0.66
+
+    def leaderboard(data):
+        record = data["records"][0]
+        row = row_where(record, agent="fsearch")
+        row["rating"], row["rating_text"] = {"mean": 1999.0, "lo": 1998.0, "hi": 2000.0}, "1999 [1998, 2000]"
+        record["ceiling"]["gap"]["margin_per_hand"] = {"mean": 9.876, "lo": 9.5, "hi": 10.25}
+
+    def strength(data):
+        record = next(r for r in data["records"] if r.get("id") == "zoo")
+        row = row_where(record, agent="zoo:standard-2p", opponent="heuristic")
+        del row["data"]  # the values in the row itself, in place of the model card's
+        row |= {"deals": 4321, "margin": {"mean": 0.123, "lo": 0.1, "hi": 0.146}}
+
+    def per_ms(data):
+        record = data["records"][0]
+        row_where(record, agent="fsearch (the reference)")["ms"] = 5.4321
+        row = row_where(record, agent="zoo:standard-2p")
+        row |= {"ms": 0.1234, "margin": 0.5, "margin_text": "+0.500 [+0.400, +0.600]"}
+
+    for stem, change in [
+        ("bench", bench),
+        ("leaderboard-standard-2p-v1", leaderboard),
+        ("strength", strength),
+        ("strength_per_ms", per_ms),
+    ]:
+        edit(folder, stem, change)
+    after = summary_of(renderer().render(folder))
+    for shown in (
+        "123,457 moves/s",
+        "7,654,321 moves/s",
+        '0.77 in "move" mode, 0.66 in "select" mode',
+        "`fsearch` 1999 [1998, 2000]",
+        "+9.876 [+9.500, +10.250] points per hand above `fsearch`",
+        "+0.123 [+0.100, +0.146] points per hand, 4,321 deal pairs",
+        "`fsearch` 5.43 ms per decision",
+        "`zoo:standard-2p`, 0.12 ms at +0.500 [+0.400, +0.600]",
+    ):
+        assert shown in after, f"{shown!r} is not in the summary:\n{after}"
+    for old in ("339,900", "3,820,000", "1241 [1217, 1266]", "+1.943", "+0.454", "7.95 ms", "0.82 ms"):
+        assert old in before and old not in after, f"{old!r} stays in the summary after its record changed"
+
+
+def test_a_networks_vs_fsearch_record_adds_its_row(tmp_path):
+    folder = copy_results(tmp_path, leave_out=("networks_vs_fsearch",))
+    row = {"game": "scopone, 4 players", "agent": "zoo:scopone-4p", "deals": 10, "ms": 0.4567}
+    row |= {"margin_text": "+0.012 [-0.034, +0.058]", "win_text": "51.0 [49.0, 53.0]%", "ratio_ms": 0.06}
+    record = result_record("python benchmarks/networks_vs_fsearch.py", [row], what="w", commit="2" * 40)
+    record["date"] = "2026-01-03"
+    data = {"title": "Networks alone against the compiled search", "about": "", "records": [record]}
+    (folder / "networks_vs_fsearch.json").write_text(json.dumps(data))
+    page = renderer().render(folder)
+    line = next(x for x in summary_of(page).splitlines() if "against `fsearch`" in x and "zoo:scopone-4p" in x)
+    assert "+0.012 [-0.034, +0.058] at 0.46 ms" in line
+    assert "](#networks-alone-against-the-compiled-search)" in line
+
+
+@pytest.mark.parametrize(
+    "stem, gone",
+    [
+        ("bench", ("moves/s", "AEC env")),
+        ("leaderboard-standard-2p-v1", ("Strongest agents", "oracle ceiling")),
+        ("strength", ("against `heuristic`",)),
+        ("strength_per_ms", ("Strength per millisecond",)),
+    ],
+)
+def test_a_missing_results_file_leaves_its_summary_rows_out(tmp_path, stem, gone):
+    page = renderer().render(copy_results(tmp_path, leave_out=(stem,)))
+    section = summary_of(page)
+    assert section.startswith("## Summary")
+    for words in gone:
+        assert words not in section, f"{words!r} stays in the summary without {stem}.json"
+    assert len(summary_rows(page)) >= 2, "the other rows stay"
+
+
+def test_no_headline_record_means_no_summary(tmp_path):
+    record = result_record("cmd", [{"a": 1}], what="w", commit="0" * 40, date="2026-01-01")
+    (tmp_path / "other.json").write_text(json.dumps({"title": "Other", "about": "", "records": [record]}))
+    page = renderer().render(tmp_path)
+    assert "## Summary" not in page and "## Other" in page
