@@ -18,6 +18,26 @@ ROOT = Path(__file__).resolve().parents[1]
 # its workers at the tests' own priority.
 os.environ.setdefault("RAY_worker_niceness", "0")
 
+# The helper modules the test files import (tests/variant_helpers.py and the like) assert too: their
+# failures get pytest's explanations, as in a test module.
+pytest.register_assert_rewrite("checkpoint_helpers", "cli_helpers", "openspiel_helpers", "variant_helpers")
+
+
+def pytest_runtest_teardown(item):
+    """Once ``absl.logging`` is loaded, its handler writes to the real stderr.
+
+    absl (imported by OpenSpiel's Python algorithms: tests/test_openspiel_bots.py) gives its handler
+    the ``sys.stderr`` of the moment it is imported, under pytest a capture file. When logging is
+    configured again in the same process (uvicorn's ``dictConfig`` under ``scopa web``:
+    tests/test_cli.py::test_web_binds_before_it_prints), ``logging`` closes every handler, and absl's
+    closes its stream unless it is the current ``sys.stderr``: pytest's own capture file was closed,
+    and every later test of the process failed with "I/O operation on closed file". absl never
+    closes ``sys.__stderr__``.
+    """
+    absl_logging = sys.modules.get("absl.logging")
+    if absl_logging is not None:
+        absl_logging.get_absl_handler().python_handler.stream = sys.__stderr__
+
 
 def pytest_collection_modifyitems(config, items):
     """A notebook whose metadata says ``"scopa": {"slow": true}`` is in the slow tier, like a test

@@ -1,5 +1,6 @@
 """`scopa bench`'s plumbing (issue 19): rows come out as they are measured, each with its
-ratio to the reference loop measured around its own step. No timing is asserted."""
+ratio to the reference loop measured around its own step, and the command says how long it takes
+and shows its progress. No timing is asserted."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 import math
 
 import scopa_env.bench.env as bench
+from scopa_app.cli import main
 
 
 def fake_measurements(monkeypatch, refs):
@@ -84,3 +86,15 @@ def test_dmc_workers_record_keeps_the_turns_played_so_far(tmp_path):
     record = json.loads(out.read_text())["records"][0]
     assert [r["ratio"] for r in record["rows"]] == [1.0, 3.0]
     assert "command_note" not in record
+
+
+def test_bench_says_how_long_and_shows_progress(capsys, monkeypatch):
+    import scopa_env.bench.fast as fast_bench
+
+    monkeypatch.setattr(fast_bench, "bench_rows", lambda seconds, progress=None: progress("compiled core") or [])
+    assert main(["bench", "--seconds", "0.02"]) == 0
+    captured = capsys.readouterr()
+    first, *steps = captured.err.strip().splitlines()
+    assert first.startswith("scopa bench: about") and "seconds" in first, captured.err
+    assert len(steps) == 5 and "Python engine" in steps[0] and "compiled core" in steps[-1], captured.err
+    assert "engine random play, 2 players" in captured.out

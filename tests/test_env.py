@@ -1,4 +1,5 @@
-"""The PettingZoo environment: API compliance, action modes, observations, rewards, infos."""
+"""The PettingZoo environment: API compliance, action modes, observations, rewards, infos, and a step
+before ``reset()`` or after the end."""
 
 import os
 
@@ -362,3 +363,15 @@ def test_rewards_reset_after_a_rewarded_step():
             break
         rewarded = any(env.rewards.values())
     assert rewarded, "a hand should end within 500 steps and reward its margin"
+
+
+def test_raw_env_step_before_reset_and_after_the_end():
+    env = scopa_v0.raw_env()
+    with pytest.raises(RuntimeError, match=r"before reset\(\)"):
+        env.step(0)
+    env.reset(seed=1)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    with pytest.raises(RuntimeError, match=r"after the episode ended .*reset\(\)"):
+        env.step(0)

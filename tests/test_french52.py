@@ -295,7 +295,7 @@ def test_compiled_core_plays_it_in_both_modes():
 
 
 def test_openspiel_and_sb3_training_play_it():
-    """The OpenSpiel bridge and the SB3 learners play it in both modes (tests/test_openspiel.py,
+    """The OpenSpiel bridge and the SB3 learners play it in both modes (tests/test_openspiel_*.py,
     tests/test_train_french52.py)."""
     from scopa_env.openspiel.game import check_bridge_rules, parse_params
 
@@ -427,7 +427,7 @@ RECORDED = {
     "chiamarsi_fuori": "d9108bbd22ba1d6e",
     "chkobba": "c1e6a7798cd661a5",
     # Re-recorded when Cirulla's hand bonuses moved to the holder's first turn of the deal
-    # (tests/test_variants2.py, wikipedia: "before the player holding them has played their first
+    # (tests/test_variants_cirulla.py, wikipedia: "before the player holding them has played their first
     # card"); with the declarations taken right after the deal the code gives b4a697bc35a39928.
     "cirulla": "4bf4afd34816354e",
     "escoba": "bf0bda380501ef1a",

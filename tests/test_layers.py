@@ -275,3 +275,45 @@ def _env_with_path(path: Path) -> dict:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(path), env.get("PYTHONPATH")]))
     return env
+
+
+# --- import direction -----------------------------------------------------------------------------
+
+
+def imports_of(module: str) -> set[str]:
+    """Every module ``module`` imports, at the top or inside a function."""
+    tree = ast.parse((ROOT / (module.replace(".", "/") + ".py")).read_text())
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            out |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return out
+
+
+def reaches(start: str, target: str, within: tuple[str, ...]) -> bool:
+    seen, todo = set(), [start]
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        for dep in imports_of(module):
+            if dep == target:
+                return True
+            if dep.startswith(within) and (ROOT / (dep.replace(".", "/") + ".py")).is_file():
+                todo.append(dep)
+    return False
+
+
+def test_dependency_arrows_go_one_way():
+    """rules <- presets, and dqn -> run -> policy_agent without a way back (issue 17's two import circles)."""
+    from scopa_env.engine.rules import PRESETS
+
+    assert reaches("scopa_env.engine.presets", "scopa_env.engine.rules", ("scopa_env",))
+    assert not reaches("scopa_env.engine.rules", "scopa_env.engine.presets", ("scopa_env",)), "rules imports presets"
+    assert reaches("train.dqn", "train.policy_agent", ("train",))
+    for module in ("train.run", "train.policy_agent", "train.checkpoint"):
+        assert not reaches(module, "train.dqn", ("train",)), f"{module} leads back to train.dqn"
+    assert "chkobba" in PRESETS, "the package still registers every preset"

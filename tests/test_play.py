@@ -262,3 +262,16 @@ def test_variant_games_to_the_end(rules, players):
     )
     assert tg.run() == 0, "\n".join(out)[-2000:]
     assert tg.game.winner is not None
+
+
+def test_terminal_hints_and_help():
+    hand0, hand1, table = parse_cards("7d 2d Kd"), parse_cards("Ac Ab 6b"), parse_cards("7c 7s 3s 4b")
+    stock = [c for c in STANDARD.deck if c not in set(hand0 + hand1 + table)]
+    game = Game.from_deal([hand0, hand1], table, stock, dealer=1, seed=0, auto_next_hand=False)
+    answers, out = iter(["2d 3s", "h", "q"]), []
+    tg = TerminalGame(game, {1: RandomAgent(seed=0)}, input_fn=lambda p: next(answers), output_fn=out.append)
+    assert tg.run() == 0, "q leaves with exit status 0"
+    text = "\n".join(out)
+    assert "cannot take anything from the table; trail it: type the card alone" in text, text
+    assert "empty slot" not in text, "the terminal has no empty slot"
+    assert "J, Q, K" in text and "8, 9, 10" in text, "the help gives the figures' values"

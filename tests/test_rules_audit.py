@@ -135,7 +135,7 @@ def test_rules_doc_lists_what_is_left_out(what, quote):
 def test_cirulla_declaration_timing_is_built_not_left_out():
     """wikipedia, Cirulla: "Such bonuses must be declared before the player holding them has played
     their first card": the engines take the declaration at that player's first turn of the deal
-    (``tests/test_variants2.py``), so "Left out" no longer lists it and the ``cirulla`` section gives
+    (``tests/test_variants_cirulla.py``), so "Left out" no longer lists it and the ``cirulla`` section gives
     the reading."""
     assert "before the player holding them" not in " ".join(_left_out().split()), "Left out lists the timing"
     text = " ".join(RULES_DOC.read_text().split())

@@ -1,6 +1,6 @@
 """Rule fields one at a time, set by option strings on the standard game, against the rule text.
 
-The presets' tests (``tests/test_variants.py``, ``tests/test_variants2.py``) check each preset
+The presets' tests (``tests/test_variants_*.py``) check each preset
 against its source; here each :class:`~scopa_env.engine.rules.Rules` field that those tests reach
 only through a preset's name is set on its own (``"standard,FIELD=VALUE"``), so a field's effect is
 checked apart from the other fields of its presets. Quotes are from ``shared/rules-sources/``:

@@ -1,4 +1,5 @@
-"""Smoke runs of every config with a tiny budget, determinism, resume, and configs rejected early."""
+"""Smoke runs of every config with a tiny budget, determinism, resume, and configs rejected early
+(unknown or mistyped keys, values out of their ranges) before anything is written."""
 
 import csv
 from pathlib import Path
@@ -8,6 +9,9 @@ import yaml
 
 pytest.importorskip("sb3_contrib")
 
+from cli_helpers import one_line_error  # noqa: E402
+
+from scopa_app.cli import main  # noqa: E402
 from train.config import ConfigError, TrainConfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,3 +143,38 @@ def test_bad_configs_are_rejected_before_training(tmp_path, scopa_cli):
     (tmp_path / "typo.yaml").write_text("algo: ppo\nn_env: 4\n")
     result = scopa_cli("train", str(tmp_path / "typo.yaml"))
     assert result.returncode == 2 and "unknown key(s) ['n_env']" in result.stderr and "valid keys" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "key, value, words",
+    [
+        ("gamma", "7", "gamma must be in [0, 1]"),
+        ("exploration_final_eps", "2", "exploration_final_eps must be in [0, 1]"),
+        ("learning_rate", "-1", "learning_rate must be in (0, 1]"),
+        ("seed", "-1", "seed must be in [0, 2147483647]"),
+        ("clip_range", "0", "clip_range must be > 0"),
+    ],
+)
+def test_config_ranges_are_checked_before_anything_is_written(tmp_path, capsys, key, value, words):
+    pytest.importorskip("torch")
+
+    (tmp_path / "c.yaml").write_text(f"algo: dqn\n{key}: {value}\n")
+    with pytest.raises(ConfigError) as info:
+        TrainConfig.load(tmp_path / "c.yaml")
+    assert str(info.value) == f"{tmp_path / 'c.yaml'}: {words}, got {value}", "a value from the file blames the file"
+    with pytest.raises(ConfigError) as info:
+        TrainConfig.load(ROOT / "configs" / "quickstart.yaml", [f"{key}={value}"])
+    assert str(info.value).startswith(f"command line ({key}={value}): {words}"), str(info.value)
+    assert main(["train", str(tmp_path / "c.yaml"), f"runs_dir={tmp_path / 'runs'}"]) == 2
+    assert words in one_line_error(capsys.readouterr().err)
+    assert not (tmp_path / "runs").exists(), "nothing was written"
+
+
+def test_mistyped_keys_get_a_suggestion(tmp_path):
+    with pytest.raises(
+        ConfigError, match=r"^command line: unknown key\(s\) \['learning_rat'\] \(did you mean learning_rate\?\)"
+    ):
+        TrainConfig.load(ROOT / "configs" / "quickstart.yaml", ["learning_rat=0.1"])
+    (tmp_path / "c.yaml").write_text("n_env: 4\n")
+    with pytest.raises(ConfigError, match=r"c.yaml: unknown key\(s\) \['n_env'\] \(did you mean n_envs\?\)"):
+        TrainConfig.load(tmp_path / "c.yaml")

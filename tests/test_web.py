@@ -1,10 +1,15 @@
-"""The web game's server: API, hidden information, sessions and bad requests."""
+"""The web game's server: API, hidden information, sessions and bad requests, and the server under
+hostile use: client seeds, checkpoint opponents, failing agents, session and body limits,
+forwarded addresses."""
 
 from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,11 +21,15 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from fastapi.testclient import TestClient
 
+from checkpoint_helpers import make_ppo_checkpoint
+
 from scopa_app.cli import build_parser
 from scopa_app.web.server import CARD_KEYS, SESSION_COOKIE, create_app, run_agents
 from scopa_env.engine.cards import RANK_OF, SUIT_OF, card_name, cards_of, format_card, mask_of, parse_card, parse_cards
 from scopa_env.engine.game import Game
-from scopa_env.engine.rules import STANDARD, get_rules
+from scopa_env.engine.rules import PRESETS, STANDARD, get_rules
+
+ROOT = Path(__file__).resolve().parents[1]
 
 INT_LIST_KEYS = CARD_KEYS | {"scores", "points", "player_counts"}
 """Every key whose value may be a list of ints; a card list under any other key fails the test."""
@@ -28,7 +37,8 @@ INT_LIST_KEYS = CARD_KEYS | {"scores", "points", "player_counts"}
 
 @pytest.fixture(scope="module")
 def app():
-    # Client seeds make the deals of these tests known; a real server refuses them (see test_hardening.py).
+    # Client seeds make the deals of these tests known; a real server refuses them
+    # (test_client_seeds_are_refused_unless_allowed).
     return create_app(default_opponent="random", allow_client_seeds=True, new_sessions_per_minute=None)
 
 
@@ -623,3 +633,243 @@ def test_sixteen_identical_moves_at_once_apply_once(app, client, rules, seed):
     game, reference = web_game(app, client, gid).game, web_game(app, client, once).game
     assert (game.history, game.scores, repr(game)) == (reference.history, reference.scores, repr(reference))
     assert client.get(f"/api/games/{gid}").json()["version"] == 1
+
+
+# --- the server under hostile use -----------------------------------------------------------------
+
+
+@pytest.fixture
+def web():
+    """``web(**create_app kwargs) -> (app, TestClient)``."""
+    clients = []
+
+    def make(**kwargs):
+        app = create_app(**{"default_opponent": "random", **kwargs})
+        client = TestClient(app)
+        clients.append(client)
+        return app, client
+
+    yield make
+    for c in clients:
+        c.close()
+
+
+def test_client_seeds_are_refused_unless_allowed(web):
+    """Issue 17.2: a seed from the page would let it recompute both hands and the stock."""
+    _, client = web()
+    r = client.post("/api/games", json={"seed": 12345})
+    assert r.status_code == 400 and "--allow-seeds" in r.json()["detail"], r.text
+    r = client.post("/api/games", json={})
+    assert r.status_code == 201 and "seed" not in r.json()
+    _, demo = web(allow_client_seeds=True)
+    a = demo.post("/api/games", json={"seed": 12345}).json()
+    b = demo.post("/api/games", json={"seed": 12345}).json()
+    assert a["hand"] == b["hand"] and a["table"] == b["table"], "an allowed seed replays the deal"
+
+
+def test_checkpoint_opponent_is_checked_against_the_game(web, tmp_path, monkeypatch):
+    """Issue 17.3: a 2-player checkpoint refused for 4 players or other rules when the game is made, loaded once."""
+    import train.policy_agent as policy_agent
+
+    make_ppo_checkpoint(tmp_path / "ckpt")
+    loads = []
+    original = policy_agent.load_policy
+    monkeypatch.setattr(policy_agent, "load_policy", lambda *a, **k: loads.append(a) or original(*a, **k))
+    spec = f"ppo:{tmp_path / 'ckpt'}"
+    app, client = web(default_opponent=spec)
+    assert len(loads) == 1, "the checkpoint is loaded when the server starts"
+    options = client.get("/api/options").json()
+    assert options["agent_games"] == {spec: {"players": 2, "rules": "standard"}}
+    for body, words in (({"players": 4}, "4 players"), ({"rules": "escoba"}, "'escoba'")):
+        r = client.post("/api/games", json={"opponent": spec, **body})
+        detail = r.json()["detail"]
+        assert r.status_code == 400 and "2 players" in detail and "'standard'" in detail and words in detail, r.text
+    assert client.cookies.get("scopa_session") is None, "a refused game makes no session"
+    for _ in range(3):
+        state = client.post("/api/games", json={"opponent": spec}).json()
+        r = client.post(f"/api/games/{state['game_id']}/move", json={**state["legal"][0], "version": 0})
+        assert r.status_code == 200, r.text
+    assert len(loads) == 1, "games share the loaded checkpoint"
+    agents = [wg.agents[1] for wg in app.state.store._sessions[client.cookies.get("scopa_session")].values()]
+    assert len({id(a) for a in agents}) == 3 and len({id(a.policy) for a in agents}) == 1, "own copy, shared weights"
+
+
+class Failing:
+    """An agent that raises, or answers an illegal move."""
+
+    def __init__(self, illegal: bool = False) -> None:
+        self.illegal = illegal
+
+    def act(self, view):
+        if self.illegal:
+            from scopa_env.engine.rules import move_of
+
+            return move_of(next(c for c in range(40) if not view.hand >> c & 1), 0)  # a card it does not hold
+        raise RuntimeError("the network exploded")
+
+
+@pytest.mark.parametrize("illegal", [False, True], ids=["raises", "illegal-move"])
+def test_a_failing_agent_leaves_the_game_as_it_was(web, illegal):
+    """Issue 17.3: the human's move is rolled back with the agent's failure; the client gets JSON."""
+    app, client = web(allow_client_seeds=True)
+    state = client.post("/api/games", json={"seed": 7}).json()
+    gid = state["game_id"]
+    wg = app.state.store.get(client.cookies.get("scopa_session"), gid)
+    good = wg.agents[1]
+    wg.agents[1] = Failing(illegal)
+    before = (
+        repr(wg.game),
+        list(wg.game.history),
+        wg.game.rng.bit_generator.state,
+        client.get(f"/api/games/{gid}").json(),
+    )
+    r = client.post(f"/api/games/{gid}/move", json={**state["legal"][0], "version": state["version"]})
+    assert r.status_code == 500 and r.headers["content-type"].startswith("application/json"), r.text
+    assert "player_1" in r.json()["detail"] and "as it was" in r.json()["detail"], r.text
+    after = (
+        repr(wg.game),
+        list(wg.game.history),
+        wg.game.rng.bit_generator.state,
+        client.get(f"/api/games/{gid}").json(),
+    )
+    assert after == before, "the human's move was rolled back"
+    wg.agents[1] = good
+    move = {**state["legal"][0], "version": state["version"]}  # a refused request leaves the version as it was
+    assert client.post(f"/api/games/{gid}/move", json=move).status_code == 200, "the game goes on"
+
+
+def test_visits_make_no_session_and_eviction_is_by_last_use(web, monkeypatch):
+    """Issue 17.4: cookie-less GET / floods evict nobody; sessions and games go least recently used first."""
+    import scopa_app.web.server as server
+
+    app, alice = web(new_sessions_per_minute=None)
+    mine = alice.post("/api/games", json={}).json()["game_id"]
+    store = app.state.store
+    with TestClient(app) as stranger:
+        for _ in range(1100):
+            assert stranger.get("/").status_code == 200
+        assert not stranger.cookies, "a visit sets no cookie"
+    assert len(store._sessions) == 1, "visits alone make no session"
+    monkeypatch.setattr(server, "MAX_SESSIONS", 3)
+    monkeypatch.setattr(server, "MAX_GAMES_PER_SESSION", 2)
+    with TestClient(app) as bob, TestClient(app) as carol, TestClient(app) as dave:
+        bob.post("/api/games", json={})
+        carol.post("/api/games", json={})
+        assert alice.get(f"/api/games/{mine}").status_code == 200  # alice plays on: most recently used
+        dave.post("/api/games", json={})  # one session too many: bob, the least recently used, goes
+        assert alice.get(f"/api/games/{mine}").status_code == 200, "an active session survives"
+        assert store.has_session(carol.cookies.get("scopa_session"))
+        assert not store.has_session(bob.cookies.get("scopa_session")), "the least recently used session goes"
+    second = alice.post("/api/games", json={}).json()["game_id"]
+    assert alice.get(f"/api/games/{mine}").status_code == 200  # the first game is used again
+    alice.post("/api/games", json={})  # a third game: the least recently used one (second) goes
+    assert alice.get(f"/api/games/{mine}").status_code == 200, "the game in use survives"
+    assert alice.get(f"/api/games/{second}").status_code == 404
+
+
+def test_one_address_cannot_start_sessions_without_end(web):
+    app, client = web(new_sessions_per_minute=2)
+    for _ in range(2):
+        client.cookies.clear()
+        assert client.post("/api/games", json={}).status_code == 201
+    client.cookies.clear()
+    r = client.post("/api/games", json={})
+    assert r.status_code == 429 and "too many new sessions" in r.json()["detail"], r.text
+    client.post("/api/games", json={})
+    assert len(app.state.store._sessions) == 2
+
+
+def test_request_bodies_are_limited(web):
+    from scopa_app.web.server import MAX_BODY_BYTES
+
+    _, client = web()
+    state = client.post("/api/games", json={}).json()
+    big = json.dumps({"card": 0, "captured": [], "version": 0, "pad": "x" * (MAX_BODY_BYTES + 1)})
+    r = client.post(f"/api/games/{state['game_id']}/move", content=big, headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "too large" in r.json()["detail"], r.text
+
+    def chunks():  # no Content-Length: the body is counted as it streams in
+        for _ in range(40):
+            yield b" " * 1024
+
+    r = client.post(
+        f"/api/games/{state['game_id']}/move", content=chunks(), headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 413, r.text
+    assert client.get(f"/api/games/{state['game_id']}").json()["hand"] == state["hand"]
+
+
+def test_rule_descriptions_shown_to_players_name_no_source_files(web, monkeypatch):
+    from scopa_app.web.server import player_description
+
+    assert player_description("Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).") == "Standard Scopa."
+    assert player_description("Scopone (pagat, scopone-rules.txt): 9 cards.") == "Scopone (pagat): 9 cards."
+    assert player_description("Escoba (pagat).") == "Escoba (pagat)."
+    cited = STANDARD.replace(description="Standard Scopa (pagat-scopa.txt, wikipedia-scopa.txt).")
+    monkeypatch.setitem(PRESETS, "standard", cited)
+    _, client = web()
+    options = client.get("/api/options").json()
+    for r in options["rules"]:
+        assert ".txt" not in r["description"] and "()" not in r["description"], r
+    assert next(r for r in options["rules"] if r["name"] == "standard")["description"] == "Standard Scopa."
+    assert client.post("/api/games", json={}).json()["rules"]["description"] == "Standard Scopa."
+
+
+# --- forwarded addresses --------------------------------------------------------------------------
+
+
+def serve_web(*options: str):
+    """``scopa web --port 0 --opponent random OPTIONS`` in a child process; returns (process, base URL)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "scopa_app.cli", "web", "--port", "0", "--opponent", "random", *options],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    line = proc.stdout.readline()
+    if "open http://" not in line:
+        proc.kill()
+        pytest.fail(f"scopa web did not start: {line!r} {proc.stderr.read()}")
+    return proc, line.split("open ")[1].split()[0].rstrip("/")
+
+
+def new_sessions(base: str, forwarded_for: list[str]) -> list[int]:
+    """The status of ``POST /api/games`` without a cookie (each a new session), one per X-Forwarded-For."""
+    httpx = pytest.importorskip("httpx")
+    codes = []
+    for address in forwarded_for:
+        r = httpx.post(f"{base}/api/games", json={}, headers={"X-Forwarded-For": address}, timeout=30)
+        codes.append(r.status_code)
+    return codes
+
+
+def test_a_forged_forwarded_for_does_not_lift_the_session_limit():
+    """Before: uvicorn trusted X-Forwarded-For from any local client, so a new header per request
+    was a new address: 1,010 requests evicted everyone's games. Now every request here is 127.0.0.1."""
+    from scopa_app.web.server import NEW_SESSIONS_PER_MINUTE
+
+    proc, base = serve_web()
+    try:
+        forged = [f"10.0.{i // 250}.{i % 250 + 1}" for i in range(NEW_SESSIONS_PER_MINUTE + 1)]
+        codes = new_sessions(base, forged)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert codes == [201] * NEW_SESSIONS_PER_MINUTE + [429], codes
+
+
+def test_a_named_proxy_forwards_the_client_address():
+    """With --trusted-proxy, the proxy's X-Forwarded-For names the client: each client has its own limit."""
+    from scopa_app.web.server import NEW_SESSIONS_PER_MINUTE
+
+    n = NEW_SESSIONS_PER_MINUTE
+    proc, base = serve_web("--trusted-proxy", "127.0.0.1")
+    try:
+        many = new_sessions(base, [f"10.1.0.{i + 1}" for i in range(n + 1)])
+        one = new_sessions(base, ["10.2.0.1"] * (n + 1))
+    finally:
+        proc.kill()
+        proc.wait()
+    assert many == [201] * (n + 1), "different clients behind the proxy each start sessions"
+    assert one == [201] * n + [429], "one client behind the proxy is limited"

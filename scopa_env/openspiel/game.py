@@ -93,7 +93,7 @@ Strings and tensors (player ``p``)
     52 for ``french_52``, whose strings write the 52-card deck's notation: ``10h``, ``Qs``,
     ``Kc``); "select" mode has ``num_card_ids + 1`` actions (CONFIRM last:
     :func:`~scopa_env.engine.actions.confirm_action`). The 40-card games are unchanged by the
-    52-card deck (``tests/test_openspiel.py`` holds their fingerprints). ``french_52`` plays
+    52-card deck (``tests/test_openspiel_game.py`` holds their fingerprints). ``french_52`` plays
     in both modes ("move": 72,752 ids).
 
 ``resample_from_infostate(p, sampler)`` deals the cards ``p`` cannot see again with the
