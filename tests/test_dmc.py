@@ -319,6 +319,22 @@ def test_a_stage_is_a_resume(tmp_path):
     assert not all(np.array_equal(w1[k], plain[k]) for k in w1.files), "the stage changed nothing"
 
 
+def test_a_stage_may_move_the_games_between_self_play_and_the_opponents(tmp_path):
+    """A stage's selfplay_games and opponent_games are the actor mix from its start: the segment it
+    starts has that many games of each, and a stage with no games at all is refused in one line."""
+    from train.dmc import start_segment
+
+    cfg = tiny_config(tmp_path, stages=[{"at": 700, "selfplay_games": 0, "opponent_games": 3}])
+    assert cfg.selfplay_games > 0, "the tiny config should start with self-play games"
+    before = start_segment(cfg, cfg.for_stage(0), 0)
+    after = start_segment(cfg, cfg.for_stage(1), 700)
+    assert [a.batch.num_games for a in before.actors] == [cfg.selfplay_games, cfg.opponent_games]
+    assert [a.batch.num_games for a in after.actors] == [3]
+    assert after.actors[0].batch.learner_seat == "random", "the stage's only games should be against opponents"
+    with pytest.raises(ConfigError, match="selfplay_games \\+ opponent_games must be at least 1"):
+        tiny_config(tmp_path, stages=[{"at": 700, "selfplay_games": 0, "opponent_games": 0}])
+
+
 @pytest.mark.parametrize(
     "stages, message",
     [

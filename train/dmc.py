@@ -178,7 +178,8 @@ def start_segment(cfg: DmcConfig, eff: DmcConfig, timestep: int) -> Segment:
     """The actors, labellers, buffers and generator of a run (or a stage, ``eff``) starting at ``timestep``."""
     rng = np.random.default_rng([cfg.seed, timestep])
     actors: list[Actors] = []
-    for games, opponent in ((cfg.selfplay_games, None), (cfg.opponent_games, cfg.opponents)):
+    # the stage's actor mix: a stage may move the games between self-play and the opponents
+    for games, opponent in ((eff.selfplay_games, None), (eff.opponent_games, cfg.opponents)):
         if games:
             seeds = rng.integers(0, 2**62, games)
             actors.append(Actors(cfg, games, opponent, seeds, np.random.default_rng(rng.integers(0, 2**62))))

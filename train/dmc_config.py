@@ -170,6 +170,8 @@ class DmcConfig(RunConfig):
     )
     UNIT_KEYS: ClassVar[tuple[str, ...]] = ("epsilon", "teacher_start", "ema")
     STAGE_KEYS: ClassVar[tuple[str, ...]] = (
+        "selfplay_games",
+        "opponent_games",
         "label_positions",
         "label_search",
         "label_weight",
@@ -282,6 +284,7 @@ class DmcConfig(RunConfig):
                 f"{source}: eval_opponents {wrong} are not compiled players; evaluate others after training with "
                 f"`scopa eval dmc:runs/{self.name}/best AGENT`"
             )
+        from scopa_env.engine import house_rules
         from scopa_env.engine.rules import get_rules
         from scopa_env.fast.batch import check_supported
 
@@ -294,6 +297,8 @@ class DmcConfig(RunConfig):
 
             try:
                 check_searchable(self.rules)
+                rules = get_rules(self.rules)
+                house_rules.check_backend(rules.house_rules, "search", rules.name)  # declared by each plug-in
             except NotImplementedError as exc:
                 raise ConfigError(f"{source}: label_positions: {exc}") from None
 

@@ -75,9 +75,9 @@ def plan_segment(cfg: DmcConfig, eff: DmcConfig, timestep: int, workers: int) ->
     generator seed per worker instead of one per batch), so one worker plays the single process's games.
     """
     rng = np.random.default_rng([cfg.seed, timestep])
-    total = cfg.selfplay_games + cfg.opponent_games
+    total = eff.selfplay_games + eff.opponent_games
     plan: list[list[Slice]] = [[] for _ in range(workers)]
-    for batch, games in zip(BATCHES, (cfg.selfplay_games, cfg.opponent_games)):
+    for batch, games in zip(BATCHES, (eff.selfplay_games, eff.opponent_games)):
         if not games:
             continue
         seeds = rng.integers(0, 2**62, games)
