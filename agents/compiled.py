@@ -103,11 +103,15 @@ def fsearch_config(spec: str) -> np.ndarray:
 
 def check_fsearch(spec: str, rules) -> None:
     """Refuse, in one line, an ``fsearch`` spec the compiled loop cannot search for ``rules``."""
+    from scopa_env.engine import house_rules
+    from scopa_env.engine.rules import get_rules
     from scopa_env.fast.search import check_searchable
 
     fsearch_config(spec)
     try:
         check_searchable(rules)
+        rules = get_rules(rules)
+        house_rules.check_backend(rules.house_rules, "search", rules.name)  # declared by each plug-in
     except NotImplementedError as exc:
         raise ValueError(f"{spec!r}: {exc}") from None
 

@@ -66,6 +66,7 @@ from agents.heuristic import HeuristicAgent
 from agents.matches import MAX_HANDS, agent_seed, deal_seed
 from agents.registry import make_agent
 from agents.stats import hand_margin
+from scopa_env.engine import house_rules
 from scopa_env.engine.actions import move_enumeration
 from scopa_env.engine.cards import COINS, RANK_OF, SETTEBELLO, SUIT_OF
 from scopa_env.engine.game import Game, PlayerView
@@ -190,6 +191,7 @@ def check_game(rules: Rules, num_players: int) -> None:
     try:
         check_searchable(rules)
         compiled_rules(rules, num_players)
+        house_rules.check_backend(rules.house_rules, "search", rules.name)  # declared by each plug-in
     except NotImplementedError as exc:
         raise ValueError(f"cannot label rules {rules.name!r} with {num_players} players: {exc}") from None
     move_enumeration(rules)  # "move" ids: a ValueError for rules too wide for "move" mode

@@ -24,8 +24,9 @@ range, before anything is searched (``ab_depth=100`` would not finish a decision
 The agent builds the kernel's state row from the :class:`~scopa_env.engine.game.PlayerView` alone
 (its hand, the table, piles, scores, played cards, hand sizes), so it decides from the view
 only. Each decision draws one seed from the agent's generator: a seeded agent repeats its
-decisions. Rules the compiled core does not play (:func:`scopa_env.fast.batch.check_supported`)
-fall back to the Python :class:`~agents.search.SearchAgent`, as do declarations.
+decisions. Rules the compiled core does not play (:func:`scopa_env.fast.batch.check_supported`),
+house rules registered without ``backends=("fast", "search")`` included, fall back to the Python
+:class:`~agents.search.SearchAgent`, as do declarations.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.search import SearchAgent
+from scopa_env.engine import house_rules
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.rules import Move, move_of
 
@@ -155,6 +157,8 @@ class FastSearchAgent(Agent):
 
             try:
                 P, F, TBL, _ = compiled_rules(view.rules, view.num_players)
+                # a house rule the core plays (backends=("fast",)) but the search does not value
+                house_rules.check_backend(view.rules.house_rules, "search", view.rules.name)
                 self._compiled[key] = (search_params(P), F, TBL)
             except NotImplementedError:
                 self._compiled[key] = None

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from scopa_app.args import add_game_arguments, positive_seconds, seed_arg
+from scopa_env.engine import house_rules
 from scopa_env.engine.rules import PRESETS
 
 
@@ -128,7 +129,8 @@ def _play_random(args: argparse.Namespace) -> int:
 def _presets(args: argparse.Namespace) -> int:
     for rules in PRESETS.values():
         counts = "/".join(str(n) for n in rules.player_counts)
-        print(f"{rules.name:28s} {counts:9s} to {rules.target:<3d} {rules.description}")
+        house = f" House rules: {house_rules.describe(rules.house_rules)}." if rules.house_rules else ""
+        print(f"{rules.name:28s} {counts:9s} to {rules.target:<3d} {rules.description}{house}")
     return 0
 
 

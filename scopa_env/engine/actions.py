@@ -23,6 +23,10 @@ enumeration is the union over those ranks (and its take-all id, with
 ``ace_takes_all``, is for any whole table it takes); declaring it as rank ``r`` for
 the total under 10 is ``(WILDCARD, 1 << c)``, ``c`` the rank-``r`` coin
 (:func:`scopa_env.engine.scoring.declaring_pairs`).
+A house capture rule (:attr:`Rules.house_rules <scopa_env.engine.rules.Rules.house_rules>`,
+:mod:`scopa_env.engine.house_rules`) adds every mask it may produce for a card (its ``possible``, by
+default its captures on the fullest table); a legal move outside the ids raises a one-line
+``ValueError`` naming the rule.
 Every preset has a "move" mode; the widest are the Scopa di Quindici presets (84,488 to
 100,652 ids: a capture may add up to 15 with the played card), the 52-card deck (preset
 ``french_52``, N = 72,752: a King of value 13 can take many more sets than a 10) and
@@ -46,6 +50,7 @@ from __future__ import annotations
 
 import functools
 
+from scopa_env.engine import house_rules
 from scopa_env.engine.cards import ACE, NUM_CARDS, RANK_MASK, RANK_OF, card_id
 from scopa_env.engine.rules import WILDCARD, Move, Rules, capture_ranks, move_of
 from scopa_env.engine.scoring import WILD_RANK_LABEL_SUIT
@@ -109,9 +114,25 @@ class MoveEnumeration:
     def ids(self, pairs: list[tuple[int, int]], table: int) -> list[int]:
         """Action ids of legal pairs with ``table`` face up (take-alls go to their compact id)."""
         index = self.index
-        if not self.take_all:
-            return [index[p] for p in pairs]
-        return [index[(c, TAKE_ALL)] if self.is_take_all(c, m, table) else index[(c, m)] for c, m in pairs]
+        try:
+            if not self.take_all:
+                return [index[p] for p in pairs]
+            return [index[(c, TAKE_ALL)] if self.is_take_all(c, m, table) else index[(c, m)] for c, m in pairs]
+        except KeyError as exc:
+            raise self._missing(*exc.args[0]) from None
+
+    def _missing(self, card: int, mask: int) -> ValueError:
+        """The one-line error for a legal pair outside the enumeration (a house capture rule's
+        ``possible`` that misses a capture it makes)."""
+        plugins = house_rules.capture_rules(self.rules.house_rules)
+        blame = (
+            f"; house capture rule(s) {', '.join(repr(p.name) for p in plugins)} must list it in possible(card, rules)"
+            if plugins
+            else ""
+        )
+        return ValueError(
+            f"the legal move {move_of(card, mask)} is not among the 'move' ids of rules {self.rules.name!r}{blame}"
+        )
 
     def pair(self, action: int, table: int | None = None) -> tuple[int, int]:
         """The ``(card, captured_mask)`` of an action id (a take-all id needs the ``table``)."""
@@ -163,8 +184,9 @@ def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules, rank_of: 
     """Every set the card could capture in some position under ``rules``.
 
     Standard: same-rank singles and sets of 2+ summing to the rank. Variants add the
-    ``capture_sum`` sets, the self mask (Chkobba's kept first card, a declaration under
-    ``bazzica_points``, an Ace taking itself) and drop sets larger than ``max_capture_cards``; ``fewest_cards`` only
+    ``capture_sum`` sets, the house capture rules' possible captures
+    (:meth:`~scopa_env.engine.house_rules.HouseRule.possible_captures`), the self mask (Chkobba's
+    kept first card, a declaration under ``bazzica_points``, an Ace taking itself) and drop sets larger than ``max_capture_cards``; ``fewest_cards`` only
     removes options in some positions, so it leaves the enumeration as it is.
     """
     rank = rank_of[card]
@@ -176,6 +198,9 @@ def _possible_captures(card: int, deck: tuple[int, ...], rules: Rules, rank_of: 
     if rules.capture_sum and rules.capture_sum > rank:
         found = set(out)
         out += [m for m in _sets_summing_to(others, rules.capture_sum - rank, rank_of) if m not in found]
+    for plugin in house_rules.capture_rules(rules.house_rules):
+        found = set(out)
+        out += [m for m in plugin.possible_captures(card, rules) if m not in found]
     if rules.max_capture_cards:
         out = [m for m in out if m.bit_count() <= rules.max_capture_cards]
     if rules.first_card_choice or rules.declarations or rules.claim_out or (rules.ace_takes_itself and rank == ACE):

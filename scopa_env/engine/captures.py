@@ -9,8 +9,9 @@ is below ``rules.py``, which imports it and re-exports its public names: ``Move`
 
 The standard captures (pagat-scopa.txt, wikipedia-scopa.txt) take the fast path of
 :func:`legal_pairs`; every other capture field (``capture_sum``, ``ace_takes_all``,
-``ace_takes_itself``, ``max_capture_cards``, ``fewest_cards``, ``capture_equal=False``) and
-Cirulla's declared wildcard go through :func:`_variant_pairs`. Both build the table's subset
+``ace_takes_itself``, ``max_capture_cards``, ``fewest_cards``, ``capture_equal=False``), the
+house capture rules (:mod:`scopa_env.engine.house_rules`) and Cirulla's declared wildcard go
+through :func:`_variant_pairs`. Both build the table's subset
 sums once per call from the rank combinations cached per rank multiset of the table.
 """
 
@@ -21,6 +22,7 @@ import itertools
 from collections.abc import Iterable
 from typing import Protocol
 
+from scopa_env.engine import house_rules
 from scopa_env.engine.cards import (
     ACE,
     CUPS,
@@ -138,6 +140,7 @@ class CaptureRules(Protocol):
     max_capture_cards: int
     fewest_cards: bool
     bonus_wildcard: bool
+    house_rules: tuple[str, ...]
     plain_captures: bool
 
 
@@ -243,14 +246,17 @@ def _variant_pairs(
 
     The options of a card are the union of: equal-value captures (a single card, or a
     set of 2+ cards, singles first under ``single_card_priority``), ``capture_sum``
-    captures (1+ cards adding up to the total with the played card) and the Ace's
-    take-all; then ``max_capture_cards`` and ``fewest_cards`` filter them.
+    captures (1+ cards adding up to the total with the played card), the Ace's
+    take-all and the house capture rules' extra captures (:attr:`Rules.house_rules`,
+    :mod:`scopa_env.engine.house_rules`); then ``max_capture_cards`` and ``fewest_cards``
+    filter them.
     ``rank_of``/``rank_mask`` are the capture ranks (Cirulla's declared wildcard moves
     the Seven of cups to another rank, :func:`capture_ranks`).
     """
     out: list[tuple[int, int]] = []
     aces_on_table = table & rank_mask[ACE]
     combos = None
+    plugins = house_rules.capture_rules(rules.house_rules) if rules.house_rules else ()
     h = hand
     while h:
         low = h & -h
@@ -275,6 +281,8 @@ def _variant_pairs(
             options.update(_expand([c for c, _ in combos[need]], table, rank_mask))
         if rules.ace_takes_all and rank == ACE and not aces_on_table:
             options.add(table)
+        for plugin in plugins:
+            options.update(plugin.extra_captures(card, table, rules))
         if rules.max_capture_cards:
             options = {m for m in options if m.bit_count() <= rules.max_capture_cards}
         if rules.fewest_cards and options:

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from scopa_env.engine import house_rules
 from scopa_env.engine.cards import NUM_CARDS, NUM_RANKS
 from scopa_env.engine.game import Game
 from scopa_env.engine.rules import Rules
@@ -336,10 +337,11 @@ def _python_observer(layout: ObservationLayout, seat: int) -> Callable[[Game, in
 def observation_bounds(layout: ObservationLayout, rules: Rules | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Low and high bounds of every entry (for the Box space).
 
-    Game scores can go below 0 only under :attr:`~scopa_env.engine.rules.Rules.piva`.
+    Game scores can go below 0 only under :attr:`~scopa_env.engine.rules.Rules.piva` or a house
+    scoring extra (:attr:`~scopa_env.engine.rules.Rules.house_rules`), whose points may be negative.
     """
     low = np.zeros(layout.size, dtype=np.float32)
-    if rules is not None and rules.piva:
+    if rules is not None and (rules.piva or house_rules.scoring_extras(rules.house_rules)):
         low[layout["scores"]] = -np.inf
     high = np.ones(layout.size, dtype=np.float32)
     high[layout["scope"]] = layout.cards

@@ -19,6 +19,8 @@ variants (Scopone, Scopa d'Assi, Scopa di Quindici, Chkobba, Hurrikan ...) are i
 :mod:`scopa_env.engine.presets` and documented in ``docs/rules.md``. That module imports this
 one and registers them in :data:`PRESETS`; the package (``scopa_env/__init__.py``) imports
 it, so every importer of ``scopa_env.engine.rules`` sees them, and this module imports no preset.
+A house rule from outside the kit is a plug-in instead: registered by name in
+:mod:`scopa_env.engine.house_rules` and named in :attr:`Rules.house_rules`.
 
 Each field declares, next to it, the backends that play it besides the engine and the AEC env
 (``metadata=backends(fast=..., french=..., openspiel=..., features=..., search=...)``, see
@@ -38,6 +40,7 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from scopa_env.engine import house_rules
 from scopa_env.engine.captures import WILDCARD as WILDCARD  # re-exported: what a card may capture
 from scopa_env.engine.captures import WILDCARD_RANK as WILDCARD_RANK
 from scopa_env.engine.captures import Move as Move
@@ -433,6 +436,17 @@ class Rules:
     loses the game. The claim is ``(card, 1 << card)`` of the hand's highest card, in
     :meth:`~scopa_env.engine.game.Game.claim_pair` (not in ``legal_pairs``). Two sides only."""
 
+    house_rules: tuple[str, ...] = field(
+        default=(), metadata=backends(fast=False, french=False, openspiel=False, features=False, search=False)
+    )
+    """House rules registered as plug-ins by a package outside the kit
+    (:mod:`scopa_env.engine.house_rules`: ``register_capture_rule``, ``register_scoring_extra``), by
+    name, e.g. ``("king_takes_a_picture",)``, or ``house_rules=a/b`` in option strings; ``()`` = none
+    (pagat: "There are numerous variants", and players agree on theirs in advance). A capture rule
+    adds captures to the standard ones, a scoring extra adds points under its own key. The engine and
+    the AEC env play every one; another backend plays one only where its registration declares it
+    (``backends=("fast", ...)``) and else refuses it by name."""
+
     description: str = field(default="Standard Scopa (pagat.com, Wikipedia).", compare=False, metadata=label())
     """One line for listings."""
 
@@ -444,6 +458,7 @@ class Rules:
             object.__setattr__(self, "deal_schedules", pairs)
         self._check_deck_and_players()
         self._check_field_types()
+        self._check_house_rules()
         self._check_enumerated_values()
         self._check_scoring_points()
         self._check_captures_and_deal()
@@ -519,6 +534,22 @@ class Rules:
                 value,
             )
 
+    def _check_house_rules(self) -> None:
+        """Check that :attr:`house_rules` names distinct registered plug-ins (:mod:`scopa_env.engine.house_rules`)."""
+        names = self.house_rules
+        _check(
+            isinstance(names, tuple) and all(isinstance(n, str) for n in names) and len(set(names)) == len(names),
+            "house_rules",
+            "must be a tuple of distinct names of registered house rules",
+            names,
+        )
+        for name in names:
+            if name not in house_rules.registered():
+                raise ValueError(
+                    f"Rules.house_rules names {name!r}, which is not a registered house rule; registered: "
+                    f"{', '.join(house_rules.registered()) or 'none'} (import the package that registers it first)"
+                )
+
     def _check_enumerated_values(self) -> None:
         """Check the fields that take one of a few values or a range (suits, prime rules, readings)."""
         _check(self.redeal_same_rank != 1, "redeal_same_rank", "must be 0 (off) or 2..4 (1 would redeal forever)", 1)
@@ -571,9 +602,10 @@ class Rules:
             self.palle_del_cane,
         )
         _check(
-            self.capture_equal or self.capture_sum or self.ace_takes_all,
+            self.capture_equal or self.capture_sum or self.ace_takes_all or house_rules.capture_rules(self.house_rules),
             "capture_equal",
-            "is False and neither capture_sum nor ace_takes_all is set, so no card could ever capture",
+            "is False and neither capture_sum, ace_takes_all nor a house capture rule is set, so no card could ever "
+            "capture",
             self.capture_equal,
         )
 
@@ -734,6 +766,7 @@ class Rules:
             and not self.ace_takes_itself
             and not self.max_capture_cards
             and not self.fewest_cards
+            and not house_rules.capture_rules(self.house_rules)
         )
 
     @functools.cached_property
@@ -817,10 +850,14 @@ class Rules:
     def check_backend(self, backend: str) -> None:
         """Raise ``NotImplementedError`` naming this preset and the field if ``backend`` (one of
         :data:`BACKENDS`) does not play these rules: a field it does not support (:func:`supported_by`)
-        holds another value than the standard game's."""
+        holds another value than the standard game's, or a house rule was registered without it
+        (:func:`scopa_env.engine.house_rules.check_backend`, naming the house rule)."""
         supported = supported_by(backend)
         for name in _FIELDS:
             value = getattr(self, name)
+            if name == "house_rules":  # each plug-in declares its own backends
+                house_rules.check_backend(value, backend, self.name)
+                continue
             if name not in supported and value != getattr(STANDARD, name):
                 raise NotImplementedError(
                     f"{backend} does not support rules preset {self.name!r}: field {name}={value!r} "
@@ -898,7 +935,9 @@ def get_rules(rules: str | Rules | None = None) -> Rules:
     ``"chkobba,target=31"`` or ``"standard,cappotto=true,player_counts=2/3"``: ints,
     bools (true/false, on/off, 1/0), strings and ``/``-separated number tuples (``none``: empty)
     (``primiera_values`` also takes a scale name from :data:`PRIMIERA_SCALES`, e.g.
-    ``"standard,primiera_values=face"``). The result is named by the whole string.
+    ``"standard,primiera_values=face"``; ``house_rules`` ``/``-separated names of registered house
+    rules, e.g. ``"standard,house_rules=king_takes_a_picture/four_kings"``). The result is named by
+    the whole string.
     """
     if rules is None:
         return STANDARD
@@ -945,6 +984,8 @@ def _with_options(text: str) -> Rules:
                 changes[key] = PRIMIERA_SCALES[raw]
             elif raw.lower() in _EMPTY:
                 changes[key] = ()
+            elif key == "house_rules":
+                changes[key] = tuple(v.strip() for v in raw.split("/"))
             else:
                 changes[key] = tuple(_number(v) for v in raw.split("/"))
         except ValueError:

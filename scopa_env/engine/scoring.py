@@ -19,7 +19,9 @@ game at its end). The standard game's dicts have exactly the standard keys.
 The scoring extras (issue 4) add one point key each, present only when the rules
 score it: ``re_bello``, ``seven_of_cups``, ``palle_del_cane``, ``napola``,
 ``scaletta_bassa``, ``scaletta_alta`` and ``piva`` (-5). ``primiera_by_counts``
-scores ``primiera`` by counts (raw ``num_sevens``, ``num_sixes``). Items that are not
+scores ``primiera`` by counts (raw ``num_sevens``, ``num_sixes``). A house scoring extra
+(:attr:`Rules.house_rules`, :mod:`scopa_env.engine.house_rules`) adds its points under its own
+name, after these. Items that are not
 points (a Napoleone or Scala that wins the game, a Libyan reset) come from
 :func:`game_events`.
 """
@@ -30,6 +32,7 @@ import functools
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from scopa_env.engine import house_rules
 from scopa_env.engine.cards import (
     ALL_CARDS_MASK,
     BATONS,
@@ -279,6 +282,9 @@ def _extras(pile: int, rules: Rules) -> dict[str, int]:
         out["grande"] = SCALETTA_ALTA_BASE if run_from_king(pile, rules.bonus_suit) >= NAPOLA_MIN else 0
     if rules.piva:
         out["piva"] = PIVA_POINTS * (pile >> card_id(BATONS, 2) & 1)
+    if rules.house_rules:
+        for plugin in house_rules.scoring_extras(rules.house_rules):
+            out[plugin.name] = plugin.points(pile, rules)
     return out
 
 
@@ -535,6 +541,10 @@ def secured_points(
         extras = _extras(pile, rules)
         if rules.piva and remaining >> card_id(BATONS, 2) & 1:
             extras["piva"] = PIVA_POINTS
+        for plugin in house_rules.scoring_extras(rules.house_rules) if rules.house_rules else ():
+            # the worse of the side taking none or all of the remaining cards (exact for a rule whose
+            # points only grow, or only shrink, as the pile grows)
+            extras[plugin.name] = min(extras[plugin.name], plugin.points(pile | remaining, rules))
         row.update(extras)
         row["total"] = sum(row.values())
         # Raw counts as in score_hand (the cards captured so far), for displays and logs.

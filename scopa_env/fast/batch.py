@@ -67,6 +67,7 @@ from typing import Any
 
 import numpy as np
 
+from scopa_env.engine import house_rules
 from scopa_env.engine.actions import num_select_actions
 from scopa_env.engine.bounds import SEED_RULE
 from scopa_env.engine.cards import COINS, FRENCH_RANKS, RANK_OF, SETTEBELLO, SUIT_OF, format_card, format_cards
@@ -146,13 +147,17 @@ def opponent_weights(opponent: str | dict[str, float] | None) -> np.ndarray | No
 def check_supported(rules: Rules, num_players: int | None = None) -> None:
     """Raise ``NotImplementedError`` naming the preset and field if the core cannot play ``rules``
     (with ``num_players`` players, if given: the core holds at most ``core.MAX_PLAYERS`` seats and
-    ``core.MAX_SIDES`` sides, as many: every seat may be its own side)."""
+    ``core.MAX_SIDES`` sides, as many: every seat may be its own side), or naming the house rule
+    (:attr:`Rules.house_rules`) registered without ``backends=("fast",)``."""
     if num_players is not None:
         rules.check_players(num_players)  # a player count the rules do not allow is a ValueError
     default = Rules()
     french = rules.ranks_per_suit != default.ranks_per_suit
     for f in dataclasses.fields(rules):
         value = getattr(rules, f.name)
+        if f.name == "house_rules":  # each plug-in declares its own backends; refused by its name
+            house_rules.check_backend(value, "french" if french else "fast", rules.name)
+            continue
         if f.name not in SUPPORTED_FIELDS and value != getattr(default, f.name):
             raise NotImplementedError(
                 f"scopa_env.fast does not support rules preset {rules.name!r}: field {f.name}={value!r} "
