@@ -414,15 +414,26 @@ def test_dmc_resume_below_the_steps_done_is_refused_and_leaves_the_config(tmp_pa
     assert (run_dir / "config.yaml").read_bytes() == before, "a refused resume rewrote config.yaml"
 
 
+@pytest.mark.parametrize("limit", [None, 20_000], ids=["default-limit", "raised-limit"])
 @pytest.mark.parametrize("override", [[], ["seed=3"]], ids=["file", "with-override"])
-def test_a_config_nested_too_deeply_is_one_line(override, tmp_path, capsys):
+def test_a_config_nested_too_deeply_is_one_line(override, limit, tmp_path, capsys):
+    """Too deep is too deep whatever the recursion limit: a parse that succeeds under a raised limit
+    (another library or test may raise it) is refused alike, and an override as deep is too."""
     from scopa_app.cli import main
 
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit or old)
     deep = tmp_path / "deep.yaml"
     deep.write_text("net_arch: " + "[" * 3000 + "]" * 3000 + "\n")
-    assert main(["train", str(deep), *override]) == 2
+    try:
+        assert main(["train", str(deep), *override]) == 2
+    finally:
+        sys.setrecursionlimit(old)
     err = capsys.readouterr().err.strip()
     assert err == f"scopa train: error: {deep}: not valid YAML (nested too deeply)", err
+    assert main(["train", "configs/quickstart.yaml", "net_arch=" + "[" * 40 + "]" * 40]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "scopa train: error: override net_arch=...: bad value (nested too deeply)", err
 
 
 def test_a_broken_yaml_file_is_one_line(tmp_path, capsys):

@@ -126,19 +126,44 @@ EPOCHS_RANGE = Range(1, 1000)
 """Passes over the data (more are a typo, not a plan)."""
 
 
+MAX_YAML_DEPTH = 32
+"""Nesting a config value may have (lists in mappings in lists...); no config key needs more than 3."""
+
+
+def nesting_depth(value: Any) -> int:
+    """How deeply lists and mappings nest in ``value`` (a scalar: 0), counted without recursion."""
+    deepest, stack = 0, [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            depth += 1
+            deepest = max(deepest, depth)
+            if depth <= MAX_YAML_DEPTH:  # deeper is refused anyway: stop counting
+                stack.extend((x, depth) for x in item)
+    return deepest
+
+
 def read_yaml(path: str | Path) -> Any:
-    """A YAML config file's contents, with one-line errors naming it (too deep, a number too long)."""
+    """A YAML config file's contents, with one-line errors naming it (too deep, a number too long).
+
+    Too deep is more than :data:`MAX_YAML_DEPTH` levels, whatever the interpreter's recursion limit
+    (a parse that succeeds under a raised limit is refused alike)."""
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"config file {str(path)!r} not found")
     try:
-        return yaml.safe_load(p.read_text())
+        data = yaml.safe_load(p.read_text())
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())[:200]})") from None
     except RecursionError:
         raise ConfigError(f"{path}: not valid YAML (nested too deeply)") from None
     except ValueError:  # Python's limit on the digits of an int
         raise ConfigError(f"{path}: not valid YAML (a number too long to read)") from None
+    if nesting_depth(data) > MAX_YAML_DEPTH:
+        raise ConfigError(f"{path}: not valid YAML (nested too deeply)")
+    return data
 
 
 _Config = TypeVar("_Config", bound="RunConfig")
@@ -636,13 +661,16 @@ def parse_overrides(items: list[str]) -> dict[str, Any]:
         if not eq or not key.strip():
             raise ConfigError(f"override {item!r} is not key=value; valid keys: {', '.join(TrainConfig.field_names())}")
         try:
-            out[key.strip()] = yaml.safe_load(raw) if raw.strip() else ""
+            value = yaml.safe_load(raw) if raw.strip() else ""
         except yaml.YAMLError as exc:
             raise ConfigError(f"override {shown(item)}: bad value ({' '.join(str(exc).split())[:200]})") from None
         except RecursionError:
             raise ConfigError(f"override {key.strip()}=...: bad value (nested too deeply)") from None
         except ValueError:  # Python's limit on the digits of an int
             raise ConfigError(f"override {key.strip()}=...: bad value (a number too long to read)") from None
+        if nesting_depth(value) > MAX_YAML_DEPTH:
+            raise ConfigError(f"override {key.strip()}=...: bad value (nested too deeply)")
+        out[key.strip()] = value
     return out
 
 
