@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from checkpoint_helpers import ppo_meta
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = 60
@@ -42,22 +43,6 @@ def refused_in_subprocess(code: str) -> str:
 
 
 # --- 1. checkpoints ------------------------------------------------------------------------------------
-
-
-def ppo_meta(**changes) -> dict:
-    meta = {
-        "algo": "ppo",
-        "num_players": 2,
-        "rules": "standard",
-        "action_mode": "select",
-        "net_arch": [16],
-        "policy_net": "mlp",
-        "observation_size": 376,
-        "num_actions": 41,
-        "timestep": 0,
-        "run": "test",
-    }
-    return {**meta, **changes}
 
 
 def ppo_folder(tmp_path: Path, meta: dict | str) -> Path:
