@@ -143,6 +143,56 @@ def test_resume_continues_from_latest(tiny_run, tmp_path):
     assert after["timestep"] >= before + 600 and after["updates"] > 0
 
 
+def test_init_weights_start_a_new_run_from_a_trained_network(tiny_run, tmp_path):
+    """init_weights: the new run's network (and its weight average) start from the checkpoint's arrays, and its
+    checkpoints name that start and add its CPU-hours to their own."""
+    import torch
+
+    from train.dmc import build_learner
+
+    cfg = tiny_config(tmp_path, name="init", init_weights=str(tiny_run / "best"), final_eval_pairs=0)
+    start = np.load(tiny_run / "best" / "weights.npz", allow_pickle=False)
+    feats = move_features(get_rules("standard"), 2)
+    obs_size = ObservationLayout.for_rules(2, get_rules("standard")).size
+    learner = build_learner(cfg, obs_size, feats.size, torch.device("cpu"), None)
+    for k, v in learner.net.state_dict().items():
+        np.testing.assert_array_equal(v.numpy(), start[k], err_msg=k)
+    fresh = build_learner(tiny_config(tmp_path), obs_size, feats.size, torch.device("cpu"), None)
+    assert any(not np.array_equal(v.numpy(), start[k]) for k, v in fresh.net.state_dict().items())
+    run = train(cfg, report=False)
+    meta = json.loads((run / "latest" / "meta.json").read_text())
+    first = json.loads((tiny_run / "best" / "meta.json").read_text())
+    assert meta["init_weights"] == str(tiny_run / "best")
+    assert meta["cpu_hours_with_init"] >= first["cpu_hours"] + meta["cpu_hours"] - 1e-4
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"trunk": [48]}, r"does not fit this run: trunk \[32\] \(this config: \[48\]\)"),
+        ({"num_players": 4}, r"does not fit this run: num_players 2 \(this config: 4\)"),
+        ({"heuristic_features": True}, "does not fit this run: heuristic_features False"),
+    ],
+)
+def test_init_weights_must_fit_the_run(tiny_run, tmp_path, overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        tiny_config(tmp_path, init_weights=str(tiny_run / "best"), **overrides)
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("no/such/folder", "init_weights: no checkpoint at 'no/such/folder'"),
+        ("zoo:no-such-entry", "init_weights: .*no-such-entry"),
+        ("zoo:ppo-standard-2p", "init_weights: zoo:ppo-standard-2p is not a DMC network"),
+        ("zoo:scopone-4p-v2", r"rules 'scopone' \(this config: 'standard'\), num_players 4"),
+    ],
+)
+def test_init_weights_refuses_what_it_cannot_start_from(tmp_path, spec, message):
+    with pytest.raises(ConfigError, match=message):
+        tiny_config(tmp_path, init_weights=spec)
+
+
 def test_resume_may_add_search_labels(tiny_run, tmp_path):
     """A second stage of a run: --resume may change the labels and the learning-rate schedule (and the
     labels then flow), but not the network or the games."""
@@ -655,9 +705,12 @@ def test_every_dmc_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli)
 
     data = yaml.safe_load(config.read_text())
     budget = 1500 if data.get("stages") else 400
+    tiny = DMC_TINY
+    if data.get("init_weights"):  # the network it starts from sets the widths
+        tiny = [o for o in DMC_TINY if not o.startswith(("trunk=", "net_arch="))]
     stages = [{**st, "at": budget * st["at"] // data["total_timesteps"]} for st in data.get("stages", [])]
     extra = [f"stages={yaml.safe_dump(stages, default_flow_style=True, width=10**6).strip()}"] if stages else []
-    result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *DMC_TINY, f"total_timesteps={budget}", *extra)
+    result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *tiny, f"total_timesteps={budget}", *extra)
     assert result.returncode == 0, result.stderr[-3000:]
     if stages:
         assert "dmc: stage 1 from" in result.stdout + result.stderr, "the stages did not start"

@@ -291,3 +291,57 @@ def test_sb3_vec_env_accepts_the_heuristic_and_mixtures():
             _, _, dones, infos = env.step_wait()
             names |= {infos[i]["opponent"] for i in np.flatnonzero(dones)}
         assert names and names <= set(OPPONENT_KINDS), f"opponents named {names}"
+
+
+def _view_cases():
+    """Every preset the move features play, at its first player count and at 4 where it has one."""
+    from scopa_env.engine.rules import PRESETS
+
+    cases = []
+    for name, rules in sorted(PRESETS.items()):
+        try:
+            rules.check_backend("features")
+        except NotImplementedError:
+            continue
+        for n in sorted({rules.player_counts[0], *(k for k in rules.player_counts if k == 4)}):
+            cases.append((name, n))
+    return cases
+
+
+@pytest.mark.parametrize("rules_name, n", _view_cases())
+def test_view_scores_are_the_python_heuristics_scores(rules_name, n):
+    """The single-view path of the compiled heuristic (what a DMC agent with heuristic move features asks
+    for at play time) scores every legal move of whole random games as HeuristicAgent.scores does, or
+    hands the view back (None) where it does not play: shown hands, a wildcard, a decision."""
+    from scopa_env.engine.setup import GameSetup
+    from scopa_env.fast.features import view_heuristic_scores
+
+    rules = get_rules(rules_name)
+    moves = GameSetup.of(rules, n).moves
+    agent = HeuristicAgent()
+    rng = np.random.default_rng(11)
+    compared = 0
+    for seed in range(2):
+        game = Game(n, rules=rules, seed=seed)
+        while not game.done:
+            view = game.view(game.current)
+            pairs = view.legal_pairs()
+            got = view_heuristic_scores(view, np.array(moves.ids(pairs, view.table), np.int64))
+            if got is None:
+                assert view.deciding or view.wild_rank or any(view.revealed) or not supports_core(rules, n)
+            else:
+                want = np.asarray(agent.scores(view, pairs), np.float64)
+                np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9, err_msg=f"{rules_name} {view}")
+                compared += 1
+            game.play_pair(*pairs[int(rng.integers(len(pairs)))])
+    assert compared > 0 or not supports_core(rules, n)
+
+
+def supports_core(rules, n) -> bool:
+    from scopa_env.fast.batch import check_supported
+
+    try:
+        check_supported(rules, n)
+    except NotImplementedError:
+        return False
+    return True

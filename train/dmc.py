@@ -127,6 +127,9 @@ def open_run_folder(cfg: DmcConfig, resume: bool) -> tuple[Path, dict]:
         "hands": 0,
         "labels": 0,
     }
+    if cfg.init_weights and not resume:  # the starting network's CPU-hours, from its meta.json
+        hours = cfg.initial_network()[1].get("cpu_hours", 0.0)
+        state["init_cpu_hours"] = float(hours) if isinstance(hours, (int, float)) and math.isfinite(hours) else 0.0
     if resume:
         state.update(json.loads((run_dir / "latest" / STATE_FILE).read_text()))
     elif (run_dir / "latest").exists() or (run_dir / CSV_FILE).exists():
@@ -254,11 +257,14 @@ class Learner:
 
 
 def build_learner(cfg: DmcConfig, obs_size: int, feat_size: int, device, resume_from: Path | None) -> Learner:
-    """A fresh network and Adam, or those of ``resume_from`` (a ``latest`` checkpoint)."""
+    """A fresh network (or ``init_weights``') and Adam, or those of ``resume_from`` (a ``latest`` checkpoint)."""
     import torch
 
     net = build_network(obs_size, feat_size, list(cfg.trunk), list(cfg.net_arch)).to(device)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
+    initial = cfg.initial_network() if resume_from is None else None
+    if initial is not None:  # init_weights: a trained network to start from (Adam starts afresh)
+        net.load_state_dict({k: torch.from_numpy(v) for k, v in initial[0].items()})
     ema_net = copy.deepcopy(net).requires_grad_(False) if cfg.ema else None
     if resume_from is not None:
         online = resume_from / ONLINE_FILE if (resume_from / ONLINE_FILE).exists() else resume_from / WEIGHTS_FILE
@@ -570,6 +576,14 @@ def checkpoint_meta(cfg: DmcConfig, state: dict) -> dict:
         "seed": cfg.seed,
         "run": cfg.name,
         "cpu_hours": round(state["cpu_seconds"] / 3600, 4),
+        **(
+            {  # a network trained from another costs that one's CPU-hours too
+                "init_weights": cfg.init_weights,
+                "cpu_hours_with_init": round(state["cpu_seconds"] / 3600 + state.get("init_cpu_hours", 0.0), 4),
+            }
+            if cfg.init_weights
+            else {}
+        ),
     }
 
 

@@ -325,7 +325,13 @@ class DmcAgent(Agent):
         obs = observe_view(view, self.layout)[None, :]
         ids = np.array(self.moves.ids(pairs, view.table), np.int64)
         rows = np.zeros(len(ids), np.int64)
-        h = np.asarray(self.scorer.scores(view, pairs), np.float64) if self.scorer is not None else None
+        h = None
+        if self.scorer is not None:  # the compiled heuristic where it plays the view, else the Python one
+            from scopa_env.fast.features import view_heuristic_scores
+
+            h = view_heuristic_scores(view, ids)
+            if h is None:
+                h = np.asarray(self.scorer.scores(view, pairs), np.float64)
         return self.net.scores(obs, rows, self.features(obs, rows, ids, h))
 
     def __repr__(self) -> str:
@@ -430,6 +436,12 @@ def _check_layers(shapes: dict, meta: dict, obs_size: int, feature_size: int, fi
 
 
 def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
+    """The network and metadata of a DMC checkpoint (:func:`load_dmc_weights`, as a numpy network)."""
+    weights, meta = load_dmc_weights(path)
+    return NumpyQNet(weights), meta
+
+
+def load_dmc_weights(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
     """The network and metadata of a DMC checkpoint (weights and JSON only; nothing is executed).
 
     ``meta.json`` is checked first (:func:`check_dmc_meta`), then the shape of every array of
@@ -454,7 +466,7 @@ def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
         net.scores(probe, np.zeros(1, np.int64), np.zeros((1, features.size), np.float32))
     except (ValueError, KeyError) as exc:
         raise ValueError(f"{weights_path}: weights do not fit the network ({exc})") from None
-    return net, meta
+    return weights, meta
 
 
 def load_dmc_agent(path: str, seed=None) -> DmcAgent:

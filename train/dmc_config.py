@@ -138,11 +138,16 @@ class DmcConfig(RunConfig):
     eval_pairs: int = 1000
     """Duplicate deals per opponent and evaluation (every rotation, whole games)."""
     final_eval_pairs: int = 10_000
+    """Duplicate deals per opponent in the final evaluation of ``best`` (report.md)."""
     keep_evaluated: bool = False
     """Keep the weights of every evaluation in ``evaluated/<decisions>/`` (weights.npz and meta.json), so
     that a learning curve can be measured afterwards against another opponent
     (``benchmarks/snapshot_curve.py``) without charging those games to the run's CPU-hours."""
-    """Duplicate deals per opponent in the final evaluation of ``best`` (report.md)."""
+    init_weights: str = ""
+    """Start from a DMC network's weights instead of random ones: a checkpoint folder, a run folder (its
+    ``best``) or ``zoo:NAME`` (checked against its card's hash). It must play the same game with the same
+    move features and layer widths (``trunk``, ``net_arch``); the network and its weight average start
+    from it, Adam starts afresh. A network trained this way costs the starting network's CPU-hours too."""
     progress_bar: bool = True
     """Show a progress bar with ETA."""
 
@@ -271,6 +276,7 @@ class DmcConfig(RunConfig):
         if self.seed < 0:
             raise ConfigError(f"{source}: seed must be >= 0, got {self.seed!r}")
         self._check_workers(source)
+        self.initial_network(source)
         from train.opponents import normalize_weights
 
         wrong = [s for s in normalize_weights(self.opponents) if s not in COMPILED]
@@ -301,6 +307,38 @@ class DmcConfig(RunConfig):
                 house_rules.check_backend(rules.house_rules, "search", rules.name)  # declared by each plug-in
             except NotImplementedError as exc:
                 raise ConfigError(f"{source}: label_positions: {exc}") from None
+
+    def initial_network(self, source: str = "config") -> tuple[dict[str, np.ndarray], dict] | None:
+        """The arrays and ``meta.json`` of ``init_weights`` (None when unset), once its game, move features and
+        layer widths are this config's; a missing, damaged or mismatched checkpoint is one ConfigError."""
+        if not self.init_weights:
+            return None
+        from train.dmc_agent import load_dmc_weights
+
+        spec = self.init_weights
+        try:
+            if spec.startswith("zoo:"):
+                from train.zoo import algo_of, checked_path
+
+                if algo_of(spec[4:]) != ALGO:
+                    raise ValueError(f"{spec} is not a DMC network")
+                weights, meta = load_dmc_weights(checked_path(spec[4:]))
+            else:
+                weights, meta = load_dmc_weights(spec)
+        except (ValueError, FileNotFoundError, KeyError) as exc:
+            raise ConfigError(f"{source}: init_weights: {exc}") from None
+        want = {
+            "rules": self.rules,
+            "num_players": self.num_players,
+            "heuristic_features": self.heuristic_features,
+            "trunk": list(self.trunk),
+            "net_arch": list(self.net_arch),
+        }
+        got = {"heuristic_features": False, **{k: meta[k] for k in want if k in meta}}
+        wrong = [f"{k} {got.get(k)!r} (this config: {v!r})" for k, v in want.items() if got.get(k) != v]
+        if wrong:
+            raise ConfigError(f"{source}: init_weights {spec!r} does not fit this run: {', '.join(wrong)}")
+        return weights, meta
 
     def _check_workers(self, source: str) -> None:
         check_ray_address(self.ray_address, source)

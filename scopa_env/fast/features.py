@@ -63,3 +63,39 @@ def heuristic_move_scores(batch, out: np.ndarray | None = None) -> np.ndarray:
     cards, masks = move_id_tables(batch.rules)
     _scores_kernel(batch._S, batch._P, batch._F, HEURISTIC_H, cards, masks, batch.legal_ids, batch.legal_count, out)
     return out
+
+
+def view_heuristic_scores(view, ids: np.ndarray) -> np.ndarray | None:
+    """float64 ``(len(ids),)``: the compiled heuristic's score of each "move" id in ``ids`` (the legal
+    moves of ``view``, a :class:`~scopa_env.engine.game.PlayerView`), as
+    :meth:`agents.heuristic.HeuristicAgent.scores` gives them from the view; ``None`` where this path
+    does not play (rules the compiled core lacks, a declaration, a wildcard, shown hands), so the caller
+    keeps the Python scores there.
+
+    The state row holds only what the seat may see (:func:`scopa_env.fast.search.row_from_view`); the
+    other hands hold placeholder cards of their true sizes, all the heuristic reads of them.
+    """
+    from scopa_env.fast.batch import HEURISTIC_H, compiled_rules
+    from scopa_env.fast.search import row_from_view
+
+    if view.deciding or view.wild_rank or any(view.revealed):
+        return None
+    try:
+        P, F, _, _ = compiled_rules(view.rules, view.num_players)
+    except NotImplementedError:
+        return None
+    row, counts = row_from_view(view, P)
+    free = int(P[core.P_DECK_MASK]) & ~(view.hand | view.table)
+    for s in range(view.num_players):
+        if s != view.seat:  # the lowest free cards stand for a hidden hand of counts[s] cards
+            hand = 0
+            for _ in range(int(counts[s])):
+                low = free & -free
+                hand |= low
+                free &= ~low
+            row[core.COL_HAND + s] = hand
+    cards, masks = move_id_tables(view.rules)
+    ids = np.asarray(ids, np.int64)[None, :]
+    out = np.zeros(ids.shape, np.float64)
+    _scores_kernel(row[None, :], P, F, HEURISTIC_H, cards, masks, ids, np.array([ids.shape[1]], np.int64), out)
+    return out[0]
