@@ -387,6 +387,15 @@ def summary_rows(files: dict[str, dict[str, Any]], root: Path = ROOT) -> list[tu
                 f"{best['ms']:.2f} ms at {best['margin_text']} points per hand against it"
             )
             out.append(("Strength per millisecond, standard game, 2 players", measured, "strength_per_ms", None))
+
+    reduction = find_record(files, "variance_reduction")
+    if reduction and reduction["rows"]:
+        ratios = [r["ratio"] for r in reduction["rows"]]
+        measured = (
+            f"intervals {min(ratios):.2f} to {max(ratios):.2f} times as narrow on {len(ratios)} pairs "
+            f"({number(min(r['deals'] for r in reduction['rows']))}+ deals each); used only from 1.5"
+        )
+        out.append(("A chance correction (AIVAT-style) beside duplicate deals", measured, "variance_reduction", None))
     return out
 
 
