@@ -24,14 +24,11 @@ from scopa_env.fast.core import (
     COL_HAND,
     COL_STOCK_POS,
     COL_TABLE,
-    NUM_COLS,
     P_DECK_SIZE,
-    P_SCRATCH,
     P_SIDES,
-    P_SUB_CAP,
 )
 from scopa_env.fast.core.bits import _below, _rand, _side
-from scopa_env.fast.search import MAX_DEPTH, _alphabeta, _margin, _rollout
+from scopa_env.fast.search import MAX_DEPTH, _alphabeta_value, _margin, _rollout_value, new_stack
 
 O_AB_DEPTH = 0  # plies of alpha-beta after the candidate move before the rollouts
 O_ROLLOUTS = 1  # rollouts per leaf (tie-break streams) when not exact
@@ -42,19 +39,23 @@ NUM_ORACLE_CONFIG = 5
 
 
 @njit(cache=True)
-def _noisy_rollout(R, r, rng, P, F, H, TBL, kind, side, noise, sub_mask, sub_sum, lc, lm, rewards, info, hand_score):
-    """Finish the hand in row ``r``: ``side`` plays the compiled player ``kind``, every other side
-    plays it too except that each of its moves is a random legal move with chance ``noise``/1000.
-    Returns ``side``'s margin."""
+def _noisy_rollout(stack, r, rules, kind, side, noise):
+    """Finish the hand in row ``r`` of ``stack`` (a :class:`scopa_env.fast.search.Stack`): ``side``
+    plays the compiled player ``kind``, every other side plays it too except that each of its moves
+    is a random legal move with chance ``noise``/1000. Returns ``side``'s margin."""
+    P, F, TBL = rules.params, rules.floats, rules.tables
+    R, rng, lc, lm = stack.rows, stack.rng, stack.cards[r], stack.captures[r]
     ns = P[P_SIDES]
     over = 0
     while not over:
         mover = kind
         if _side(R[r, COL_CURRENT], ns) != side and _below(rng, r, 1, 1000) < noise:
             mover = core.OPPONENT_RANDOM
-        k = core.choose_move(R, r, rng, P, F, H, mover, sub_mask, sub_sum, lc, lm, TBL)
-        over = core.play(R, r, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score, TBL)
-    return _margin(hand_score, r, side, ns)
+        k = core.choose_move(
+            R, r, rng, P, F, rules.heuristic, mover, stack.subset_masks, stack.subset_sums, lc, lm, TBL
+        )
+        over = core.play(R, r, rng, P, F, TBL, lc[k], lm[k], stack.rewards, stack.info, stack.hand_score, TBL)
+    return _margin(stack.hand_score, r, side, ns)
 
 
 @njit(cache=True)
@@ -82,16 +83,9 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
     sample), so the values average over the stock orders the seat cannot see; the caller passes
     ``exact`` only when the stock is empty then.
     """
-    R = np.zeros((MAX_DEPTH + 2, NUM_COLS), np.int64)
-    rng = np.zeros((MAX_DEPTH + 2, 2), np.uint64)
-    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
-    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
-    LC = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
-    LM = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
-    ORD = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
-    rewards = np.zeros((MAX_DEPTH + 2, P[core.P_PLAYERS]), np.float32)
-    info = np.zeros((MAX_DEPTH + 2, core.NUM_INFO), np.int64)
-    hand_score = np.zeros((MAX_DEPTH + 2, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
+    stack = new_stack(P)  # the search's rows, one per ply (scopa_env.fast.search.Stack)
+    rules = core.Rules(P, F, TBL, None, H)
+    R, rng, LC, LM = stack.rows, stack.rng, stack.cards, stack.captures
     seed_row = np.empty(1, np.int64)
     seed_row[0] = seed
     core.seed_games(rng, seed_row)
@@ -99,7 +93,9 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
     R[0, :] = S
     seat = R[0, COL_CURRENT]
     side = _side(seat, ns)
-    count = core.legal_pairs(R[0, COL_HAND + seat], R[0, COL_TABLE], P, sub_mask, sub_sum, LC[0], LM[0])
+    count = core.legal_pairs(
+        R[0, COL_HAND + seat], R[0, COL_TABLE], P, stack.subset_masks, stack.subset_sums, LC[0], LM[0]
+    )
     mc = LC[0, :count].copy()
     mm = LM[0, :count].copy()
     for k in range(count):
@@ -117,26 +113,17 @@ def oracle_kernel(S, seed, P, F, H, TBL, C, exact, values, tie):
         stream = _rand(rng, 0, 0)  # this sample's rollout tie-breaks, the same for every move
         for k in range(count):
             R[1, :] = R[0, :]
-            over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score, TBL)
+            over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], stack.rewards, stack.info, stack.hand_score, TBL)
             if over:
-                v = _margin(hand_score, 1, side, ns)
+                v = _margin(stack.hand_score, 1, side, ns)
             elif noise > 0 and not exact:  # ab_depth 0 (the agent's promise): one noisy rollout
                 rng[1, 1] = stream
-                v = _noisy_rollout(
-                    R, 1, rng, P, F, H, TBL, kind, side, noise, sub_mask, sub_sum, LC[1], LM[1], rewards, info,
-                    hand_score,
-                )  # fmt: skip
+                v = _noisy_rollout(stack, 1, rules, kind, side, noise)
             else:
-                v = _alphabeta(
-                    R, 1, rng, P, F, H, TBL, side, depth, kind, stream, sub_mask, sub_sum, LC, LM, ORD, rewards, info,
-                    hand_score,
-                )  # fmt: skip
+                v = _alphabeta_value(stack, 1, rules, side, depth, kind, stream)
                 if exact:
                     rng[1, 1] = stream
-                    tie[k] += _rollout(
-                        R, 1, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, LC[1], LM[1], rewards, info,
-                        hand_score,
-                    )  # fmt: skip
+                    tie[k] += _rollout_value(stack, 1, rules, kind, side)
             values[k] += v
     for k in range(count):
         values[k] /= samples

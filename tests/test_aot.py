@@ -549,10 +549,11 @@ def _search_args(rules="standard", players=2, plies=3, games=6, seed=3, C=None, 
 
 
 def _outputs(kernel, args) -> tuple[np.ndarray, np.ndarray]:
-    """``(out, values)`` of one call of ``kernel`` on fresh copies of the outputs in ``args``."""
-    args = (*args[:-2], np.zeros_like(args[-2]), np.zeros_like(args[-1]))
-    kernel(*args)
-    return args[-2], args[-1]
+    """``(out, values)`` of one call of ``kernel`` on fresh copies of the outputs in ``args``
+    (their last, the bundle ``search.Found``)."""
+    found = search.Found(*(np.zeros_like(a) for a in args[-1]))
+    kernel(*args[:-1], found)
+    return found.moves, found.values
 
 
 @pytest.mark.parametrize(
@@ -621,15 +622,16 @@ def test_search_rows_takes_the_built_kernel_only_for_its_argument_types():
             counts, seeds, C = np.zeros((2, core.MAX_PLAYERS), np.int64), np.arange(2), search.search_config()
             args = search._kernel_args(S, counts, seeds, search.search_params(P), F, TBL, C, None)
             assert aot.search_for(args, search.aot_arg_kinds) is not None, (name, n)
-    args = _search_args()
-    for k, other in (
-        (4, args[4].copy()),  # F writable: another type to numba
-        (6, args[6].astype(np.int32)),
-        (0, np.asfortranarray(args[0])),
-        (8, args[8][:, :, :1]),
+    positions, rules, C, found = _search_args()
+    for what, changed in (
+        ("F writable: another type to numba", (positions, rules._replace(floats=rules.floats.copy()), C, found)),
+        ("TBL int32", (positions, rules._replace(tables=rules.tables.astype(np.int32)), C, found)),
+        ("S in Fortran order", (positions._replace(state=np.asfortranarray(positions.state)), rules, C, found)),
+        ("strided inference rows", (positions._replace(plays=positions.plays[:, :, :1]), rules, C, found)),
+        ("a plain tuple for a bundle", (tuple(positions), rules, C, found)),
+        ("the move pairs given", (positions, rules._replace(pairs=np.zeros((1, 2), np.int64)), C, found)),
     ):
-        changed = (*args[:k], other, *args[k + 1 :])
-        assert aot.search_for(changed, search.aot_arg_kinds) is None, (k, kinds[k])
+        assert aot.search_for(changed, search.aot_arg_kinds) is None, (what, kinds)
 
 
 def test_array_kinds_tell_apart_what_numba_types_tell_apart():
@@ -649,6 +651,16 @@ def test_array_kinds_tell_apart_what_numba_types_tell_apart():
             same = aot.array_kinds((a,)) == aot.array_kinds((b,))
             assert same == (typeof(a) == typeof(b)), (typeof(a), typeof(b))
     assert aot.array_kinds((base, [1, 2])) is None
+    # a bundle: by its class, its None fields and its arrays' kinds, as numba's type of it
+    bundles = [core.Games(base, frozen), core.Games(base, base), core.Games(frozen, base), (base, frozen),
+               core.Rules(base, base, base, None, None), core.Rules(base, base, base, base, None),
+               core.Rules(base, base, base, None, base)]  # fmt: skip
+    for a in bundles:
+        for b in bundles:
+            kinds_a, kinds_b = aot.array_kinds((a,)), aot.array_kinds((b,))
+            if kinds_a is not None and kinds_b is not None:
+                assert (kinds_a == kinds_b) == (typeof(a) == typeof(b)), (typeof(a), typeof(b))
+    assert aot.array_kinds(((base, frozen),)) is None, "a plain tuple is not a bundle"
 
 
 def test_aot_search_releases_the_gil():

@@ -171,15 +171,22 @@ def search_for(args: tuple, kinds_of):
 def array_kinds(args: tuple) -> tuple | None:
     """What numba's type of each of ``args`` is made of, read from numpy (``numba.typeof`` takes
     about 20 µs an array): its dtype, dimensions, layout as numba names it ("C" where C-contiguous,
-    else "F" where Fortran-contiguous, else "A"), writability and alignment; None where one is not
-    a plain numpy array. Equal kinds give equal numba types."""
+    else "F" where Fortran-contiguous, else "A"), writability and alignment; a bundle (a namedtuple,
+    :mod:`scopa_env.fast.core.bundles`) by its class and the kinds of its fields, a None field as
+    None; None where one is anything else. Equal kinds give equal numba types."""
     kinds = []
     for a in args:
-        if type(a) is not np.ndarray:
+        if type(a) is np.ndarray:
+            flags = a.flags
+            layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+            kinds.append((a.dtype, a.ndim, layout, flags.writeable, flags.aligned))
+        elif isinstance(a, tuple) and hasattr(a, "_fields"):
+            fields = array_kinds(tuple(f for f in a if f is not None))
+            if fields is None:
+                return None
+            kinds.append((type(a), tuple(f is None for f in a), fields))
+        else:
             return None
-        flags = a.flags
-        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-        kinds.append((a.dtype, a.ndim, layout, flags.writeable, flags.aligned))
     return tuple(kinds)
 
 

@@ -24,12 +24,17 @@ def _signature(opponent: str | None):
 
 
 _PER_SEAT_OR_SIDE = (("hand", 0), ("pile", 1), ("played", 0), ("revealed", 0), ("scope", 1), ("score", 1))
-""":func:`core.observe`'s tuple arguments in order, each per seat (0) or per side (1)."""
+""":class:`core.ObservedGame`'s tuple fields in order, each per seat (0) or per side (1)."""
 _SCALARS = (
     "table, stock_left, dealer, current, last_capturer, pending, selected, deck_mask, target, hand_size, width, "
     "declare, wild, queue"
 )
-""":func:`core.observe`'s arguments after them."""
+"""The exports' arguments after them: the scalar fields of :class:`core.ObservedGame` and
+:class:`core.ObservationFormat`, in the order the exports have always taken them."""
+_GAME_SCALARS = "table, stock_left, dealer, current, last_capturer, pending, selected, wild, queue"
+""":class:`core.ObservedGame`'s fields after its tuples, among :data:`_SCALARS`."""
+_FORMAT = "deck_mask, target, hand_size, width, declare"
+""":class:`core.ObservationFormat`'s fields, among :data:`_SCALARS`."""
 
 
 def _flat_observer(players: int, sides: int, moves: bool = False):
@@ -54,6 +59,7 @@ def _flat_observer(players: int, sides: int, moves: bool = False):
     name = f"observe_{'moves_' if moves else ''}{players}_{sides}"
     params = ", ".join(p for group in groups for p in group)
     tuples = ", ".join(f"({', '.join(group)},)" for group in groups)
+    bundles = f"ObservedGame({tuples}, {_GAME_SCALARS}), ObservationFormat({_FORMAT})"
     fits = (
         f"seat < 0 or seat >= {players} or width < 0 or width > {core.MAX_CARDS} or out.shape[0] < "
         f"observation_need({players}, {sides}, width, declare, wild)"
@@ -63,7 +69,7 @@ def _flat_observer(players: int, sides: int, moves: bool = False):
             f"def {name}(out, seat, {params}, {_SCALARS}):\n"
             f"    if {fits}:\n"
             "        return -1\n"
-            f"    observe(out, seat, {tuples}, {_SCALARS})\n"
+            f"    observe(out, seat, {bundles})\n"
             "    return 0\n"
         )
     else:
@@ -71,7 +77,7 @@ def _flat_observer(players: int, sides: int, moves: bool = False):
             f"def {name}(out, mask, ids, seat, {params}, {_SCALARS}, {_MOVE_ARGS}):\n"
             f"    if {fits} or mask.shape[0] < pairs.shape[0]:\n"
             "        return -2\n"
-            f"    observe(out, seat, {tuples}, {_SCALARS})\n"
+            f"    observe(out, seat, {bundles})\n"
             f"    hands = ({', '.join(groups[0])},)\n"
             f"    count = plain_move_ids(hands[seat], table, {_MOVE_ARGS}, ids)\n"
             "    for k in range(count):\n"
@@ -79,6 +85,8 @@ def _flat_observer(players: int, sides: int, moves: bool = False):
             "    return count\n"
         )
     namespace = {
+        "ObservedGame": core.ObservedGame,
+        "ObservationFormat": core.ObservationFormat,
         "observe": core.observe,
         "observation_need": core.observation_need,
         "plain_move_ids": core.plain_move_ids,

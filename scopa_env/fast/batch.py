@@ -577,6 +577,8 @@ class BatchedScopa:
         self.threads = check_threads(default_threads() if threads is None else threads)
         self._allocate_buffers()
         self._expose_outputs()
+        self._rules = core.Rules(self._P, self._F, self._TBL, self._PAIRS, self._H)
+        """The kernels' :class:`~scopa_env.fast.core.bundles.Rules` (its arrays are the ones above)."""
         self.score_keys = score_keys(self.rules)
 
     # --- construction ------------------------------------------------------------
@@ -639,6 +641,10 @@ class BatchedScopa:
         self._rewards = np.zeros((n, self.num_players), np.float32)
         self._info = np.zeros((n, core.NUM_INFO), np.int64)
         self._hand_score = np.zeros((n, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
+        self._games = core.Games(self._S, self._rng)
+        self._outputs = core.Outputs(
+            self._obs, self._mask, self._legal_ids, self._rewards, self._info, self._hand_score, self._final_obs
+        )
         self._ready = False
 
     def _expose_outputs(self) -> None:
@@ -693,32 +699,16 @@ class BatchedScopa:
             if self._rows is None:  # the ahead-of-time build where it takes these arguments (aot.py)
                 self._rows = aot.rows_for(args, aot_arg_kinds) or core.batch_rows
             return self._rows(op, 0, self.num_games, 1, *args)
-        return core.batch_kernel(op, *self._kernel_args(arg, obs, H))  # observe, choose
+        rules = self._rules if H is None else self._rules._replace(heuristic=H)
+        out = self._outputs if obs is self._obs else self._outputs._replace(obs=obs)
+        return core.batch_kernel(op, arg, self._games, rules, out, self._D)  # observe, choose
 
-    def _kernel_args(self, arg: np.ndarray, obs: np.ndarray, H: np.ndarray | None = None) -> tuple:
-        """The arrays ``core.batch_kernel`` and ``core.batch_rows`` take after the op (and the row range
-        and the ``prepare`` flag)."""
-        return (
-            self._S,
-            self._rng,
-            self._P,
-            self._F,
-            self._H if H is None else H,
-            self._TBL,
-            self._PAIRS,
-            arg,
-            obs,
-            self._mask,
-            self._legal_ids,
-            self._rewards,
-            self._info,
-            self._hand_score,
-            self._final_obs,
-            self._D,
-            self._O,
-            self._STD,
-            self._VAR,
-        )
+    def _kernel_args(self, arg: np.ndarray, obs: np.ndarray) -> tuple:
+        """What ``core.batch_rows`` takes after the op, the row range and the ``prepare`` flag:
+        ``arg``, the games, the rules and the outputs (``obs`` in place of the batch's own), then
+        the compile-time switches ``D``, ``OPPS``, ``STD`` and ``VAR``."""
+        out = self._outputs if obs is self._obs else self._outputs._replace(obs=obs)
+        return arg, self._games, self._rules, out, self._D, self._O, self._STD, self._VAR
 
     def _call_threads(self, op: int, arg: np.ndarray, obs: np.ndarray) -> tuple[int, int]:
         """Reset or step on :attr:`threads` threads: the actions are checked (or the games
@@ -945,15 +935,12 @@ def playout(
     if len(players) != num_players or any(p not in OPPONENT_KINDS for p in players):
         raise ValueError(f"players must give one of {OPPONENT_KINDS} for each of {num_players} seats, got {players!r}")
     arg = np.array([int(num_games), int(seed)] + [OPPONENTS[p] for p in players], np.int64)
-    S = np.zeros((1, core.NUM_COLS), np.int64)
+    games = core.Games(np.zeros((1, core.NUM_COLS), np.int64), np.zeros((1, 2), np.uint64))
+    rules = core.Rules(P, F, TBL, None, HEURISTIC_H if "heuristic" in players else None)
     info = np.zeros((1, core.NUM_INFO), np.int64)
     moves = core.playout_kernel(
-        S,
-        np.zeros((1, 2), np.uint64),
-        P,
-        F,
-        HEURISTIC_H if "heuristic" in players else None,
-        TBL,
+        games,
+        rules,
         arg,
         np.zeros((1, num_players), np.float32),
         info,

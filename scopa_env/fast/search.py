@@ -27,32 +27,39 @@ Alpha-beta with more than two sides is *paranoid*: every other side minimises th
 searcher's margin. Budget: ``worlds`` (and ``ply_budget``, which lowers the worlds where
 many plies are left), never seconds, so a seed gives the same decision on any machine.
 
-Inputs of :func:`search_kernel`, one position per row ``i``::
+Inputs of :func:`search_kernel` (``positions``, ``rules``, ``C``, ``found``: the bundles
+:class:`Positions`, :class:`core.Rules <scopa_env.fast.core.bundles.Rules>` and :class:`Found`),
+one position per row ``i``::
 
-    array    shape                 content
-    -------  --------------------  -----------------------------------------------------
-    S        (N, core.NUM_COLS)    the position as the seat to move sees it: its own hand,
-                                   the table, piles, scope, scores, played cards, dealer,
-                                   last capturer, cards in hands, stock position. Other
-                                   hands and the stock order are never read.
-    counts   (N, core.MAX_PLAYERS) cards in each seat's hand
-    seeds    (N,)                  one seed per position
-    C        (NUM_CONFIG,)         the search settings (``C_*``)
-    obs      (N, MAX_OBS, OBS_W)   inference: the other seats' plays this deal round
-                                   (``OBS_*``: seat, table before, card, captured, cards
-                                   the seat is known to have held then); ``num_obs`` (N,)
-    out      (N, OUT_W)            the chosen move (``OUT_CARD``, ``OUT_MASK``), its index
-                                   among the legal pairs (``OUT_INDEX``), worlds sampled
-                                   (``OUT_WORLDS``)
-    values   (N, values_width)     mean margin of each legal pair (core.legal_pairs order)
+    array              shape                 content
+    -----------------  --------------------  -------------------------------------------
+    positions.state    (N, core.NUM_COLS)    the position as the seat to move sees it: its
+                                             own hand, the table, piles, scope, scores,
+                                             played cards, dealer, last capturer, cards in
+                                             hands, stock position. Other hands and the
+                                             stock order are never read.
+    positions.counts   (N, core.MAX_PLAYERS) cards in each seat's hand
+    positions.seeds    (N,)                  one seed per position
+    C                  (NUM_CONFIG,)         the search settings (``C_*``)
+    positions.plays    (N, MAX_OBS, OBS_W)   inference: the other seats' plays this deal
+                                             round (``OBS_*``: seat, table before, card,
+                                             captured, cards the seat is known to have held
+                                             then); ``positions.num_plays`` (N,)
+    found.moves        (N, OUT_W)            the chosen move (``OUT_CARD``, ``OUT_MASK``), its
+                                             index among the legal pairs (``OUT_INDEX``),
+                                             worlds sampled (``OUT_WORLDS``)
+    found.values       (N, values_width)     mean margin of each legal pair (core.legal_pairs
+                                             order)
 
-``P`` must be a copy of :func:`scopa_env.fast.batch.compiled_rules`'s with ``P_EPISODE_HAND``
-set (:func:`search_params`): a rollout ends with the hand.
+``rules.params`` must be a copy of :func:`scopa_env.fast.batch.compiled_rules`'s ``P`` with
+``P_EPISODE_HAND`` set (:func:`search_params`): a rollout ends with the hand. The search's work
+space travels in a :class:`Stack`, one row per ply.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -117,6 +124,69 @@ TIE_TOL = 1e-9
 MAX_DEPTH = MAX_CARDS + 2  # rows of the work stack: a hand has at most 52 plies (40 in the 40-card deck)
 
 
+class Positions(NamedTuple):
+    """The positions :func:`search_kernel` searches, one per row ``i`` (the module docstring)."""
+
+    state: np.ndarray
+    """``S``: int64 ``(N, core.NUM_COLS)``, each position as the seat to move sees it."""
+    counts: np.ndarray
+    """int64 ``(N, core.MAX_PLAYERS)``: the cards in each seat's hand."""
+    seeds: np.ndarray
+    """int64 ``(N,)``: one seed per position."""
+    plays: np.ndarray
+    """``obs``: int64 ``(N, MAX_OBS, OBS_W)``, the other seats' plays this deal round (``OBS_*``)."""
+    num_plays: np.ndarray
+    """``num_obs``: int64 ``(N,)``, the rows of ``plays`` in use."""
+
+
+class Found(NamedTuple):
+    """What :func:`search_kernel` writes for each position ``i``."""
+
+    moves: np.ndarray
+    """``out``: int64 ``(N, OUT_W)``, the chosen move, its index and the worlds sampled (``OUT_*``)."""
+    values: np.ndarray
+    """float64 ``(N, values_width)``: the mean margin of each legal pair (core.legal_pairs order)."""
+
+
+class Stack(NamedTuple):
+    """The search's work space, one row per ply: row 0 holds a sampled world, row ``d + 1`` the
+    position after a move at row ``d`` (:data:`MAX_DEPTH` + 2 rows). Made once per kernel call."""
+
+    rows: np.ndarray
+    """int64 ``(MAX_DEPTH + 2, NUM_COLS)``: the state rows."""
+    rng: np.ndarray
+    """uint64 ``(MAX_DEPTH + 2, 2)``: their generators (row 0's: the worlds and the final tie-break)."""
+    cards: np.ndarray
+    """int64 ``(MAX_DEPTH + 2, P_SCRATCH)``: each row's legal pairs' cards."""
+    captures: np.ndarray
+    """int64 ``(MAX_DEPTH + 2, P_SCRATCH)``: their captured masks."""
+    order: np.ndarray
+    """int64 ``(MAX_DEPTH + 2, P_SCRATCH)``: the order alpha-beta tries them in (:func:`_order`)."""
+    subset_masks: np.ndarray
+    """int64 ``(P_SUB_CAP,)``: the table's subsets (:class:`core.Scratch`)."""
+    subset_sums: np.ndarray
+    """int64 ``(P_SUB_CAP,)``: their sums."""
+    rewards: np.ndarray
+    """float32 ``(MAX_DEPTH + 2, players)``: what :func:`core.play` writes of the rewards."""
+    info: np.ndarray
+    """int64 ``(MAX_DEPTH + 2, NUM_INFO)``: what it writes of the step's status."""
+    hand_score: np.ndarray
+    """float64 ``(MAX_DEPTH + 2, MAX_SIDES, NUM_SCORE_FIELDS)``: a finished hand's score, read for the margin."""
+
+
+class Candidates(NamedTuple):
+    """The legal moves of a position being searched, and what the worlds give them."""
+
+    cards: np.ndarray
+    """int64: the moves' cards (core.legal_pairs order)."""
+    captures: np.ndarray
+    """int64: their captured masks."""
+    values: np.ndarray
+    """float64: the sum of each move's weighted margins (the position's row of ``Found.values``)."""
+    tie: np.ndarray
+    """float64: exact mode's weighted rollout margins, which break ties between equal exact values."""
+
+
 @njit(cache=True, inline="always")
 def _margin(hand_score, r, side, ns):
     """Hand points of ``side`` minus the mean of the other sides (hand_score row ``r``)."""
@@ -128,8 +198,13 @@ def _margin(hand_score, r, side, ns):
 
 
 @njit(cache=True)
-def _rollout(R, r, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, lc, lm, rewards, info, hand_score):
+def _rollout_value(stack, r, rules, kind, side):
     """Finish the hand in row ``r`` with compiled players of ``kind``; return ``side``'s margin."""
+    P, F, TBL = rules.params, rules.floats, rules.tables
+    R, rng, H = stack.rows, stack.rng, rules.heuristic
+    sub_mask, sub_sum = stack.subset_masks, stack.subset_sums
+    lc, lm = stack.cards[r], stack.captures[r]
+    rewards, info, hand_score = stack.rewards, stack.info, stack.hand_score
     over = 0
     while not over:
         k = core.choose_move(R, r, rng, P, F, H, kind, sub_mask, sub_sum, lc, lm, TBL)
@@ -161,15 +236,16 @@ def _order(LC, LM, d, count, table, order):
 
 
 @njit(cache=True)
-def _alphabeta(
-    R, d0, rng, P, F, H, TBL, side, depth, kind, stream, sub_mask, sub_sum, LC, LM, ORD, rewards, info, hand_score
-):
-    """Value for ``side`` of the position in row ``d0`` (hand not over): alpha-beta to ``depth``
-    plies, then rollouts of ``kind`` (tie-breaks seeded with ``stream``).
+def _alphabeta_value(stack, d0, rules, side, depth, kind, stream):
+    """Value for ``side`` of the position in row ``d0`` of ``stack`` (hand not over): alpha-beta to
+    ``depth`` plies, then rollouts of ``kind`` (tie-breaks seeded with ``stream``).
 
-    Iterative, one row of ``R`` per ply (numba's cache cannot hold a recursive function):
-    row ``d`` is a node, ``NODE[d]`` its bounds, best value and next move.
+    Iterative, one row of the stack per ply (numba's cache cannot hold a recursive function):
+    row ``d`` is a node, ``alpha[d]``, ``beta[d]`` its bounds, ``best[d]`` its best value so far,
+    ``nxt[d]`` its next move (in ``stack.order[d]``) of ``count[d]``, ``rem[d]`` its plies of
+    alpha-beta left, ``maxi[d]`` whether ``side`` moves there.
     """
+    P, F, TBL = rules.params, rules.floats, rules.tables
     ns = P[P_SIDES]
     alpha = np.empty(MAX_DEPTH + 2, np.float64)
     beta = np.empty(MAX_DEPTH + 2, np.float64)
@@ -179,18 +255,28 @@ def _alphabeta(
     rem = np.empty(MAX_DEPTH + 2, np.int64)
     maxi = np.empty(MAX_DEPTH + 2, np.bool_)
     if depth == 0:
-        rng[d0, 1] = stream
-        return _rollout(
-            R, d0, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, LC[d0], LM[d0], rewards, info, hand_score
-        )
+        stack.rng[d0, 1] = stream
+        return _rollout_value(stack, d0, rules, kind, side)
+    R, rng = stack.rows, stack.rng
+    LC, LM, ORD = stack.cards, stack.captures, stack.order
+    sub_mask, sub_sum = stack.subset_masks, stack.subset_sums
+    rewards, info, hand_score = stack.rewards, stack.info, stack.hand_score
     d = d0
     alpha[d] = -np.inf
     beta[d] = np.inf
     rem[d] = depth
-    _open(R, d, P, side, ns, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
+    opened = False
     value = 0.0
     returned = False
     while True:
+        if not opened:  # start node d: its legal moves, their order, who moves there
+            opened = True
+            seat = R[d, COL_CURRENT]
+            count[d] = core.legal_pairs(R[d, COL_HAND + seat], R[d, COL_TABLE], P, sub_mask, sub_sum, LC[d], LM[d])
+            _order(LC, LM, d, count[d], R[d, COL_TABLE], ORD[d])
+            maxi[d] = _side(seat, ns) == side
+            best[d] = -np.inf if maxi[d] else np.inf
+            nxt[d] = 0
         if returned:  # a child of node d is worth ``value``
             returned = False
             if maxi[d]:
@@ -218,27 +304,14 @@ def _alphabeta(
             returned = True
         elif rem[d] == 1:
             rng[c, 1] = stream
-            value = _rollout(
-                R, c, rng, P, F, H, TBL, kind, side, sub_mask, sub_sum, LC[c], LM[c], rewards, info, hand_score
-            )
+            value = _rollout_value(stack, c, rules, kind, side)
             returned = True
         else:
             alpha[c] = alpha[d]
             beta[c] = beta[d]
             rem[c] = rem[d] - 1
             d = c
-            _open(R, d, P, side, ns, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi)
-
-
-@njit(cache=True, inline="always")
-def _open(R, d, P, side, ns, sub_mask, sub_sum, LC, LM, ORD, best, count, nxt, maxi):
-    """Start node ``d``: its legal moves, their order, who moves there."""
-    seat = R[d, COL_CURRENT]
-    count[d] = core.legal_pairs(R[d, COL_HAND + seat], R[d, COL_TABLE], P, sub_mask, sub_sum, LC[d], LM[d])
-    _order(LC, LM, d, count[d], R[d, COL_TABLE], ORD[d])
-    maxi[d] = _side(seat, ns) == side
-    best[d] = -np.inf if maxi[d] else np.inf
-    nxt[d] = 0
+            opened = False
 
 
 @njit(cache=True)
@@ -265,14 +338,18 @@ def _sample_world(R, S, i, counts, seat, cards, nu, rng, P):
 
 
 @njit(cache=True)
-def _world_weight(R, obs, i, nobs, P, F, temp, sub_mask, sub_sum, lc, lm, scores):
-    """Chance of the other seats' plays this round in the world of row 0, under a softmax
-    (temperature ``temp``) over the compiled greedy player's values of their legal moves."""
+def _world_weight(R, plays, i, nobs, rules, temp, scratch, scores):
+    """Chance of the other seats' plays this round (``plays[i, :nobs]``) in the world of row 0 of
+    ``R``, under a softmax (temperature ``temp``) over the compiled greedy player's values of their
+    legal moves (enumerated into ``scratch``, valued into ``scores``)."""
+    P, F = rules.params, rules.floats
+    sub_mask, sub_sum = scratch.subset_masks, scratch.subset_sums
+    lc, lm = scratch.cards, scratch.captures
     weight = 1.0
     vals = F[core.F_GREEDY_VALUES : core.F_GREEDY_VALUES + MAX_CARDS]
     for k in range(nobs):
-        table = obs[i, k, OBS_TABLE]
-        hand = R[0, COL_HAND + obs[i, k, OBS_SEAT]] | obs[i, k, OBS_KNOWN]
+        table = plays[i, k, OBS_TABLE]
+        hand = R[0, COL_HAND + plays[i, k, OBS_SEAT]] | plays[i, k, OBS_KNOWN]
         count = core.legal_pairs(hand, table, P, sub_mask, sub_sum, lc, lm)
         if count <= 1:
             continue
@@ -284,7 +361,7 @@ def _world_weight(R, obs, i, nobs, P, F, temp, sub_mask, sub_sum, lc, lm, scores
         total = 0.0
         for j in range(count):
             total += np.exp((scores[j] - top) / temp)
-        played = _greedy_value(obs[i, k, OBS_CARD], obs[i, k, OBS_CAPTURED], table, vals, F)
+        played = _greedy_value(plays[i, k, OBS_CARD], plays[i, k, OBS_CAPTURED], table, vals, F)
         weight *= np.exp((played - top) / temp) / total
     return weight
 
@@ -301,161 +378,189 @@ def _greedy_value(card, captured, table, vals, F):
 
 
 @njit(cache=True, nogil=True)
-def search_kernel(S, counts, seeds, P, F, H, TBL, C, obs, num_obs, out, values):
-    """Search every position of ``S`` (see the module docstring); the moves go to ``out``."""
-    n = P[P_PLAYERS]
-    ns = P[P_SIDES]
-    deck = P[P_DECK_MASK]
-    R = np.zeros((MAX_DEPTH + 2, NUM_COLS), np.int64)
-    rng = np.zeros((MAX_DEPTH + 2, 2), np.uint64)
-    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
-    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
-    LC = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
-    LM = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
-    ORD = np.empty((MAX_DEPTH + 2, P[P_SCRATCH]), np.int64)
-    wc = np.empty(P[P_SCRATCH], np.int64)
-    wm = np.empty(P[P_SCRATCH], np.int64)
-    ws = np.empty(P[P_SCRATCH], np.float64)
-    rewards = np.zeros((MAX_DEPTH + 2, n), np.float32)
-    info = np.zeros((MAX_DEPTH + 2, core.NUM_INFO), np.int64)
-    hand_score = np.zeros((MAX_DEPTH + 2, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64)
+def search_kernel(positions, rules, C, found):
+    """Search every one of ``positions`` (see the module docstring) with the settings ``C``; the
+    moves and values go to ``found``."""
+    positions, rules = core.borrowed(positions), core.borrowed(rules)
+    C, found = core.borrowed(C), core.borrowed(found)
+    P = rules.params
+    stack = new_stack(P)
+    # the inference's legal pairs (sharing the stack's subsets) and their values
+    weigh = core.Scratch(
+        stack.subset_masks,
+        stack.subset_sums,
+        np.empty(P[P_SCRATCH], np.int64),
+        np.empty(P[P_SCRATCH], np.int64),
+    )
+    scores = np.empty(P[P_SCRATCH], np.float64)
     cards = np.empty(MAX_CARDS, np.int64)
     seed_row = np.empty(1, np.int64)
-    kind = C[C_ROLLOUT]
+    S = positions.state
     for i in range(S.shape[0]):
-        seat = S[i, COL_CURRENT]
-        side = _side(seat, ns)
-        hand = S[i, COL_HAND + seat]
-        table = S[i, COL_TABLE]
-        count = core.legal_pairs(hand, table, P, sub_mask, sub_sum, LC[0], LM[0])
-        mc = LC[0, :count].copy()
-        mm = LM[0, :count].copy()
-        seed_row[0] = seeds[i]
-        core.seed_games(rng, seed_row)  # rng[0]: stream 0 draws the worlds, stream 1 the final tie-break
-        tie = np.zeros(count, np.float64)  # exact mode: rollout values that break ties between equal exact values
+        hand, table = S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE]
+        count = core.legal_pairs(
+            hand, table, P, stack.subset_masks, stack.subset_sums, stack.cards[0], stack.captures[0]
+        )
+        seed_row[0] = positions.seeds[i]
+        core.seed_games(stack.rng, seed_row)  # rng[0]: stream 0 draws the worlds, stream 1 the final tie-break
+        moves = Candidates(
+            stack.cards[0, :count].copy(),
+            stack.captures[0, :count].copy(),
+            found.values[i],
+            np.zeros(count, np.float64),  # exact mode: rollout values that break ties between equal exact values
+        )
         for k in range(count):
-            values[i, k] = 0.0
+            moves.values[k] = 0.0
         if count == 1:
-            out[i, OUT_CARD] = mc[0]
-            out[i, OUT_MASK] = mm[0]
-            out[i, OUT_INDEX] = 0
-            out[i, OUT_WORLDS] = 0
+            _write_move(found.moves, i, moves, 0, 0)
             continue
-        seen = hand | table
-        for s in range(ns):
-            seen |= S[i, COL_PILE + s]
-        unseen = deck & ~seen
-        nu = 0
-        u = unseen
-        while u != 0:
-            b = u & -u
-            u ^= b
-            cards[nu] = core.popcount(b - 1)
-            nu += 1
-        stock = P[P_DECK_SIZE] - S[i, COL_STOCK_POS]
-        plies = S[i, COL_IN_HANDS] + stock
-        holders = 0  # places the unseen cards may lie in
-        for s in range(n):
-            if s != seat and counts[i, s] > 0:
-                holders += 1
-        if stock > 0:
-            holders += 1
-        exact = plies <= C[C_EXACT_CARDS]
-        if exact:
-            worlds = 1 if holders <= 1 else C[C_EXACT_WORLDS]
-            depth = MAX_DEPTH
-        else:
-            worlds = C[C_WORLDS]
-            if C[C_PLY_BUDGET] > 0:
-                worlds = max(C[C_MIN_WORLDS], min(worlds, C[C_PLY_BUDGET] // (count * plies)))
-            depth = C[C_AB_DEPTH]
-        if holders <= 1:  # the view is the whole truth: one world
-            worlds = 1
+        nu = _unseen_cards(S, i, P, cards)
+        worlds, depth, exact = _world_plan(S, i, P, C, positions.counts, count)
         total_w = 0.0
         for _ in range(worlds):
-            _sample_world(R, S, i, counts, seat, cards, nu, rng, P)
-            weight = 1.0
-            if C[C_INFERENCE] and num_obs[i] > 0:
-                weight = _world_weight(
-                    R, obs, i, num_obs[i], P, F, C[C_INFER_TEMP] / 100.0, sub_mask, sub_sum, wc, wm, ws
-                )
-                if weight <= 0.0:
-                    continue
-            total_w += weight
-            stream = _rand(rng, 0, 0)  # this world's rollout tie-breaks, the same for every move
-            for k in range(count):
-                R[1, :] = R[0, :]
-                over = core.play(R, 1, rng, P, F, TBL, mc[k], mm[k], rewards, info, hand_score, TBL)
-                if over:
-                    v = _margin(hand_score, 1, side, ns)
-                else:  # depth 0: a plain rollout
-                    v = _alphabeta(
-                        R,
-                        1,
-                        rng,
-                        P,
-                        F,
-                        H,
-                        TBL,
-                        side,
-                        depth,
-                        kind,
-                        stream,
-                        sub_mask,
-                        sub_sum,
-                        LC,
-                        LM,
-                        ORD,
-                        rewards,
-                        info,
-                        hand_score,
-                    )
-                    if exact:  # among equal exact values, prefer what the rollout players would reward
-                        rng[1, 1] = stream
-                        tie[k] += weight * _rollout(
-                            R,
-                            1,
-                            rng,
-                            P,
-                            F,
-                            H,
-                            TBL,
-                            kind,
-                            side,
-                            sub_mask,
-                            sub_sum,
-                            LC[1],
-                            LM[1],
-                            rewards,
-                            info,
-                            hand_score,
-                        )
-                values[i, k] += weight * v
+            total_w += _search_world(i, positions, rules, C, stack, (weigh, scores), cards, nu, moves, depth, exact)
         if total_w > 0.0:
             for k in range(count):
-                values[i, k] /= total_w
-        out[i, OUT_WORLDS] = worlds
-        best = NEG
-        for k in range(count):
-            if values[i, k] > best:
-                best = values[i, k]
-        best_tie = NEG
-        for k in range(count):
-            if values[i, k] >= best - TIE_TOL and tie[k] > best_tie:
-                best_tie = tie[k]
-        ties = 0
-        for k in range(count):
-            if values[i, k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
-                ties += 1
-        nth = _below(rng, 0, 1, ties) if ties > 1 else 0
-        for k in range(count):
-            if values[i, k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
-                if nth == 0:
-                    out[i, OUT_CARD] = mc[k]
-                    out[i, OUT_MASK] = mm[k]
-                    out[i, OUT_INDEX] = k
-                    break
-                nth -= 1
+                moves.values[k] /= total_w
+        found.moves[i, OUT_WORLDS] = worlds
+        k = _pick_move(moves, count, stack.rng)
+        if k >= 0:
+            _write_move(found.moves, i, moves, k, worlds)
+
+
+@njit(cache=True, inline="always")
+def new_stack(P):
+    """A fresh :class:`Stack` for the rules ``P``."""
+    rows = MAX_DEPTH + 2
+    return Stack(
+        np.zeros((rows, NUM_COLS), np.int64),
+        np.zeros((rows, 2), np.uint64),
+        np.empty((rows, P[P_SCRATCH]), np.int64),
+        np.empty((rows, P[P_SCRATCH]), np.int64),
+        np.empty((rows, P[P_SCRATCH]), np.int64),
+        np.empty(P[P_SUB_CAP], np.int64),
+        np.empty(P[P_SUB_CAP], np.int64),
+        np.zeros((rows, P[P_PLAYERS]), np.float32),
+        np.zeros((rows, core.NUM_INFO), np.int64),
+        np.zeros((rows, core.MAX_SIDES, core.NUM_SCORE_FIELDS), np.float64),
+    )
+
+
+@njit(cache=True, inline="always")
+def _write_move(out, i, moves, k, worlds):
+    """Move ``k`` of ``moves`` as position ``i``'s choice, found in ``worlds`` worlds."""
+    out[i, OUT_CARD] = moves.cards[k]
+    out[i, OUT_MASK] = moves.captures[k]
+    out[i, OUT_INDEX] = k
+    out[i, OUT_WORLDS] = worlds
+
+
+@njit(cache=True, inline="always")
+def _unseen_cards(S, i, P, cards):
+    """The cards the seat to move in position ``i`` cannot see, ascending into ``cards``; returns their number."""
+    seat = S[i, COL_CURRENT]
+    seen = S[i, COL_HAND + seat] | S[i, COL_TABLE]
+    for s in range(P[P_SIDES]):
+        seen |= S[i, COL_PILE + s]
+    u = P[P_DECK_MASK] & ~seen
+    nu = 0
+    while u != 0:
+        b = u & -u
+        u ^= b
+        cards[nu] = core.popcount(b - 1)
+        nu += 1
+    return nu
+
+
+@njit(cache=True, inline="always")
+def _world_plan(S, i, P, C, counts, count):
+    """``(worlds, depth, exact)`` for position ``i`` with ``count`` legal moves: exact to the end of
+    the hand when few cards are left, else ``C_WORLDS`` (or what the ply budget leaves) with
+    ``C_AB_DEPTH`` plies of alpha-beta; one world where the view is the whole truth."""
+    seat = S[i, COL_CURRENT]
+    stock = P[P_DECK_SIZE] - S[i, COL_STOCK_POS]
+    plies = S[i, COL_IN_HANDS] + stock
+    holders = 0  # places the unseen cards may lie in
+    for s in range(P[P_PLAYERS]):
+        if s != seat and counts[i, s] > 0:
+            holders += 1
+    if stock > 0:
+        holders += 1
+    exact = plies <= C[C_EXACT_CARDS]
+    if exact:
+        worlds = 1 if holders <= 1 else C[C_EXACT_WORLDS]
+        depth = MAX_DEPTH
+    else:
+        worlds = C[C_WORLDS]
+        if C[C_PLY_BUDGET] > 0:
+            worlds = max(C[C_MIN_WORLDS], min(worlds, C[C_PLY_BUDGET] // (count * plies)))
+        depth = C[C_AB_DEPTH]
+    if holders <= 1:  # the view is the whole truth: one world
+        worlds = 1
+    return worlds, depth, exact
+
+
+@njit(cache=True, inline="always")
+def _search_world(i, positions, rules, C, stack, inference, cards, nu, moves, depth, exact):
+    """Sample one world of position ``i`` (the ``nu`` unseen ``cards`` dealt out) and add every
+    candidate move's weighted margin in it to ``moves``; returns the world's weight (0: the
+    inference rules it out). ``inference``: the work space of :func:`_world_weight`."""
+    S, R, rng = positions.state, stack.rows, stack.rng
+    P, F, TBL = rules.params, rules.floats, rules.tables
+    kind = C[C_ROLLOUT]
+    ns = P[P_SIDES]
+    seat = S[i, COL_CURRENT]
+    side = _side(seat, ns)
+    _sample_world(R, S, i, positions.counts, seat, cards, nu, rng, P)
+    weight = 1.0
+    if C[C_INFERENCE] and positions.num_plays[i] > 0:
+        scratch, scores = inference
+        weight = _world_weight(
+            R, positions.plays, i, positions.num_plays[i], rules, C[C_INFER_TEMP] / 100.0, scratch, scores
+        )
+        if weight <= 0.0:
+            return 0.0
+    stream = _rand(rng, 0, 0)  # this world's rollout tie-breaks, the same for every move
+    for k in range(moves.cards.shape[0]):
+        R[1, :] = R[0, :]
+        over = core.play(
+            R, 1, rng, P, F, TBL, moves.cards[k], moves.captures[k], stack.rewards, stack.info, stack.hand_score, TBL
+        )
+        if over:
+            v = _margin(stack.hand_score, 1, side, ns)
+        else:  # depth 0: a plain rollout
+            v = _alphabeta_value(stack, 1, rules, side, depth, kind, stream)
+            if exact:  # among equal exact values, prefer what the rollout players would reward
+                rng[1, 1] = stream
+                moves.tie[k] += weight * _rollout_value(stack, 1, rules, kind, side)
+        moves.values[k] += weight * v
+    return weight
+
+
+@njit(cache=True, inline="always")
+def _pick_move(moves, count, rng):
+    """The index of the best of ``moves``' values: among those within ``TIE_TOL``, the best tie-break
+    values, then a draw from ``rng`` row 0's stream 1; -1 if none compares (NaN values)."""
+    values, tie = moves.values, moves.tie
+    best = NEG
+    for k in range(count):
+        if values[k] > best:
+            best = values[k]
+    best_tie = NEG
+    for k in range(count):
+        if values[k] >= best - TIE_TOL and tie[k] > best_tie:
+            best_tie = tie[k]
+    ties = 0
+    for k in range(count):
+        if values[k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
+            ties += 1
+    nth = _below(rng, 0, 1, ties) if ties > 1 else 0
+    for k in range(count):
+        if values[k] >= best - TIE_TOL and tie[k] >= best_tie - TIE_TOL:
+            if nth == 0:
+                return k
+            nth -= 1
+    return -1
 
 
 # === Python side: settings, rows from views, batch entry ======================================
@@ -604,33 +709,34 @@ def search_rows(
 
     args = _kernel_args(S, counts, seeds, P, F, TBL, C, obs)
     kernel = aot.search_for(args, aot_arg_kinds) or search_kernel
-    out, values = args[-2:]
-    N = out.shape[0]
+    positions, rules, C, found = args
+    N = found.moves.shape[0]
 
     def run(lo: int, hi: int) -> None:
-        kernel(*(a[lo:hi] if j in _ROW_ARGS else a for j, a in enumerate(args)))
+        kernel(_rows(positions, lo, hi), rules, C, _rows(found, lo, hi))
 
     chunks = min(check_threads(threads), N)
     if chunks <= 1:
         run(0, N)
-        return out, values
+        return found
     bounds = np.linspace(0, N, chunks + 1).astype(int)
     pool = _thread_pool(chunks - 1)
     futures = [pool.submit(run, int(bounds[c]), int(bounds[c + 1])) for c in range(1, chunks)]
     run(0, int(bounds[1]))
     for f in futures:
         f.result()
-    return out, values
+    return found
 
 
-_ROW_ARGS = frozenset((0, 1, 2, 8, 9, 10, 11))
-"""Positions among :func:`search_kernel`'s arguments of those with a row per position (``S``,
-``counts``, ``seeds``, ``obs``, ``num_obs``, ``out``, ``values``): a thread of :func:`search_rows`
-takes its run of rows of them, and the others whole."""
+def _rows(bundle: tuple, lo: int, hi: int) -> tuple:
+    """``bundle`` (:class:`Positions` or :class:`Found`, an array per field with a row per position)
+    with rows ``lo..hi-1`` of each: a thread of :func:`search_rows` searches those positions."""
+    return type(bundle)(*(a[lo:hi] for a in bundle))
 
 
 def _kernel_args(S, counts, seeds, P, F, TBL, C, obs) -> tuple:
-    """:func:`search_kernel`'s arguments for :func:`search_rows`' (its outputs zeroed)."""
+    """:func:`search_kernel`'s arguments for :func:`search_rows`' (its outputs zeroed):
+    ``(Positions, core.Rules, C, Found)``."""
     from scopa_env.fast.batch import HEURISTIC_H
 
     N = S.shape[0]
@@ -643,7 +749,8 @@ def _kernel_args(S, counts, seeds, P, F, TBL, C, obs) -> tuple:
     num_obs = (obs[:, :, OBS_SEAT] >= 0).sum(axis=1).astype(np.int64)
     out = np.zeros((N, OUT_W), np.int64)
     values = np.zeros((N, P[P_SCRATCH]), np.float64)
-    return S, counts, seeds, P, F, HEURISTIC_H, TBL, C, obs, num_obs, out, values
+    positions = Positions(S, counts, seeds, obs, num_obs)
+    return positions, core.Rules(P, F, TBL, None, HEURISTIC_H), C, Found(out, values)
 
 
 def aot_args() -> tuple:

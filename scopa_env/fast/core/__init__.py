@@ -10,6 +10,9 @@ against them. Where the kernels live, each module importing only those above it:
     --------------  --------------------------------------------------------------------------
     layout          the state matrix's columns (the layout table) and the indices of P, F, H,
                     TBL, info and hand_score: names only, nothing compiled
+    bundles         the named bundles the kernels take (Rules, Games, Outputs, Scratch, and
+                    the observer's ObservedGame and ObservationFormat): namedtuples of arrays
+    borrow          borrowed: an entry point's arguments without numba's reference counts
     bits            popcount, the games' generators, a seat's side, ranks and suit masks
     captures        legal moves (legal_pairs and its standard-capture fast path) and move ids
     decisions       table bonus, declarations, the seat to move's pairs in any turn
@@ -34,6 +37,15 @@ from scopa_env.fast.core.bits import (
     seed_games,
     seed_words,
 )
+from scopa_env.fast.core.borrow import borrowed
+from scopa_env.fast.core.bundles import (
+    Games,
+    ObservationFormat,
+    ObservedGame,
+    Outputs,
+    Rules,
+    Scratch,
+)
 from scopa_env.fast.core.captures import (
     card_capture,
     legal_pairs,
@@ -54,6 +66,7 @@ from scopa_env.fast.core.kernels import (
     batch_kernel,
     batch_rows,
     check_actions,
+    new_scratch,
     playout_kernel,
 )
 from scopa_env.fast.core.layout import (
@@ -530,7 +543,14 @@ __all__ = [
     "WILDCARD_RANK",
     "WILD_RANK_LABEL_SUIT",
     "WILD_TOTAL_RANK",
+    "Games",
+    "ObservationFormat",
+    "ObservedGame",
+    "Outputs",
+    "Rules",
+    "Scratch",
     "batch_kernel",
+    "borrowed",
     "batch_rows",
     "card_capture",
     "check_actions",
@@ -538,6 +558,7 @@ __all__ = [
     "legal_pairs",
     "mover_pairs",
     "new_game",
+    "new_scratch",
     "observation_need",
     "observe",
     "plain_move_ids",

@@ -3,6 +3,12 @@
 and whole games of compiled players (:func:`playout_kernel`); with what a step writes back: the
 legal actions ("select" mask or "move" ids) and the settling of a row (compiled opponents'
 moves, auto-reset at an episode's end).
+
+The arrays travel in the bundles of :mod:`scopa_env.fast.core.bundles` (``games``, ``rules``,
+``out``, ``scratch``), the entry points' own arguments :func:`~scopa_env.fast.core.borrow.borrowed`
+(no reference counts); the compile-time switches ``D``, ``OPPS``, ``STD`` and ``VAR`` travel on
+their own, down to every inlined helper that branches on them, so that numba prunes the code
+behind a None.
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from scopa_env.fast.core.bits import (
     seed_games,
 )
+from scopa_env.fast.core.borrow import borrowed
+from scopa_env.fast.core.bundles import Scratch
 from scopa_env.fast.core.captures import (
     _move_id,
     legal_pairs,
@@ -75,8 +83,26 @@ from scopa_env.fast.core.opponents import (
 
 
 @njit(cache=True, inline="always")
-def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D, STD, VAR):
-    """Outcomes of the pending card still reachable from the selection, packed at the front of ``lm``."""
+def new_scratch(P):
+    """A fresh :class:`~scopa_env.fast.core.bundles.Scratch` sized for the rules ``P``."""
+    return Scratch(
+        np.empty(P[P_SUB_CAP], np.int64),
+        np.empty(P[P_SUB_CAP], np.int64),
+        np.empty(P[P_SCRATCH], np.int64),
+        np.empty(P[P_SCRATCH], np.int64),
+    )
+
+
+# The turn's legal pairs are enumerated in three places below, each written out: a helper
+# would cost the row loop the reference counts of the scratch arrays it takes (borrow.py).
+
+
+@njit(cache=True, inline="always")
+def _select_candidates(S, i, P, scratch, D, STD, VAR):
+    """Outcomes of the pending card still reachable from the selection, packed at the front of
+    ``scratch.captures``."""
+    sub_mask, sub_sum = scratch.subset_masks, scratch.subset_sums
+    lc, lm = scratch.cards, scratch.captures
     if D is None:  # a compile-time branch: every turn is a plain card play
         count = 0  # numba prunes one of the two calls: STD or VAR is None
         if STD is not None:
@@ -99,10 +125,14 @@ def _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D, STD, VAR):
 
 
 @njit(cache=True, inline="always")
-def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info, D, STD, VAR):
-    """Legal actions of the seat to move: the "select" mask or the "move" id list; returns a status."""
+def _write_legal(S, i, rules, scratch, out, D, STD, VAR):
+    """Legal actions of the seat to move into ``out``: the "select" mask or the "move" id list;
+    returns a status."""
+    P = rules.params
+    sub_mask, sub_sum = scratch.subset_masks, scratch.subset_sums
+    lc, lm = scratch.cards, scratch.captures
     if P[P_SELECT]:
-        row = mask[i]
+        row = out.mask[i]
         for a in range(row.shape[0]):  # P_CARD_IDS + 1 actions
             row[a] = 0
         if S[i, COL_PENDING] == NO_SEAT:
@@ -117,7 +147,7 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
                 row[trailing_zeros(b)] = 1
             return STATUS_OK
         selected = S[i, COL_SELECTED]
-        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D, STD, VAR)
+        nc = _select_candidates(S, i, P, scratch, D, STD, VAR)
         has_selected = False
         for k in range(nc):
             if lm[k] == selected:
@@ -138,8 +168,9 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
         count = legal_pairs(S[i, COL_HAND + S[i, COL_CURRENT]], S[i, COL_TABLE], P, sub_mask, sub_sum, lc, lm)
     else:
         count = mover_pairs(S, i, P, sub_mask, sub_sum, lc, lm, True)
-    info[i, INFO_LEGAL_COUNT] = count
+    out.info[i, INFO_LEGAL_COUNT] = count
     width = P[P_LEGAL_WIDTH]
+    legal_ids, PAIRS, TBL = out.legal_ids, rules.pairs, rules.tables
     for k in range(min(count, width)):
         legal_ids[i, k] = _move_id(PAIRS, TBL, P, S[i, COL_TABLE], lc[k], lm[k])
     for k in range(count, width):
@@ -148,31 +179,36 @@ def _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids
 
 
 @njit(cache=True, inline="always")
-def _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D, OPPS):
+def _settle(games, i, rules, over, scratch, out, D, OPPS):
     """After a play: record and reset a finished episode, then let compiled opponents move
     (``OPPS`` None: the batch has none, and numba prunes their code)."""
+    S, rng = games.state, games.rng
+    P, F, TBL = rules.params, rules.floats, rules.tables
     while True:
         if over:
             seat = S[i, COL_LEARNER]
             if seat == NO_SEAT:
                 seat = (S[i, COL_CURRENT] + P[P_PLAYERS] - 1) % P[P_PLAYERS]  # the seat that just played
-            info[i, INFO_OBS_SEAT] = seat
-            info[i, INFO_FINAL_OPPONENT] = S[i, COL_OPPONENT]
-            write_observation(S, i, P, seat, final_obs[i])
+            out.info[i, INFO_OBS_SEAT] = seat
+            out.info[i, INFO_FINAL_OPPONENT] = S[i, COL_OPPONENT]
+            write_observation(S, i, P, seat, out.final_obs[i])
             new_game(S, i, rng, P, F, TBL, D)
             over = 0
         if OPPS is None:  # a compile-time branch: no compiled opponent in this batch
             return
         if P[P_OPPONENT] == OPPONENT_NONE or S[i, COL_CURRENT] == S[i, COL_LEARNER]:
             return
-        k = choose_move(S, i, rng, P, F, H, S[i, COL_OPPONENT], sub_mask, sub_sum, lc, lm, D)
-        over = play(S, i, rng, P, F, TBL, lc[k], lm[k], rewards, info, hand_score, D)
+        sub_mask, sub_sum = scratch.subset_masks, scratch.subset_sums
+        lc, lm = scratch.cards, scratch.captures
+        k = choose_move(S, i, rng, P, F, rules.heuristic, S[i, COL_OPPONENT], sub_mask, sub_sum, lc, lm, D)
+        over = play(S, i, rng, P, F, TBL, lc[k], lm[k], out.rewards, out.info, out.hand_score, D)
 
 
 @njit(cache=True, inline="always")
-def _clear_outputs(i, P, rewards, info):
+def _clear_outputs(i, P, out):
     for s in range(P[P_PLAYERS]):
-        rewards[i, s] = 0.0
+        out.rewards[i, s] = 0.0
+    info = out.info
     info[i, INFO_TERMINATED] = 0
     info[i, INFO_HAND_ENDED] = 0
     info[i, INFO_WINNER] = -1
@@ -187,31 +223,30 @@ OP_CHOOSE = 3  # arg: one compiled player kind per game; its move goes to info (
 
 
 @njit(cache=True)
-def batch_kernel(
-    op, S, rng, P, F, H, TBL, PAIRS, arg, obs, mask, legal_ids, rewards, info, hand_score, final_obs, D, OPPS, STD, VAR
-):
+def batch_kernel(op, arg, games, rules, out, D):
     """The batch's observe and choose entry point; returns ``(status, game)``. Reset and step
     go to :func:`batch_rows`, so a batch that only steps compiles neither of these.
 
-    ``OP_OBSERVE``: observation of game ``i`` from seat ``arg[i]`` into ``obs[i]`` (nothing
+    ``OP_OBSERVE``: observation of game ``i`` from seat ``arg[i]`` into ``out.obs[i]`` (nothing
     else is written). ``OP_CHOOSE``: the move a compiled player of kind ``arg[i]`` picks for
-    the seat to move, into ``info[i, INFO_CHOICE_CARD]`` and ``info[i, INFO_CHOICE_MASK]``
-    (draws from the opponents' generator; the game does not move). ``STD`` and ``VAR`` are
-    unused here (the arguments are :func:`batch_rows`'s).
+    the seat to move, into ``out.info[i, INFO_CHOICE_CARD]`` and ``out.info[i, INFO_CHOICE_MASK]``
+    (draws from the opponents' generator; the game does not move).
     """
+    games, rules = borrowed(games), borrowed(rules)
+    out, arg = borrowed(out), borrowed(arg)
+    S, P = games.state, rules.params
     N = S.shape[0]
     if op == OP_OBSERVE:
         for i in range(N):
-            write_observation(S, i, P, arg[i], obs[i])
+            write_observation(S, i, P, arg[i], out.obs[i])
         return STATUS_OK, -1
-    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
-    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
-    lc = np.empty(P[P_SCRATCH], np.int64)
-    lm = np.empty(P[P_SCRATCH], np.int64)
+    scratch = new_scratch(P)
+    sub_mask, sub_sum = scratch.subset_masks, scratch.subset_sums
+    lc, lm = scratch.cards, scratch.captures
     for i in range(N):
-        k = choose_move(S, i, rng, P, F, H, arg[i], sub_mask, sub_sum, lc, lm, D)
-        info[i, INFO_CHOICE_CARD] = lc[k]
-        info[i, INFO_CHOICE_MASK] = lm[k]
+        k = choose_move(S, i, games.rng, P, rules.floats, rules.heuristic, arg[i], sub_mask, sub_sum, lc, lm, D)
+        out.info[i, INFO_CHOICE_CARD] = lc[k]
+        out.info[i, INFO_CHOICE_MASK] = lm[k]
     return STATUS_OK, -1
 
 
@@ -237,37 +272,14 @@ def check_actions(P, arg, mask, legal_ids, info):
 
 
 @njit(cache=True, nogil=True)
-def batch_rows(
-    op,
-    lo,
-    hi,
-    prepare,
-    S,
-    rng,
-    P,
-    F,
-    H,
-    TBL,
-    PAIRS,
-    arg,
-    obs,
-    mask,
-    legal_ids,
-    rewards,
-    info,
-    hand_score,
-    final_obs,
-    D,
-    OPPS,
-    STD,
-    VAR,
-):
+def batch_rows(op, lo, hi, prepare, arg, games, rules, out, D, OPPS, STD, VAR):
     """Reset (``OP_RESET``: new games seeded by ``arg``) or step (``OP_STEP``: one action per game,
-    auto-reset at episode ends) rows ``lo..hi-1``, then write their outputs; returns
-    ``(status, first bad row)``. With ``prepare`` (one call for the whole batch) the games are
-    first seeded by :func:`seed_games`, or every action checked by :func:`check_actions`
-    against the legal actions of the previous call: on the first illegal one nothing changes
-    and ``(STATUS_BAD_ACTION, game)`` comes back; without it the caller has done that.
+    auto-reset at episode ends) rows ``lo..hi-1`` of ``games``, then write their outputs into
+    ``out``; returns ``(status, first bad row)``. With ``prepare`` (one call for the whole batch)
+    the games are first seeded by :func:`seed_games`, or every action checked by
+    :func:`check_actions` against the legal actions of the previous call: on the first illegal
+    one nothing changes and ``(STATUS_BAD_ACTION, game)`` comes back; without it the caller has
+    done that.
 
     ``D`` and ``OPPS`` are None where the batch has no decision rule and no compiled opponent,
     and exactly one of ``STD`` and ``VAR`` is None: ``VAR`` with the standard captures
@@ -280,106 +292,46 @@ def batch_rows(
     writes only its own state, generators and output rows, so the result does not depend on
     how the rows are split.
     """
+    games, rules = borrowed(games), borrowed(rules)
+    out, arg = borrowed(out), borrowed(arg)
+    S, rng, P = games.state, games.rng, rules.params
     if prepare:
         if op == OP_STEP:
-            status, bad = check_actions(P, arg, mask, legal_ids, info)
+            status, bad = check_actions(P, arg, out.mask, out.legal_ids, out.info)
             if status != STATUS_OK:
                 return status, bad
         else:
             seed_games(rng, arg)
-    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
-    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
-    lc = np.empty(P[P_SCRATCH], np.int64)
-    lm = np.empty(P[P_SCRATCH], np.int64)
+    scratch = new_scratch(P)
     status = STATUS_OK
     bad = -1
     for i in range(lo, hi):
-        _clear_outputs(i, P, rewards, info)
+        _clear_outputs(i, P, out)
         if op == OP_RESET:
-            new_game(S, i, rng, P, F, TBL, D)
-            _settle(
-                S,
-                i,
-                rng,
-                P,
-                F,
-                H,
-                TBL,
-                np.int64(0),
-                sub_mask,
-                sub_sum,
-                lc,
-                lm,
-                rewards,
-                info,
-                hand_score,
-                final_obs,
-                D,
-                OPPS,
-            )
+            new_game(S, i, rng, P, rules.floats, rules.tables, D)
+            _settle(games, i, rules, np.int64(0), scratch, out, D, OPPS)
         else:
-            _step_one(
-                S,
-                i,
-                rng,
-                P,
-                F,
-                H,
-                TBL,
-                PAIRS,
-                arg[i],
-                sub_mask,
-                sub_sum,
-                lc,
-                lm,
-                rewards,
-                info,
-                hand_score,
-                final_obs,
-                D,
-                OPPS,
-                STD,
-                VAR,
-            )
+            _step_one(games, i, rules, arg[i], scratch, out, D, OPPS, STD, VAR)
         seat = S[i, COL_CURRENT]
-        info[i, INFO_TO_PLAY] = seat
-        write_observation(S, i, P, seat, obs[i])
-        st = _write_legal(S, i, P, PAIRS, TBL, sub_mask, sub_sum, lc, lm, mask, legal_ids, info, D, STD, VAR)
+        out.info[i, INFO_TO_PLAY] = seat
+        write_observation(S, i, P, seat, out.obs[i])
+        st = _write_legal(S, i, rules, scratch, out, D, STD, VAR)
         if st != STATUS_OK and bad < 0:
             status, bad = st, i
     return status, bad
 
 
 @njit(cache=True, inline="always")
-def _step_one(
-    S,
-    i,
-    rng,
-    P,
-    F,
-    H,
-    TBL,
-    PAIRS,
-    a,
-    sub_mask,
-    sub_sum,
-    lc,
-    lm,
-    rewards,
-    info,
-    hand_score,
-    final_obs,
-    D,
-    OPPS,
-    STD,
-    VAR,
-):
+def _step_one(games, i, rules, a, scratch, out, D, OPPS, STD, VAR):
     """Apply action ``a`` (already checked) to game ``i``, then settle it (opponents, auto-reset)."""
+    S, P = games.state, rules.params
+    sub_mask, sub_sum = scratch.subset_masks, scratch.subset_sums
+    lc, lm = scratch.cards, scratch.captures
     card = -1
     captured = np.int64(0)
     if not P[P_SELECT]:
-        card = PAIRS[a, 0]
-        captured = PAIRS[a, 1]
+        card = rules.pairs[a, 0]
+        captured = rules.pairs[a, 1]
         if captured == TAKE_ALL_ID:
             captured = S[i, COL_TABLE]
     elif S[i, COL_PENDING] == NO_SEAT:
@@ -408,28 +360,33 @@ def _step_one(
         captured = S[i, COL_SELECTED]
     else:
         S[i, COL_SELECTED] |= np.int64(1) << a
-        nc = _select_candidates(S, i, P, sub_mask, sub_sum, lc, lm, D, STD, VAR)
+        nc = _select_candidates(S, i, P, scratch, D, STD, VAR)
         if nc == 1:
             card = S[i, COL_PENDING]
             captured = lm[0]
     if card >= 0:
         S[i, COL_PENDING] = NO_SEAT
         S[i, COL_SELECTED] = 0
-        over = play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D)
-        _settle(S, i, rng, P, F, H, TBL, over, sub_mask, sub_sum, lc, lm, rewards, info, hand_score, final_obs, D, OPPS)
+        F, TBL = rules.floats, rules.tables
+        over = play(S, i, games.rng, P, F, TBL, card, captured, out.rewards, out.info, out.hand_score, D)
+        _settle(games, i, rules, over, scratch, out, D, OPPS)
 
 
 @njit(cache=True)
-def playout_kernel(S, rng, P, F, H, TBL, arg, rewards, info, hand_score, D):
-    """Row 0 plays ``arg[0]`` whole games seeded by ``arg[1]``, seat ``s`` played by compiled
-    kind ``arg[2 + s]``; returns the number of moves, the wins go to ``info[0, INFO_WINS:]``.
+def playout_kernel(games, rules, arg, rewards, info, hand_score, D):
+    """Row 0 of ``games`` plays ``arg[0]`` whole games seeded by ``arg[1]``, seat ``s`` played by
+    compiled kind ``arg[2 + s]``; returns the number of moves, the wins go to ``info[0, INFO_WINS:]``.
 
     A second entry point (compiled on first use) so the batch kernel's cold compile stays short.
     """
-    sub_mask = np.empty(P[P_SUB_CAP], np.int64)
-    sub_sum = np.empty(P[P_SUB_CAP], np.int64)
-    lc = np.empty(P[P_SCRATCH], np.int64)
-    lm = np.empty(P[P_SCRATCH], np.int64)
+    games, rules, arg = borrowed(games), borrowed(rules), borrowed(arg)
+    rewards, info, hand_score = borrowed(rewards), borrowed(info), borrowed(hand_score)
+    S, rng = games.state, games.rng
+    P, F, TBL = rules.params, rules.floats, rules.tables
+    H = rules.heuristic
+    scratch = new_scratch(P)
+    sub_mask, sub_sum = scratch.subset_masks, scratch.subset_sums
+    lc, lm = scratch.cards, scratch.captures
     seed_games(rng, arg[1:2])
     for k in range(MAX_SIDES + 1):
         info[0, INFO_WINS + k] = 0

@@ -12,6 +12,7 @@ from scopa_env.fast.core.bits import (
     _side,
     popcount,
 )
+from scopa_env.fast.core.bundles import ObservationFormat, ObservedGame
 from scopa_env.fast.core.layout import (
     COL_CURRENT,
     COL_DEALER,
@@ -54,17 +55,16 @@ def _plane(out, pos, mask, width):
 def write_observation(S, i, P, seat, out):
     """``seat``'s observation of game ``i`` into ``out`` (observation.write_observation)."""
     n = P[P_PLAYERS]
+    ns = P[P_SIDES]
     mine = seat == S[i, COL_CURRENT]
     pending = S[i, COL_PENDING] if mine else NO_SEAT
-    observe(
-        out,
-        seat,
+    game = ObservedGame(
         S[i, COL_HAND : COL_HAND + n],
-        S[i, COL_PILE : COL_PILE + P[P_SIDES]],
+        S[i, COL_PILE : COL_PILE + ns],
         S[i, COL_PLAYED : COL_PLAYED + n],
         S[i, COL_REVEALED : COL_REVEALED + n],
-        S[i, COL_SCOPE : COL_SCOPE + P[P_SIDES]],
-        S[i, COL_SCORE : COL_SCORE + P[P_SIDES]],
+        S[i, COL_SCOPE : COL_SCOPE + ns],
+        S[i, COL_SCORE : COL_SCORE + ns],
         S[i, COL_TABLE],
         P[P_DECK_SIZE] - S[i, COL_STOCK_POS],
         S[i, COL_DEALER],
@@ -72,94 +72,84 @@ def write_observation(S, i, P, seat, out):
         S[i, COL_LASTCAP],
         pending,
         S[i, COL_SELECTED] if pending >= 0 else 0,
-        P[P_DECK_MASK],
-        float(P[P_TARGET]),
-        float(P[P_HAND_SIZE]),
-        P[P_CARD_IDS],
-        P[P_DECLARE] != 0,
         S[i, COL_WILD] if P[P_WILD_OBS] else 0,
         S[i, COL_QUEUE] != 0,
     )
+    form = ObservationFormat(
+        P[P_DECK_MASK], float(P[P_TARGET]), float(P[P_HAND_SIZE]), P[P_CARD_IDS], P[P_DECLARE] != 0
+    )
+    observe(out, seat, game, form)
 
 
 @njit(cache=True, inline="always")
-def observe(
-    out,
-    seat,
-    hands,
-    piles,
-    played,
-    revealed,
-    scope,
-    scores,
-    table,
-    stock_left,
-    dealer,
-    current,
-    last_capturer,
-    pending,
-    selected,
-    deck_mask,
-    target,
-    hand_size,
-    width,
-    declare,
-    wild,
-    queue,
-):
+def observe(out, seat, game, form):
     """``seat``'s observation into ``out`` from the game's parts (observation.write_observation):
-    ``hands``, ``played`` and ``revealed`` by seat, ``piles``, ``scope`` and ``scores`` by side
-    (the state row's slices, or tuples of the Python engine's ints: :mod:`scopa_env.fast.aot`'s
-    observers),
-    ``last_capturer`` and ``pending`` (the card chosen in "select" mode) ``NO_SEAT`` for none,
-    ``declare`` for the layout's declaration entries, ``wild`` the declared wildcard rank (0: none,
-    or no wildcard entry), ``queue`` whether a declaration is being decided."""
+    ``game`` an :class:`~scopa_env.fast.core.bundles.ObservedGame` (``hands``, ``played`` and
+    ``revealed`` by seat, ``piles``, ``scope`` and ``scores`` by side: the state row's slices, or
+    tuples of the Python engine's ints, :mod:`scopa_env.fast.aot`'s observers), ``form`` an
+    :class:`~scopa_env.fast.core.bundles.ObservationFormat` (the layout's card planes, scales and
+    declaration entries)."""
+    hands, piles = game.hands, game.piles
+    played, revealed = game.played, game.revealed
     n = len(hands)
     ns = len(piles)
     side = _side(seat, ns)
-    seen = hands[seat] | table
+    seen = hands[seat] | game.table
     for s in range(ns):
         seen |= piles[s]
-    if declare:
+    if form.declare:
         for s in range(n):
             seen |= revealed[s]
-    w = width
+    w = form.width
+    pending = game.pending
     pos = _plane(out, 0, hands[seat], w)
-    pos = _plane(out, pos, table, w)
+    pos = _plane(out, pos, game.table, w)
     for k in range(ns):
         pos = _plane(out, pos, piles[(side + k) % ns], w)
     for k in range(n):
         pos = _plane(out, pos, played[(seat + k) % n], w)
-    pos = _plane(out, pos, deck_mask & ~seen, w)
+    pos = _plane(out, pos, form.deck_mask & ~seen, w)
     pos = _plane(out, pos, (np.int64(1) << pending) if pending >= 0 else 0, w)
-    pos = _plane(out, pos, selected, w)
-    if declare:  # the revealed planes of seat +1, +2 ...; the declaring flag is the last entry
+    pos = _plane(out, pos, game.selected, w)
+    if form.declare:  # the revealed planes of seat +1, +2 ...; the declaring flag is the last entry
         for k in range(1, n):
             pos = _plane(out, pos, revealed[(seat + k) % n], w)
+    _write_tail(out, pos, seat, game, form)
+
+
+@njit(cache=True, inline="always")
+def _write_tail(out, pos, seat, game, form):
+    """The entries after the card planes (from ``pos``; :func:`observation_need` lists them),
+    and zeros up to the end of ``out``."""
+    n = len(game.hands)
+    ns = len(game.piles)
+    side = _side(seat, ns)
     size = out.shape[0]
     for k in range(size - pos):
         out[pos + k] = 0.0
     for j in range(ns):
         sj = (side + j) % ns
-        out[pos + j] = np.float32(scope[sj])
-        out[pos + ns + j] = np.float32(scores[sj] / target)
+        out[pos + j] = np.float32(game.scope[sj])
+        out[pos + ns + j] = np.float32(game.scores[sj] / form.target)
     pos += 2 * ns
     for j in range(n):
-        out[pos + j] = np.float32(popcount(hands[(seat + j) % n]) / hand_size)
+        out[pos + j] = np.float32(popcount(game.hands[(seat + j) % n]) / form.hand_size)
     pos += n
-    out[pos] = np.float32(stock_left / float(w))
+    out[pos] = np.float32(game.stock_left / float(form.width))
     pos += 1
-    out[pos + (seat - dealer) % n] = 1.0
+    out[pos + (seat - game.dealer) % n] = 1.0
     pos += n
-    out[pos + (current - seat) % n] = 1.0
+    out[pos + (game.current - seat) % n] = 1.0
     pos += n
-    out[pos + (n if last_capturer == NO_SEAT else (last_capturer - seat) % n)] = 1.0
+    last = game.last_capturer
+    out[pos + (n if last == NO_SEAT else (last - seat) % n)] = 1.0
     pos += n + 1
-    out[pos + (1 if pending >= 0 else 0)] = 1.0
+    out[pos + (1 if game.pending >= 0 else 0)] = 1.0
     pos += 2
+    wild = game.wild
     if 0 < wild <= MAX_RANK:  # Cirulla: one-hot of the wildcard's declared rank (0: none)
         out[pos + wild - 1] = 1.0
-    if declare and queue:
+    if form.declare and game.queue:
         out[size - 1] = 1.0
 
 

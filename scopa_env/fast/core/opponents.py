@@ -7,6 +7,8 @@ heuristic equal to the Python agent.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 from numba.cpython.unsafe.numbers import trailing_zeros
@@ -224,63 +226,64 @@ def _side_card_values(S, i, P, F, H, side, out):
             out[c] = v
 
 
+class _Mover(NamedTuple):
+    """What the heuristic's seat to move sees of the position, the same for each of its moves."""
+
+    side: int
+    """Its side."""
+    hand: int
+    """Its hand."""
+    table: int
+    """The table."""
+    unseen: int
+    """The cards it cannot see: the deck less its hand, the table, the piles and the shown cards."""
+    wild: int
+    """Cirulla: the declared wildcard's rank (0: none); it captures and is captured as that rank."""
+    french: bool
+    """The 52-card deck."""
+    values: np.ndarray
+    """By card id, what capturing it is worth to its side (:func:`_side_card_values`)."""
+    last_play: bool
+    """This move is the hand's last: the table then goes to the last capturer."""
+    final_round: bool
+    """The stock is empty."""
+    others_hold: bool
+    """Another side still holds cards."""
+    sweep_counts: bool
+    """A sweep of this move scores (not the hand's last play, or ``P_LAST_SCOPA``)."""
+    last_side: int
+    """The side of the last capturer, ``NO_SEAT`` for none."""
+
+
+class _Reply(NamedTuple):
+    """The heuristic's model of the next player's reply: one unseen card per rank stands for
+    that rank (HeuristicAgent's reply term)."""
+
+    cards: int
+    """The lowest unseen card of every rank an unseen card has."""
+    chance: np.ndarray
+    """By rank - 1: the chance that the next player holds a card of that rank."""
+    played: np.ndarray
+    """By rank - 1: the mean value, to the next player's side, of the card of that rank it plays."""
+    values: np.ndarray
+    """By card id, what capturing it is worth to the next player's side."""
+    sweep_counts: bool
+    """A sweep of the next player's scores (not the hand's last play, or ``P_LAST_SCOPA``)."""
+
+
 @njit(cache=True)
 def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
     """The heuristic score of each of the ``count`` legal pairs in ``lc``/``lm`` (HeuristicAgent.scores).
 
     In a declaration (``COL_PHASE`` PHASE_DECLARE) passing scores ``-inf``: the heuristic always
     declares. The next player's replies are enumerated into ``lc``/``lm`` after the ``count`` pairs.
+    The move loop is written out here, not in a helper per move: the arrays it reads are this
+    function's own, and an inlined helper would count a reference to each per move (borrow.py).
     """
-    n = P[P_PLAYERS]
-    ns = P[P_SIDES]
-    seat = S[i, COL_CURRENT]
-    side = _side(seat, ns)
-    nxt = (seat + 1) % n
-    hand = S[i, COL_HAND + seat]
-    table = S[i, COL_TABLE]
-    french = P[P_FRENCH] != 0
-    num_ranks = FRENCH_RANKS if french else RANK_SPAN
-    mine = np.empty(MAX_CARDS, np.float64)
-    theirs = np.empty(MAX_CARDS, np.float64)
-    _side_card_values(S, i, P, F, H, side, mine)
-    _side_card_values(S, i, P, F, H, _side(nxt, ns), theirs)
-    seen = hand | table
-    for s in range(ns):
-        seen |= S[i, COL_PILE + s]
-    if P[P_DECLARE]:  # declared hands are shown
-        for s in range(n):
-            seen |= S[i, COL_REVEALED + s]
-    unseen = P[P_DECK_MASK] & ~seen
-    num_unseen = popcount(unseen)
-    stock = P[P_DECK_SIZE] - S[i, COL_STOCK_POS]
-    in_hands = S[i, COL_IN_HANDS]  # the hand sizes, visible to all
-    last_play = stock == 0 and in_hands == 1
-    cards_left = in_hands - 1  # in all hands after this move
-    if cards_left:
-        opp_hand = popcount(S[i, COL_HAND + nxt])
-    else:
-        opp_hand = P[P_HAND_SIZE] if stock else 0
-    final_round = stock == 0
-    others_hold = False
-    for s in range(n):
-        if _side(s, ns) != side and S[i, COL_HAND + s] != 0:
-            others_hold = True
-    their_last = stock == 0 and cards_left == 1
-    sweep_counts = P[P_LAST_SCOPA] or not last_play
-    their_sweep_counts = P[P_LAST_SCOPA] or not their_last
-    # One unseen card per rank stands for that rank in the reply model.
-    rep_p = np.zeros(FRENCH_RANKS, np.float64)
-    rep_played = np.zeros(FRENCH_RANKS, np.float64)
-    rep_hand = np.int64(0)
-    for r in range(num_ranks):
-        kind = unseen & _rank_mask(r + 1, 0, french)
-        if kind != 0:
-            k = popcount(kind)
-            low = kind & -kind
-            rep_p[r] = _holds_some(num_unseen, k, opp_hand)
-            rep_played[r] = _mask_value(kind, theirs) / k
-            rep_hand |= low
-    wild = S[i, COL_WILD]  # Cirulla: a declared wildcard captures and is captured as its rank
+    mover, reply = _heuristic_view(S, i, P, F, H)
+    table, hand, side, wild, french = mover.table, mover.hand, mover.side, mover.wild, mover.french
+    mine, theirs = mover.values, reply.values
+    rep_p, rep_played = reply.chance, reply.played
     best = np.empty(FRENCH_RANKS, np.float64)
     order = np.empty(FRENCH_RANKS, np.int64)
     rc = lc[count:]
@@ -300,19 +303,15 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
         rank_mask = _rank_mask(_rank(card, wild, french), wild, french)
         if captured != 0:
             score = _mask_value(captured | bit, mine)
-            if captured == table and sweep_counts:
+            if captured == table and mover.sweep_counts:
                 score += w_scopa
         else:
             score = -H[H_TRAIL] * mine[card]
-            if (unseen & rank_mask) == 0 and (hand & rank_mask & ~bit) != 0:
+            if (mover.unseen & rank_mask) == 0 and (hand & rank_mask & ~bit) != 0:
                 score += H[H_BLOCK] * mine[card]
-        if last_play:
+        if mover.last_play:
             # The hand ends now: the table goes to the last capturer.
-            if captured != 0:
-                taker = side
-            else:
-                lcap = S[i, COL_LASTCAP]
-                taker = NO_SEAT if lcap == NO_SEAT else _side(lcap, ns)
+            taker = side if captured != 0 else mover.last_side
             if taker == side:
                 score += w_leftover * _mask_value(after, mine)
             elif taker != NO_SEAT:
@@ -320,19 +319,19 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
             scores[k] = score
             continue
         # Expected value of the next player's best capture on ``after``, and the chance they have none.
-        reply = 0.0
+        value = 0.0
         p_none = 1.0
-        if after != 0 and rep_hand != 0:
-            nr = wild_pairs(rep_hand, after, P, wild, sub_mask, sub_sum, rc, rm)
+        if after != 0 and reply.cards != 0:
+            nr = wild_pairs(reply.cards, after, P, wild, sub_mask, sub_sum, rc, rm)
             ranked = 0
-            for r in range(num_ranks):
+            for r in range(FRENCH_RANKS if french else RANK_SPAN):
                 best[r] = -1.0
             for j in range(nr):
                 m = rm[j]
                 if m == 0:
                     continue
                 v = _mask_value(m, theirs)
-                if m == after and their_sweep_counts:
+                if m == after and reply.sweep_counts:
                     v += w_scopa
                 r = _rank(rc[j], 0, french) - 1
                 if v > best[r]:
@@ -350,11 +349,77 @@ def _heuristic_scores(S, i, P, F, H, count, sub_mask, sub_sum, lc, lm):
                 for b in range(top, a, -1):
                     order[b] = order[b - 1]
                 order[a] = r
-                reply += p_none * rep_p[r] * (best[r] + rep_played[r])
+                value += p_none * rep_p[r] * (best[r] + rep_played[r])
                 p_none *= 1.0 - rep_p[r]
-        score -= H[H_REPLY] * reply
-        if final_round and captured != 0:
-            share = 1.0 if not others_hold else 0.5 * p_none
+        score -= H[H_REPLY] * value
+        if mover.final_round and captured != 0:
+            share = 1.0 if not mover.others_hold else 0.5 * p_none
             score += w_leftover * share * _mask_value(after, mine)
         scores[k] = score
     return scores
+
+
+@njit(cache=True, inline="always")
+def _heuristic_view(S, i, P, F, H):
+    """``(_Mover, _Reply)``: what the seat to move in game ``i`` sees, and its model of the next
+    player's reply."""
+    n = P[P_PLAYERS]
+    ns = P[P_SIDES]
+    seat = S[i, COL_CURRENT]
+    side = _side(seat, ns)
+    nxt = (seat + 1) % n
+    hand = S[i, COL_HAND + seat]
+    table = S[i, COL_TABLE]
+    french = P[P_FRENCH] != 0
+    mine = np.empty(MAX_CARDS, np.float64)
+    theirs = np.empty(MAX_CARDS, np.float64)
+    _side_card_values(S, i, P, F, H, side, mine)
+    _side_card_values(S, i, P, F, H, _side(nxt, ns), theirs)
+    seen = hand | table
+    for s in range(ns):
+        seen |= S[i, COL_PILE + s]
+    if P[P_DECLARE]:  # declared hands are shown
+        for s in range(n):
+            seen |= S[i, COL_REVEALED + s]
+    unseen = P[P_DECK_MASK] & ~seen
+    stock = P[P_DECK_SIZE] - S[i, COL_STOCK_POS]
+    in_hands = S[i, COL_IN_HANDS]  # the hand sizes, visible to all
+    last_play = stock == 0 and in_hands == 1
+    cards_left = in_hands - 1  # in all hands after this move
+    if cards_left:
+        opp_hand = popcount(S[i, COL_HAND + nxt])
+    else:
+        opp_hand = P[P_HAND_SIZE] if stock else 0
+    others_hold = False
+    for s in range(n):
+        if _side(s, ns) != side and S[i, COL_HAND + s] != 0:
+            others_hold = True
+    their_last = stock == 0 and cards_left == 1
+    sweep_counts = P[P_LAST_SCOPA] or not last_play
+    their_sweep_counts = P[P_LAST_SCOPA] or not their_last
+    lcap = S[i, COL_LASTCAP]
+    last_side = NO_SEAT if lcap == NO_SEAT else _side(lcap, ns)
+    wild = S[i, COL_WILD]  # Cirulla: a declared wildcard captures and is captured as its rank
+    mover = _Mover(
+        side, hand, table, unseen, wild, french, mine, last_play, stock == 0, others_hold, sweep_counts, last_side
+    )
+    return mover, _reply_model(unseen, opp_hand, theirs, french, their_sweep_counts)
+
+
+@njit(cache=True, inline="always")
+def _reply_model(unseen, opp_hand, theirs, french, sweep_counts):
+    """The :class:`_Reply` of a next player holding ``opp_hand`` of the ``unseen`` cards."""
+    num_unseen = popcount(unseen)
+    # One unseen card per rank stands for that rank in the reply model.
+    rep_p = np.zeros(FRENCH_RANKS, np.float64)
+    rep_played = np.zeros(FRENCH_RANKS, np.float64)
+    rep_hand = np.int64(0)
+    for r in range(FRENCH_RANKS if french else RANK_SPAN):
+        kind = unseen & _rank_mask(r + 1, 0, french)
+        if kind != 0:
+            k = popcount(kind)
+            low = kind & -kind
+            rep_p[r] = _holds_some(num_unseen, k, opp_hand)
+            rep_played[r] = _mask_value(kind, theirs) / k
+            rep_hand |= low
+    return _Reply(rep_hand, rep_p, rep_played, theirs, sweep_counts)
