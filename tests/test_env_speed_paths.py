@@ -312,12 +312,15 @@ def test_env_plays_the_same_with_the_compiled_captures(preset, n, episode, mode)
     the rules' Python (``Game.card_outcomes``, ``Game.legal_pairs``): every observation, mask,
     reward and info. Decisions (Chkobba's first card, declarations) and the optional capture's
     choice stay the rules'. The install builds the extension; a missing one fails."""
+    from scopa_env.aec.turns import turns_for
+
     compiled = scopa_v0.env(num_players=n, rules=preset, action_mode=mode, episode=episode)
-    assert compiled.unwrapped._card_capture is not None or compiled.unwrapped._move_ids is not None, (
+    assert compiled.unwrapped.turns.compiled, (
         "the ahead-of-time extension is not built or stale (pip install -e . builds it)"
     )
     python = scopa_v0.env(num_players=n, rules=preset, action_mode=mode, episode=episode)
-    python.unwrapped._card_capture = python.unwrapped._move_ids = python.unwrapped._observe_moves = None
+    python.unwrapped.turns = turns_for(python.unwrapped.setup, compiled=False)
+    assert not python.unwrapped.turns.compiled
     episodes = 1 if episode == "game" else 6
     a, b = _trace(compiled, episodes), _trace(python, episodes)
     assert len(a) > 500 and a == b
@@ -330,6 +333,7 @@ def test_compiled_captures_only_where_the_rules_are_theirs():
     helpers up again."""
     import pickle
 
+    from scopa_env.aec import turns
     from scopa_env.engine.rules import get_rules
     from scopa_env.fast import aot
 
@@ -337,14 +341,35 @@ def test_compiled_captures_only_where_the_rules_are_theirs():
         n = get_rules(preset).player_counts[0]
         for mode in ("select", "move"):
             env = scopa_v0.raw_env(n, rules=preset, action_mode=mode if preset != "french_52" else "select")
-            assert env._card_capture is None and env._move_ids is None, (preset, mode)
+            assert not env.turns.compiled, (preset, mode)
     select, move = scopa_v0.raw_env(action_mode="select"), scopa_v0.raw_env(action_mode="move")
-    assert (select._card_capture is not None) == (aot.card_capture() is not None) and select._move_ids is None
-    assert (move._move_ids is not None) == (aot.move_ids() is not None) and move._card_capture is None
+    assert select.turns.compiled == (aot.card_capture() is not None and aot.move_ids() is not None)
+    assert isinstance(select.turns, turns.CompiledSelectTurns if select.turns.compiled else turns.SelectTurns)
+    assert move.turns.compiled == (aot.move_ids() is not None)
+    assert isinstance(move.turns, turns.CompiledMoveTurns if move.turns.compiled else turns.MoveTurns)
     for env in (select, move):
         again = pickle.loads(pickle.dumps(env))
-        assert (again._card_capture is None) == (env._card_capture is None)
-        assert (again._move_ids is None) == (env._move_ids is None)
+        assert type(again.turns) is type(env.turns) and again.turns is not env.turns
+
+
+@pytest.mark.parametrize("mode", ["move", "select"])
+def test_envs_share_their_rules_tables_not_their_adapters(mode):
+    """Each env builds its own engine adapter (scopa_env/aec/turns.py), whose compiled output buffer
+    is its own (envs may step in threads); what every env of the rules reads is made once and shared,
+    read only: a "select" hand's ids and mask (each observe hands out a new copy of the mask)."""
+    a, b = (scopa_v0.raw_env(action_mode=mode) for _ in range(2))
+    assert a.turns is not b.turns and a.turns.tables is b.turns.tables
+    if a.turns.compiled:
+        assert a.turns.out is not b.turns.out
+    if mode == "move":
+        return
+    a.reset(seed=0)
+    agent = a.agent_selection
+    first, again = a.observe(agent)["action_mask"], a.observe(agent)["action_mask"]
+    ids, shared = a.turns.tables.hand(a.game.hands[a.game.current])
+    assert not shared.flags.writeable and np.array_equal(first, shared) and np.array_equal(again, shared)
+    assert first.flags.writeable and not np.shares_memory(first, shared)
+    assert ids == np.flatnonzero(first).tolist() == sorted(a._legal_action_ids())
 
 
 def test_seeded_resets_draw_as_numpys_default_rng(monkeypatch):

@@ -88,7 +88,6 @@ Version history: v0 (first release).
 from __future__ import annotations
 
 import warnings
-from types import FunctionType
 from typing import Any
 
 import numpy as np
@@ -96,51 +95,21 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from scopa_env.aec.turns import FEW_IDS, Turns, turns_for
 from scopa_env.engine.actions import TAKE_ALL, move_enumeration, select_options
-from scopa_env.engine.bounds import check_seed
+from scopa_env.engine.bounds import SEED_LIMIT, check_seed
 from scopa_env.engine.cards import NUM_CARDS, cards_of, format_card
 from scopa_env.engine.game import Game
 from scopa_env.engine.observation import observation_bounds
 from scopa_env.engine.render import render_game
 from scopa_env.engine.rules import Move, Rules
 from scopa_env.engine.setup import GameSetup, resolve_setup
-from scopa_env.fast.observers import observers_for
 from scopa_env.fast.seeding import generator
 
 RENDER_MODES = (None, "ansi", "human")
-FEW_IDS = 8
-"""Up to this many legal ids the mask is written item by item, above it with one numpy index."""
-HAND_IDS_LIMIT = 1 << 15
-"""Most hands whose card ids and mask the "select" envs keep, shared by the envs of one action count
-(the legal ids of a card-play turn; read only): every hand of up to three cards of the 40-card deck
-(10,700) or of the 52-card deck (23,478), so after a while no card-play turn builds one."""
-_HAND_IDS: dict[int, dict[int, tuple[list[int], np.ndarray]]] = {}
-"""Per action count, :data:`HAND_IDS_LIMIT`'s cache: a hand's card ids and their mask."""
-MOVE_IDS_BUFFER = 1024
-"""Legal ids the compiled "move" path writes at most (a hand with more goes through the rules' Python)."""
-FEW_VIEWS = 64
-"""Below this many ids the compiled path reads its output through a view made once (not a new slice)."""
-_I8 = np.dtype(np.int8)
-_SEED_LIMIT = 2**63
-"""An int seed below it and not negative passes :func:`check_seed` as it is (the seed rule)."""
-_NUMPY_INTS = frozenset({np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64})
-"""Numpy's int scalar types (``Discrete.sample`` gives an ``np.int64``)."""
-_INT64 = np.int64
-"""``Discrete.sample``'s type: :meth:`raw_env.step` reads it as its int at once."""
-
-
-_zeros = np.zeros
-"""The mask maker of :meth:`raw_env.observe` (one global lookup instead of two)."""
-
 
 _GAME_DEFAULTS = {"rules": None, "num_players": 2, "action_mode": "move", "episode": "game", "reward": "game"}
 """The game's arguments of :class:`raw_env` and their defaults (``setup=`` gives them all at once)."""
-
-
-def _bound(function, defaults: tuple):
-    """``function`` (a generated observer, :mod:`scopa_env.fast.observers`) with its last parameters'
-    defaults set to ``defaults``: called with the leading arguments alone, it spreads no tuple per call."""
-    return FunctionType(function.__code__, function.__globals__, function.__name__, defaults, function.__closure__)
 
 
 def env(**kwargs) -> AECEnv:
@@ -153,7 +122,13 @@ def env(**kwargs) -> AECEnv:
 
 
 class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
-    """Scopa AEC environment without wrappers. See the module docstring."""
+    """Scopa AEC environment without wrappers. See the module docstring.
+
+    The episode's bookkeeping (agents, rewards, infos, the "select" choice in progress) is this
+    class's; what the game answers on each turn (observations, legal ids and masks, the move of
+    an action) comes from :attr:`turns`, the engine adapter built once from :attr:`setup`
+    (:mod:`scopa_env.aec.turns`).
+    """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "scopa_v0", "is_parallelizable": False, "render_fps": 1}
 
@@ -191,10 +166,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = []
         self.layout = self.setup.layout
-        self._observers = observers_for(self.layout)
-        self._moves = self.setup.moves  # "move" mode: rules too wide for it raise the ValueError naming "select"
+        # "move" mode: rules too wide for it raise the ValueError naming "select" here
         self.num_actions = self.setup.num_actions
-        self._confirm = self.setup.confirm
+        self._move_mode = self.action_mode == "move"
+        self.turns: Turns = turns_for(self.setup)
+        """The engine adapter: observations, legal ids and masks, moves (:func:`scopa_env.aec.turns.turns_for`)."""
         low, high = observation_bounds(self.layout, self.rules)
         obs_space = spaces.Dict(
             {
@@ -208,95 +184,30 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.state_space = spaces.Box(low=0, high=np.inf, shape=(state_size,), dtype=np.float32)
         self._np_random: np.random.Generator | None = None
         self.game: Game | None = None
-        self._hand_ids = _HAND_IDS.setdefault(self.num_actions, {})
-        """Per hand (a card mask) of a "select" card-play turn: its legal ids and their mask (shared)."""
-        self._hand_mask: tuple = (None, None)
-        """The ``_hand_ids`` entry last looked up: :meth:`observe` copies its mask while its ids are the legal ids."""
-        self._card_ids = False
-        self._link_compiled()
+        self._turn_state()
 
-    def _link_compiled(self) -> None:
-        """Look up the compiled core's helpers for this env's card-play turns, where the rules'
-        captures are theirs (the standard pattern in the 40-card deck, no claim and no wildcard,
-        which :meth:`Game.card_outcomes` and :meth:`Game.action_pairs` would add) and the extension
-        is built and fresh (:mod:`scopa_env.fast.aot`): in "select" mode the named card's one
-        capture (:func:`~scopa_env.fast.core.card_capture`), in "move" mode the hand's legal ids
-        (:func:`~scopa_env.fast.core.plain_move_ids`). Else (None) the rules' Python decides."""
-        self._card_capture = self._move_ids = None
-        self._capture_flags: tuple = ()
-        self._priority = self._optional = 0
-        self._outcome_ids: tuple | None = None
-        self._observe_moves: tuple | None = None
-        rules = self.rules
-        if not rules.plain_captures or rules.num_card_ids != NUM_CARDS or rules.claim_out or rules.bonus_wildcard:
-            return
-        from scopa_env.fast import aot
-
-        self._capture_flags = (int(rules.single_card_priority), int(rules.capture_optional))
-        self._priority, self._optional = self._capture_flags
-        if self._moves is None:
-            self._card_capture = aot.card_capture()
-            return
-        fast = self._move_ids = self._compiled_move_ids(self._moves)
-        if fast is not None and self._observers.moves is not None:
-            # One compiled call writes the observation, the legal ids and their mask (observers_for's
-            # moves), with plain_move_ids' arguments (checked in _compiled_move_ids): per seat the
-            # observer with its arguments after the game and the mask bound as defaults (_bound), the
-            # mask's length, the output's views and the output.
-            _, (priority, optional, pairs, starts, out), out, views = fast
-            bound = (out, priority, optional, pairs, starts)
-            self._observe_moves = (tuple(_bound(f, bound) for f in self._observers.moves), self.num_actions, views, out)
-
-    def _compiled_move_ids(self, moves) -> tuple | None:
-        """The compiled :func:`~scopa_env.fast.core.plain_move_ids` with its arguments after the hand
-        and the table for ``moves`` (a :class:`~scopa_env.engine.actions.MoveEnumeration`) and its
-        output buffer, or None where it is not built."""
-        from scopa_env.fast import aot
-
-        move_ids = aot.move_ids(checked=False)  # the arrays are made here, and checked once
-        if move_ids is None:
-            return None
-        pairs = np.array(moves.pairs, np.int64).reshape(-1, 2)
-        starts = np.searchsorted(pairs[:, 0], np.arange(NUM_CARDS + 1), side="left").astype(np.int64)
-        out = np.empty(MOVE_IDS_BUFFER, np.int64)
-        aot.check_arrays(pairs=(pairs, np.int64, 2), starts=(starts, np.int64, 1), out=(out, np.int64, 1))
-        return (move_ids, (*self._capture_flags, pairs, starts, out), out, [out[:k] for k in range(FEW_VIEWS)])
-
-    def _card_outcomes(self, card: int) -> list[int]:
-        """:meth:`Game.card_outcomes` of a "select" card-play turn's named card that has several:
-        where the compiled captures are linked, the "move" ids of that card alone
-        (:func:`~scopa_env.fast.core.plain_move_ids`, in the rules' order) read as captured masks;
-        the "move" enumeration is made the first time."""
-        game = self.game
-        if self._card_capture is None or not self._card_ids:
-            return game.card_outcomes(card)
-        found = self._outcome_ids
-        if found is None:
-            moves = self._enumeration()
-            found = self._outcome_ids = (self._compiled_move_ids(moves), [m for _, m in moves.pairs])
-        fast, masks = found
-        if fast is not None:
-            count = fast[0](1 << card, game.table, *fast[1])
-            if count > 0:
-                return [masks[j] for j in (fast[3][count] if count < FEW_VIEWS else fast[2][:count]).tolist()]
-        return game.card_outcomes(card)
+    def _turn_state(self) -> None:
+        """The state of the turn in progress, cleared for a new episode (tests and tools that swap
+        ``game`` in clear ``_legal_ids``)."""
+        self._legal_ids: list[int] | None = None
+        """The legal ids of the player to move, once worked out (until the next step)."""
+        self._card_turn = False
+        """Whether ``_legal_ids`` are a card-play turn's, every hand card's ("select" mode: the adapter
+        may then settle the named card's capture)."""
+        self._pending_card: int | None = None
+        """ "select" mode: the card named, while the choice of its captures goes on."""
+        self._selected = 0
+        """ "select" mode: the table cards selected so far for the named card (a mask)."""
+        self._pending_outcomes: list[int] = []
+        """ "select" mode: the named card's captured masks (its legal moves)."""
 
     def __getstate__(self) -> dict:
-        # The compiled helpers are an extension's functions, which do not pickle: looked up again on load.
-        # The shared hand cache is joined again on load too.
-        return {
-            **self.__dict__,
-            "_card_capture": None,
-            "_move_ids": None,
-            "_outcome_ids": None,
-            "_hand_ids": None,
-            "_observe_moves": None,
-        }
+        # The adapter holds the compiled core's functions, which do not pickle: made again on load.
+        return {k: v for k, v in self.__dict__.items() if k != "turns"}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._hand_ids = _HAND_IDS.setdefault(self.num_actions, {})
-        self._link_compiled()
+        self.turns = turns_for(self.setup)
 
     # --- spaces & codes ------------------------------------------------------
 
@@ -308,15 +219,11 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def decode_action(self, action: int) -> Move:
         """The :class:`~scopa_env.engine.rules.Move` of a "move"-mode action id."""
-        return self._enumeration().decode(int(action), self._table())
+        return move_enumeration(self.rules).decode(int(action), self._table())
 
     def encode_action(self, move: Move) -> int:
         """The "move"-mode action id of a move."""
-        return self._enumeration().encode(move, self._table())
-
-    def _enumeration(self):
-        """The rules' "move" enumeration (this env's own in "move" mode; made on first use in "select" mode)."""
-        return self._moves if self._moves is not None else move_enumeration(self.rules)
+        return move_enumeration(self.rules).encode(move, self._table())
 
     def _table(self) -> int | None:
         """The table for take-all ids (``ace_takes_all`` rules), once a game is running."""
@@ -326,7 +233,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         if seed is not None:
-            if type(seed) is not int or not 0 <= seed < _SEED_LIMIT:
+            if type(seed) is not int or not 0 <= seed < SEED_LIMIT:
                 seed = check_seed(seed)  # an int in [0, 2**63): the rule of every env (scopa_env/engine/bounds.py)
             self._np_random = generator(seed)  # np.random.default_rng(seed)'s draws, built faster
         elif self._np_random is None:
@@ -362,11 +269,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._pending_card: int | None = None
-        self._selected = 0
-        self._legal_ids: list[int] | None = None
-        self._pending_outcomes: list[int] = []
+        self._turn_state()
         self._rewards_set = False
+        """Whether the last step gave someone a reward (then the next step clears ``rewards``)."""
         self.agent_selection = self.possible_agents[self.game.current]
 
     # --- observation ------------------------------------------------------------
@@ -377,89 +282,42 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         except KeyError:
             seat = self.possible_agents.index(agent)  # raises ValueError naming the agent
         game = self.game
+        turns = self.turns
         if seat != game.current:
-            return {"observation": self._observers[seat](game, None, 0), "action_mask": np.zeros(self.num_actions, _I8)}
-        # The usual call (last()'s): the mover's card-play turn (Game.card_turn, spelled out), its
-        # legal ids not worked out yet.
-        if self._legal_ids is None and not (
-            game.hand_over or game.winner is not None or game.declare_queue or game.deciding
+            return {"observation": turns.observe(game, seat), "action_mask": turns.no_actions()}
+        if (
+            self._legal_ids is None
+            and self._pending_card is None
+            and not (game.hand_over or game.winner is not None or game.declare_queue or game.deciding)
         ):
-            fast = self._observe_moves
-            if fast is not None:  # "move", compiled: the observation, the legal ids and the mask in one call
-                mask = _zeros(fast[1], _I8)
-                obs, count = fast[0][seat](game, mask)  # the move arguments are the function's defaults
-                if count >= 0:
-                    self._legal_ids = (fast[2][count] if count < FEW_VIEWS else fast[3][:count]).tolist()
-                    return {"observation": obs, "action_mask": mask}
-                ids = self._legal_ids = self._compute_legal_ids()  # the compiled ids do not apply: the rules'
-                mask[ids] = 1
-                return {"observation": obs, "action_mask": mask}
-            if self._moves is None and self._pending_card is None:
-                # "select", naming a hand card: every hand card is playable, its ids and mask are cached.
-                hand = game.hands[seat]
-                known = self._hand_ids.get(hand) or self._hand_entry(hand)
-                self._card_ids = True
-                self._hand_mask = known
-                self._legal_ids = known[0]
-                return {"observation": self._observers[seat](game, None, 0), "action_mask": known[1].copy()}
-        obs = self._observers[seat](game, self._pending_card, self._selected)  # observation_array's fast path
+            # The usual call (last()'s): the mover's card-play turn (Game.card_turn, spelled out), first
+            # asked: the adapter's observation, mask and legal ids at once.
+            obs, mask, self._legal_ids = turns.card_turn(game, seat)
+            self._card_turn = True
+            return {"observation": obs, "action_mask": mask}
+        obs = turns.observe(game, seat, self._pending_card, self._selected)
         if self.terminations[agent]:
-            return {"observation": obs, "action_mask": np.zeros(self.num_actions, _I8)}
+            return {"observation": obs, "action_mask": turns.no_actions()}
+        return {"observation": obs, "action_mask": turns.mask(self._legal_action_ids())}
+
+    def _legal_action_ids(self) -> list[int]:
+        """Legal action ids of the player to move (kept until the next step)."""
         ids = self._legal_ids
         if ids is None:
             ids = self._legal_ids = self._compute_legal_ids()
-        known = self._hand_mask
-        if known[0] is ids:  # a "select" hand's ids: a copy of their mask, made with them
-            return {"observation": obs, "action_mask": known[1].copy()}
-        mask = np.zeros(self.num_actions, _I8)
-        if len(ids) <= FEW_IDS:
-            for i in ids:  # item by item: cheaper than numpy's list indexing for a few ids
-                mask[i] = 1
-        else:
-            mask[ids] = 1
-        return {"observation": obs, "action_mask": mask}
-
-    def _legal_action_ids(self) -> list[int]:
-        """Legal action ids of the player to move (cached until the next step)."""
-        if self._legal_ids is None:
-            self._legal_ids = self._compute_legal_ids()
-        return self._legal_ids
+        return ids
 
     def _compute_legal_ids(self) -> list[int]:
         game = self.game
-        if self._moves is not None:
-            fast = self._move_ids
-            if fast is not None and game.card_turn:
-                count = fast[0](game.hands[game.current], game.table, *fast[1])
-                if count >= 0:
-                    return (fast[3][count] if count < FEW_VIEWS else fast[2][:count]).tolist()
-            # Game.action_pairs adds the claim only under claim_out rules: else the cached legal list.
-            return self._moves.ids(game.action_pairs() if game.rules.claim_out else game.legal_pairs(), game.table)
+        if self._move_mode:
+            return self.turns.legal_ids(game)
         if self._pending_card is None:
-            self._card_ids = card_turn = game.card_turn
+            self._card_turn = card_turn = game.card_turn
             if card_turn:  # every hand card is playable: no capture is worked out yet
-                hand = game.hands[game.current]
-                known = self._hand_ids.get(hand)
-                if known is None:
-                    known = self._hand_entry(hand)
-                self._hand_mask = known
-                return known[0]
+                return self.turns.hand(game.hands[game.current])
             return sorted({c for c, _ in game.action_pairs()})
         nxt, can_confirm, _ = select_options(self._pending_outcomes, self._selected)
-        return nxt + [self._confirm] if can_confirm else nxt
-
-    def _hand_entry(self, hand: int) -> tuple[list[int], np.ndarray]:
-        """A hand's card ids and their mask, made once for the envs of this action count (read only)."""
-        cache = self._hand_ids
-        if len(cache) >= HAND_IDS_LIMIT:
-            cache.clear()
-        ids = cards_of(hand)
-        mask = np.zeros(self.num_actions, _I8)
-        for i in ids:  # a hand's few ids: item by item is cheaper than numpy's list indexing
-            mask[i] = 1
-        mask.flags.writeable = False  # shared: observe hands out copies
-        known = cache[hand] = (ids, mask)
-        return known
+        return nxt + [self.turns.confirm] if can_confirm else nxt
 
     def action_mask(self) -> np.ndarray:
         """Mask of the agent to move (the same as in its observation)."""
@@ -492,12 +350,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if ids is None:
             ids = self._legal_action_ids()
         kind = type(action)
-        if kind is _INT64:  # Discrete.sample()'s np.int64: read as its int at once
-            action = int(action)
-        elif kind is not int:
-            action = self._check_action(action)
-        if action not in ids:  # the usual legal int passes at once
-            action = self._check_action(action)
+        if kind is not int:
+            action = int(action) if kind is np.int64 else self._as_action(action)  # sample() gives an np.int64
+        if action not in ids:
+            raise self._illegal(action)
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:  # most steps reward nobody: the zero dict is rebuilt only after one that did
             self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -505,109 +361,95 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         if self.infos[agent]:  # an empty info (most steps') stays as it is
             self.infos[agent] = {}
         self._legal_ids = None
-        moves = self._moves
-        if moves is not None:
-            card, mask = moves.pairs[action]
-            game.play_pair(card, game.table if mask == TAKE_ALL else mask)
+        if self._move_mode:
+            card, captured = self.turns.pairs[action]
+            game.play_pair(card, game.table if captured == TAKE_ALL else captured)
             played = True
-        elif self._pending_card is None:  # "select", naming the hand card: played at once if it has one outcome
-            capture = self._card_capture
-            # On a card-play turn (the legal ids were the hand's) the compiled core says the one capture, if one.
-            mask = capture(action, game.table, self._priority, self._optional) if capture and self._card_ids else -1
-            played = mask >= 0
+        elif self._pending_card is None:  # "select", naming a hand card: played at once if it has one capture
+            outcomes = self.turns.outcomes(game, action, self._card_turn)
+            played = len(outcomes) == 1
             if played:
-                game.play_pair(action, mask)
+                game.play_pair(action, outcomes[0])
             else:
-                outcomes = self._card_outcomes(action)
-                played = len(outcomes) == 1
-                if played:
-                    game.play_pair(action, outcomes[0])
-                else:
-                    self._pending_card, self._selected, self._pending_outcomes = action, 0, outcomes
+                self._pending_card, self._selected, self._pending_outcomes = action, 0, outcomes
         else:
-            move = self._resolve(action)
-            played = move is not None
-            if played:
-                self._pending_card, self._selected = None, 0
-                game.play_pair(*move)
+            played = self._choose(game, action)
         if played:
             if game.hand_result is None:
                 self.agent_selection = self.possible_agents[game.current]
             else:
-                self._after_play()
-                # Only a hand's end rewards (_rewards_set was cleared above): else every reward is 0.0
-                # and the cumulative rewards stay as they are.
-                if self._rewards_set:
-                    self._accumulate_rewards()
+                self._after_hand()
         if self.render_mode == "human":
             self.render()
 
-    def _check_action(self, action) -> int:
-        if type(action) in _NUMPY_INTS:  # a space's sample() gives a numpy int: read as its int
-            action = int(action)
-        if type(action) is int and action in self._legal_action_ids():  # the usual case, checked first
-            return action
+    def _choose(self, game: Game, action: int) -> bool:
+        """ "select" mode, a card named: take the table card ``action`` too, or CONFIRM the cards
+        selected so far; whether that played the move (else the choice goes on)."""
+        card = self._pending_card
+        if action == self.turns.confirm:
+            captured = self._selected
+        else:
+            self._selected |= 1 << action
+            _, _, candidates = select_options(self._pending_outcomes, self._selected)
+            if len(candidates) != 1:
+                return False
+            captured = candidates[0]  # the selection leaves one capture
+        self._pending_card, self._selected = None, 0
+        game.play_pair(card, captured)
+        return True
+
+    def _as_action(self, action) -> int:
+        """A non-int ``action`` as an int id: a numpy int as its int, anything else refused."""
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             raise ValueError(f"action must be an int in 0..{self.num_actions - 1}, got {action!r}")
-        action = int(action)
+        return int(action)
+
+    def _illegal(self, action: int) -> ValueError:
+        """The one-line error for an int ``action`` that is not among the legal ids."""
         if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} is out of range 0..{self.num_actions - 1}; {self._legal_text()}")
-        if action not in self._legal_action_ids():
-            raise ValueError(f"action {action} ({self._describe(action)}) is illegal now; {self._legal_text()}")
-        return action
+            return ValueError(f"action {action} is out of range 0..{self.num_actions - 1}; {self._legal_text()}")
+        return ValueError(f"action {action} ({self._describe(action)}) is illegal now; {self._legal_text()}")
 
     def _describe(self, action: int) -> str:
-        if self._moves is not None:
-            return str(self._moves.decode(action, self.game.table))
-        return "confirm" if action == self._confirm else format_card(action, self.rules.ranks_per_suit)
+        return self.turns.describe(action, self.game.table)
 
     def _legal_text(self) -> str:
         ids = self._legal_action_ids()
         return "legal actions: " + ", ".join(f"{a} ({self._describe(a)})" for a in ids)
 
-    def _resolve(self, action: int) -> tuple[int, int] | None:
-        """With a card named ("select" mode): the (card, mask) to play now, or None while the
-        choice of captures goes on."""
-        if action == self._confirm:
-            return self._pending_card, self._selected
-        self._selected |= 1 << action
-        _, _, candidates = select_options(self._pending_outcomes, self._selected)
-        if len(candidates) == 1:
-            return self._pending_card, candidates[0]
-        return None
-
-    def _after_play(self) -> None:
+    def _after_hand(self) -> None:
+        """After a play that ended a hand: infos, rewards, terminations and the next agent."""
         g = self.game
         result = g.hand_result
-        if result is not None:
-            totals = [row["total"] for row in result.hand_score]
-            info = {"hand_score": result.hand_score, "piles": result.piles, "scope": result.scope}
-            if g.rules.needs_events:
-                info["events"] = list(result.events)
-            if g.rules.table_bonus:
-                info["table_bonus"] = list(result.table_bonus)
-            if g.rules.declarations:
-                info["declared"] = list(result.declared)
-                # Declarations scored at once, outside hand_score's total: count them in the hand margin.
-                totals = [t + sum(d.values()) for t, d in zip(totals, result.declared)]
-            over = self.episode == "hand" or g.winner is not None
-            if over:
-                info["final_scores"] = list(g.scores)
-                info["winner"] = g.winner
-                if g.winner is not None:
-                    info["win_reason"] = g.win_reason
-            self._rewards_set = True
-            for i, a in enumerate(self.agents):
-                side = g.side_of[i]
-                self.infos[a] = dict(info)
-                if self.reward_mode == "points":
-                    others = [t for s, t in enumerate(totals) if s != side]
-                    self.rewards[a] = float(totals[side] - sum(others) / len(others))
-                elif over:
-                    self.rewards[a] = self._game_reward(side, totals)
-            if over:
-                self.terminations = dict.fromkeys(self.agents, True)
+        totals = [row["total"] for row in result.hand_score]
+        info = {"hand_score": result.hand_score, "piles": result.piles, "scope": result.scope}
+        if g.rules.needs_events:
+            info["events"] = list(result.events)
+        if g.rules.table_bonus:
+            info["table_bonus"] = list(result.table_bonus)
+        if g.rules.declarations:
+            info["declared"] = list(result.declared)
+            # Declarations scored at once, outside hand_score's total: count them in the hand margin.
+            totals = [t + sum(d.values()) for t, d in zip(totals, result.declared)]
+        over = self.episode == "hand" or g.winner is not None
+        if over:
+            info["final_scores"] = list(g.scores)
+            info["winner"] = g.winner
+            if g.winner is not None:
+                info["win_reason"] = g.win_reason
+        self._rewards_set = True
+        for i, a in enumerate(self.agents):
+            side = g.side_of[i]
+            self.infos[a] = dict(info)
+            if self.reward_mode == "points":
+                others = [t for s, t in enumerate(totals) if s != side]
+                self.rewards[a] = float(totals[side] - sum(others) / len(others))
+            elif over:
+                self.rewards[a] = self._game_reward(side, totals)
+        if over:
+            self.terminations = dict.fromkeys(self.agents, True)
         self.agent_selection = self.possible_agents[g.current]
+        self._accumulate_rewards()
 
     def _game_reward(self, side: int, hand_totals: list[int]) -> float:
         g = self.game
@@ -647,4 +489,4 @@ def _plane(mask: int, width: int = NUM_CARDS) -> np.ndarray:
     ).astype(np.float32)
 
 
-__all__ = ["env", "raw_env"]
+__all__ = ["FEW_IDS", "env", "raw_env"]

@@ -294,7 +294,7 @@ def run_all(
         if "moves_per_s_cpu" in r:  # stand-ins (tests) may give the wall rate only
             emit((f"engine random play, {n} players /cpu", r["moves_per_s_cpu"], "moves/s"))
     observer = "compiled" if observers_for(scopa_v0.raw_env().layout).ahead_of_time else "Python"
-    capture = "compiled" if scopa_v0.raw_env(action_mode="select")._card_capture else "Python"
+    capture = "compiled" if scopa_v0.raw_env(action_mode="select").turns.compiled else "Python"
     for mode in ACTION_MODES:
         paths = f"observations: {observer}" + (f"; a named card's capture: {capture}" if mode == "select" else "")
         step(f"AEC env and the do-nothing floor, {mode} mode ({paths})")
