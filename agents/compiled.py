@@ -21,7 +21,7 @@ An agent says it can play on the compiled core through the hook :data:`HOOK`: a 
 ``compiled_policy(num_players, rules)`` returning its batch policy, or ``None`` for a game it cannot
 play that way. The hook comes with the agent object the registry builds (a prefix factory or an
 entry point, :mod:`agents.registry`), so the networks of the training layer (``dmc:``, ``zoo:``,
-:class:`train.dmc_agent.DmcAgent`) play here while this layer imports nothing from it; a user's
+:class:`train.dmc.agent.DmcAgent`) play here while this layer imports nothing from it; a user's
 ``module:Class`` may define it too. :func:`compiled_player` turns a spec into its compiled player or
 says, in one line, why it has none; :func:`rules_problem` says why the core cannot play a game
 (the rules it lacks). A hand's rows are the harness's (:func:`agents.matches.hand_rows`): the

@@ -67,11 +67,11 @@ from agents.matches import MAX_HANDS, agent_seed, deal_seed
 from agents.registry import make_agent
 from agents.stats import hand_margin
 from scopa_env.engine import house_rules
-from scopa_env.engine.actions import move_enumeration
 from scopa_env.engine.cards import COINS, RANK_OF, SETTEBELLO, SUIT_OF
 from scopa_env.engine.game import Game, PlayerView
-from scopa_env.engine.observation import ObservationLayout, write_observation
-from scopa_env.engine.rules import Rules, get_rules, move_of
+from scopa_env.engine.observation import write_observation
+from scopa_env.engine.rules import Rules, move_of
+from scopa_env.engine.setup import GameSetup
 
 FORMAT_VERSION = 1
 """Bumped whenever a column or feature changes meaning; :func:`load_dataset` refuses other versions."""
@@ -181,20 +181,20 @@ def search_agent(spec: str, seed=None) -> FastSearchAgent:
     return agent
 
 
-def check_game(rules: Rules, num_players: int) -> None:
+def check_game(setup: GameSetup) -> None:
     """Refuse, with one line, rules the compiled search does not value in full (declarations, Chkobba's
     first card) or the compiled core does not play, before any game is played."""
     from scopa_env.fast.batch import compiled_rules
     from scopa_env.fast.search import check_searchable
 
-    rules.check_players(num_players)
+    rules, num_players = setup.rules, setup.num_players
     try:
         check_searchable(rules)
         compiled_rules(rules, num_players)
         house_rules.check_backend(rules.house_rules, "search", rules.name)  # declared by each plug-in
     except NotImplementedError as exc:
         raise ValueError(f"cannot label rules {rules.name!r} with {num_players} players: {exc}") from None
-    move_enumeration(rules)  # "move" ids: a ValueError for rules too wide for "move" mode
+    _ = setup.moves  # "move" ids: a ValueError for rules too wide for "move" mode
 
 
 class _Columns:
@@ -233,9 +233,7 @@ class _Columns:
 def _play_game(
     g: int,
     seed: int,
-    rules: Rules,
-    num_players: int,
-    layout: ObservationLayout,
+    setup: GameSetup,
     players: list[Agent] | None,
     search: FastSearchAgent,
     scorer: HeuristicAgent,
@@ -243,12 +241,12 @@ def _play_game(
 ) -> int:
     """Play game ``g`` and add its decisions to ``cols``; returns the number of rows added."""
     dseed = deal_seed(seed, g)
-    game = Game(num_players, rules, seed=dseed, auto_next_hand=False)
+    game = Game(setup.num_players, setup.rules, seed=dseed, auto_next_hand=False)
     if players is not None:
         for s, agent in enumerate(players):
             agent.reset(agent_seed(seed, g, 0, s))
     search.reset(agent_seed(seed, g, 1, 0))
-    enum = move_enumeration(rules)
+    enum, layout = setup.moves, setup.layout
     added = 0
     while True:
         start = len(cols.outcome)
@@ -295,17 +293,18 @@ def _play_game(
 
 def check_options(
     games: int, agent: str, search: str, rules: str | Rules, players: int, seed: int
-) -> tuple[Rules, FastSearchAgent, list[Agent] | None]:
+) -> tuple[GameSetup, FastSearchAgent, list[Agent] | None]:
     """Check :func:`build_table`'s arguments before any game (one-line ``ValueError``); returns the
-    rules, the labelling search and the seats' agents (``None``: the search plays)."""
+    game (its :class:`~scopa_env.engine.setup.GameSetup`, in "move" mode), the labelling search and the
+    seats' agents (``None``: the search plays)."""
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or not 1 <= games <= MAX_GAMES:
         raise ValueError(f"games must be an int in [1, {MAX_GAMES:,}], got {games!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    rules = get_rules(rules)
     if isinstance(players, bool) or not isinstance(players, int):
         raise ValueError(f"players must be an int, got {players!r}")
-    check_game(rules, players)
+    setup = GameSetup.of(rules, players)
+    check_game(setup)
     labeller = search_agent(search)
     seats = (
         None
@@ -314,10 +313,10 @@ def check_options(
     )
     for s in seats or ():
         check = getattr(s, "mismatch", None)
-        problem = check(players, rules) if callable(check) else None
+        problem = check(players, setup.rules) if callable(check) else None
         if problem:
             raise ValueError(f"agent {agent!r} cannot play this game: {problem}")
-    return rules, labeller, seats
+    return setup, labeller, seats
 
 
 def build_table(
@@ -343,18 +342,18 @@ def build_table(
     Raises:
         ValueError: bad games count, unknown agent or rules, rules the compiled search cannot label.
     """
-    rules, labeller, seats = check_options(games, agent, search, rules, players, seed)
-    layout = ObservationLayout.for_rules(players, rules)
+    setup, labeller, seats = check_options(games, agent, search, rules, players, seed)
+    layout = setup.layout
     scorer = HeuristicAgent(seed=0)  # its scores are deterministic: the seed only breaks ties in act()
     cols = _Columns()
     for g in range(games):
-        rows = _play_game(g, int(seed), rules, players, layout, seats, labeller, scorer, cols)
+        rows = _play_game(g, int(seed), setup, seats, labeller, scorer, cols)
         if on_game is not None:
             on_game(rows)
     meta = {
         "format_version": FORMAT_VERSION,
-        "rules": rules.name,
-        "players": players,
+        "rules": setup.rules.name,
+        "players": setup.num_players,
         "agent": agent,
         "search": search,
         "seed": int(seed),

@@ -11,7 +11,7 @@ the mean hand-point margin after the move over the search's worlds) from the mov
 the move, with the same loss, optimiser, batches and epochs, and are scored on the held-out games:
 
 * ``flat``: the DMC learner's network (:mod:`train.dmc`, ``configs/dmc_expert.yaml``): a 512-unit trunk
-  on the flat observation, a 256-256 head on (trunk, the move's features of :class:`train.dmc_agent.MoveFeatures`
+  on the flat observation, a 256-256 head on (trunk, the move's features of :class:`train.dmc.agent.MoveFeatures`
   with the heuristic's three);
 * ``cards``: the observation read card by card (a network that sees the cards as a set):
   every card gets its flags in the card planes (hand, table, own pile, other piles, played by each
@@ -51,7 +51,7 @@ from agents.dataset import load_dataset
 from scopa_env.bench.results import load_average, result_record, write_record
 from scopa_env.engine.cards import RANK_OF, SUIT_OF
 from scopa_env.engine.rules import get_rules
-from train.dmc_agent import MoveFeatures
+from train.dmc.agent import MoveFeatures
 
 CARDS = 40
 NAMES = {"cards": "the card-wise network", "flat_wide": "a wider flat network"}

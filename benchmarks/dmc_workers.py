@@ -7,7 +7,7 @@
 
 Every mode trains on the same config and seed (its first stage: search labels on 96 positions per
 step, so the actors and the labellers are the bottleneck): ``0`` is the single process of
-``train/dmc.py``, ``N`` N synchronous Ray workers (``train/dmc_ray.py``), ``Na`` N workers a round
+``train/dmc/learner.py``, ``N`` N synchronous Ray workers (``train/dmc/workers.py``), ``Na`` N workers a round
 ahead (``sync: false``). Each mode has its own learner (network, Adam, buffers: the buffers are
 smaller than the config's, 50,000 samples and 100,000 labels, so that every mode fits in memory at
 once; the learner's cost does not depend on their size). After two warm-up rounds (the workers'
@@ -39,7 +39,7 @@ SMALL_BUFFERS = ["buffer_size=50000", "label_buffer_size=100000"]
 TITLE = "DMC with its actors in Ray workers"
 ABOUT = (
     "Decisions per second of DMC's training loop with its actors and search labellers in the learner's process "
-    '(`workers: 0`) or in Ray worker processes (`workers: N`, train/dmc_ray.py; docs/training.md "Scaling out '
+    '(`workers: 0`) or in Ray worker processes (`workers: N`, train/dmc/workers.py; docs/training.md "Scaling out '
     'with Ray"), measured by `benchmarks/dmc_workers.py`: the modes take turns in one run, so the ratios compare '
     "them under the same load."
 )
@@ -70,8 +70,8 @@ class Mode:
     """One mode's pool of actors, learner and counters."""
 
     def __init__(self, config: Path, overrides: list[str], workers: int, sync: bool) -> None:
-        from train.dmc import InProcess, build_learner, seed_and_device
-        from train.dmc_config import DmcConfig
+        from train.dmc.config import DmcConfig
+        from train.dmc.learner import InProcess, build_learner, seed_and_device
 
         extra = [f"workers={workers}", f"sync={'true' if sync else 'false'}"]
         self.cfg = DmcConfig.load(config, [*SMALL_BUFFERS, *overrides, *extra])
@@ -79,7 +79,7 @@ class Mode:
         self.name = mode_name(workers, sync)
         device = seed_and_device(self.cfg)
         if workers:
-            from train.dmc_ray import RayActors
+            from train.dmc.workers import RayActors
 
             self.pool = RayActors(self.cfg)
         else:
@@ -91,7 +91,7 @@ class Mode:
         self.seconds = 0.0
 
     def round(self) -> tuple[int, int, int]:
-        from train.dmc import learn, teacher_share
+        from train.dmc.learner import learn, teacher_share
 
         new, new_labels = self.pool.collect(self.cfg, self.seg, self.learner, teacher_share(self.cfg, 0))
         updates, _, _ = learn(self.cfg, self.eff, 0, self.seg, self.learner, self.state, new + new_labels)
@@ -132,8 +132,8 @@ def start_ray(config: Path, overrides: list[str], workers: int) -> bool:
     CPU for each worker, or the cluster of ``ray_address``. False when Ray was already up."""
     import ray
 
-    from train.dmc_config import DmcConfig
-    from train.dmc_ray import RAY_MISSING, connect, ray_available
+    from train.dmc.config import DmcConfig
+    from train.dmc.workers import RAY_MISSING, connect, ray_available
 
     if not ray_available():
         raise SystemExit(f"dmc_workers: {RAY_MISSING}")

@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from scopa_env.fast.batch import max_threads
     from scopa_env.fast.features import heuristic_move_scores
     from scopa_env.fast.search import search_values
-    from train.dmc_agent import flatten_legal, load_dmc_batch_policy
+    from train.dmc.agent import flatten_legal, load_dmc_batch_policy
     from train.fast_eval import fsearch_config
 
     path = args.checkpoint

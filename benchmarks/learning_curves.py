@@ -38,7 +38,7 @@ PPO_STEPS, PPO_WALL_HOURS, PPO_CORES = 24_000_000, 82 / 60, 1.1
 
 def dmc_curve(run_dir: Path, opponent: str = "heuristic") -> tuple[list[float], list[float], list[float], list[float]]:
     """A run's (CPU-hours, margin, CI low, CI high) against ``opponent``, in the order of its decisions."""
-    from train.dmc import opponent_curve_file
+    from train.dmc.learner import opponent_curve_file
 
     rows = []
     for path in (run_dir / "evaluations.csv", opponent_curve_file(run_dir, opponent)):

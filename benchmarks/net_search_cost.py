@@ -1,6 +1,6 @@
 """What a DMC network inside the compiled search would cost per decision, next to ``fsearch``.
 
-``netsearch`` (train/net_search.py) asks the network once per decision, at the root. Putting it
+``netsearch`` (train/dmc/net_search.py) asks the network once per decision, at the root. Putting it
 deeper, into every sampled world, is the lever named for a search that beats ``fsearch`` by a wide
 margin (issue 35, item 2: at most 10 ms per move on one core). This script measures, in one run
 and on the same positions (heuristic self-play of the standard 2-player game), what that costs:
@@ -42,7 +42,7 @@ from agents.registry import make_agent  # noqa: E402
 from scopa_env.bench.results import load_average, missing_fields, result_record  # noqa: E402
 from scopa_env.engine.game import Game  # noqa: E402
 from scopa_env.engine.rules import get_rules  # noqa: E402
-from train.net_search import _load  # noqa: E402
+from train.dmc.net_search import _load  # noqa: E402
 
 ABOUT = (
     "What a DMC network inside the compiled search would cost per decision, beside fsearch and netsearch "

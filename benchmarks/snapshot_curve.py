@@ -24,7 +24,7 @@ import json
 import sys
 from pathlib import Path
 
-from train.dmc import EVALUATED_DIR, opponent_curve_file
+from train.dmc.learner import EVALUATED_DIR, opponent_curve_file
 
 CURVE_SEED = 31337
 
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     from tqdm import tqdm
 
-    from train.dmc_agent import load_dmc_batch_policy
+    from train.dmc.agent import load_dmc_batch_policy
     from train.evaluation import flat_metrics
     from train.fast_eval import evaluate_fast_sides
     from train.run import CSV_COLUMNS

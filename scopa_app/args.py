@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, get_rules
+from scopa_env.engine.setup import GameSetup
 
 RULES_HELP = "rules preset (default standard; `scopa presets` lists them, docs/rules.md explains them)"
 """The ``--rules`` help of every subcommand (the presets are listed once, by ``scopa presets``)."""
@@ -43,6 +44,13 @@ def add_game_arguments(parser: argparse.ArgumentParser, players_help: str = PLAY
     every subcommand."""
     parser.add_argument("--rules", type=rules_arg, default=get_rules(), help=RULES_HELP)
     parser.add_argument("--players", type=players_arg, default=2, metavar="N", help=players_help)
+
+
+def game_setup(args: argparse.Namespace) -> GameSetup:
+    """The game that ``--rules`` and ``--players`` (:func:`add_game_arguments`) name, checked once where a
+    subcommand starts and passed down from there: a player count the rules do not deal for is the
+    one-line ``ValueError`` of :meth:`GameSetup.of <scopa_env.engine.setup.GameSetup.of>`."""
+    return GameSetup.of(args.rules, args.players)
 
 
 def positive_seconds(text: str) -> float:

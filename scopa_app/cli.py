@@ -18,7 +18,7 @@ import random
 import sys
 from pathlib import Path
 
-from scopa_app.args import add_game_arguments, positive_seconds, seed_arg
+from scopa_app.args import add_game_arguments, game_setup, positive_seconds, seed_arg
 from scopa_env.engine import house_rules
 from scopa_env.engine.rules import PRESETS
 
@@ -100,9 +100,9 @@ def _play_random(args: argparse.Namespace) -> int:
     from scopa_env.engine.game import Game
     from scopa_env.engine.render import render_game, render_hand_result
 
-    args.rules.check_players(args.players)
+    setup = game_setup(args)
     rnd = random.Random(args.seed)
-    game = Game(args.players, args.rules, seed=args.seed, auto_next_hand=False)
+    game = Game(setup.num_players, setup.rules, seed=args.seed, auto_next_hand=False)
     # The frame after a hand's last card shows that hand (render_game numbers an ended hand as itself).
     color = not args.no_color and sys.stdout.isatty()
     if not args.quiet:

@@ -31,7 +31,7 @@ from agents.ray_deals import ray_cluster
 from agents.report import render_report, render_tournament, write_csv, write_json
 from agents.stats import summarize
 from agents.tournament import tournament
-from scopa_app.args import add_game_arguments, add_ray_argument
+from scopa_app.args import add_game_arguments, add_ray_argument, game_setup
 from scopa_env.engine.rules import get_rules
 
 EXIT_BAD_INPUT = 2
@@ -103,7 +103,7 @@ def add_tournament_parser(subparsers) -> argparse.ArgumentParser:
 def _check_inputs(args: argparse.Namespace) -> str | None:
     """Resolve the rules and build each agent once; return a one-line error or ``None``."""
     try:
-        args.rules.check_players(args.players)
+        game_setup(args)  # --rules deal for --players
         if args.games < 1:
             raise ValueError(f"--games must be at least 1, got {args.games}")
         if args.workers < 1:
@@ -189,24 +189,24 @@ def _emit(report: dict, args: argparse.Namespace) -> None:
 
 def _run_fast_eval(args: argparse.Namespace) -> int:
     """``scopa eval --fast``: a checkpoint against a compiled baseline, on the compiled core."""
-    from train.fast import COMPILED_OPPONENTS
+    from agents.compiled import COMPILED_BASELINES
     from train.fast_eval import evaluate_fast
-    from train.policy_agent import load_batch_policy
+    from train.sb3.policy_agent import load_batch_policy
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
     sb3_zoo = prefix == "zoo" and bool(path) and _zoo_algo(path) in ("ppo", "dqn")  # a select-mode policy
-    if not sb3_zoo and ((prefix in FAST_CHECKPOINTS and path) or prefix in (*COMPILED_OPPONENTS, "fsearch")):
+    if not sb3_zoo and ((prefix in FAST_CHECKPOINTS and path) or prefix in (*COMPILED_BASELINES, "fsearch")):
         return _run_fast_sides_eval(args)
     if not sb3_zoo and (prefix not in ("ppo", "dqn") or not path):
         return _fail(
             "eval",
             f"--fast needs a ppo:, dqn:, dmc:, zoo: or netsearch: agent, a compiled baseline or an fsearch spec first, got {learner!r}",
         )
-    if opponent not in COMPILED_OPPONENTS:
+    if opponent not in COMPILED_BASELINES:
         return _fail(
             "eval",
-            f"--fast plays a PPO or DQN agent ({learner}) against the compiled {', '.join(COMPILED_OPPONENTS)} "
+            f"--fast plays a PPO or DQN agent ({learner}) against the compiled {', '.join(COMPILED_BASELINES)} "
             f"only, not {opponent!r}: drop --fast to play it on the Python harness",
         )
     if args.players != 2:
@@ -277,26 +277,26 @@ def _zoo_algo(name: str) -> str | None:
 def _fast_player(spec: str, args: argparse.Namespace):
     """A side of the compiled evaluation: the spec itself (a compiled baseline or an fsearch spec) or
     a batch policy (a checkpoint agent); ``ValueError`` names what is wrong."""
-    from train.fast import COMPILED_OPPONENTS
+    from agents.compiled import COMPILED_BASELINES
     from train.fast_eval import fsearch_config
 
     prefix, _, path = spec.partition(":")
     if prefix == "fsearch":
         fsearch_config(spec)
         return spec
-    if spec in COMPILED_OPPONENTS:
+    if spec in COMPILED_BASELINES:
         return spec
     if prefix not in FAST_CHECKPOINTS or not path:
         raise ValueError(
-            f"--fast plays {', '.join(COMPILED_OPPONENTS)}, fsearch specs and "
+            f"--fast plays {', '.join(COMPILED_BASELINES)}, fsearch specs and "
             f"{', '.join(p + ':' for p in FAST_CHECKPOINTS)} agents, not {spec!r}"
         )
     if prefix == "netsearch":
-        from train.net_search import load_batch_policy
+        from train.dmc.net_search import load_batch_policy
 
         policy, meta = load_batch_policy(path, args.seed)
     else:
-        from train.dmc_agent import load_dmc_batch_policy
+        from train.dmc.agent import load_dmc_batch_policy
 
         if prefix == "zoo":
             from train.zoo import checked_path

@@ -43,6 +43,7 @@ from scopa_env.engine.game import Game, HandResult, PlayerView, sides_for
 from scopa_env.engine.render import colorize
 from scopa_env.engine.rules import Move, Rules, get_rules, move_of
 from scopa_env.engine.scoring import CATEGORIES
+from scopa_env.engine.setup import GameSetup
 
 HUMAN_SEAT = 0
 """The human plays seat 0 (``player_0``) in the terminal and on the web page."""
@@ -673,8 +674,8 @@ def new_terminal_game(
             another game (the message names the agent, its game and this one).
         FileNotFoundError: a checkpoint that is not there.
     """
-    rules = get_rules(rules)
-    rules.check_players(players)
+    setup = GameSetup.of(rules, players)  # the game, checked once; Rules from here on
+    rules = setup.rules
     opponent = opponent or default_opponent(rules, players)
     game = Game(players, rules, seed=seed, auto_next_hand=False)
     agents = seat_agents(players, opponent, teammate, seed)

@@ -56,15 +56,18 @@ class _Alias(importlib.abc.Loader):
 
 
 class _MovedFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, moved: dict[str, str]) -> None:
+        self.moved = moved
+
     def find_spec(self, fullname, path=None, target=None):
-        new = MOVED.get(fullname)
+        new = self.moved.get(fullname)
         if new is None:
             return None
         warnings.warn(f"{fullname} moved to {new}; import it from there", DeprecationWarning, stacklevel=3)
         return importlib.machinery.ModuleSpec(fullname, _Alias(new))
 
 
-def install() -> None:
-    """Put the finder on ``sys.meta_path`` (once)."""
-    if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _MovedFinder())
+def install(moved: dict[str, str] = MOVED) -> None:
+    """Put a finder of the old paths ``moved`` (old path -> new path) on ``sys.meta_path`` (once per table)."""
+    if not any(isinstance(f, _MovedFinder) and f.moved is moved for f in sys.meta_path):
+        sys.meta_path.insert(0, _MovedFinder(moved))

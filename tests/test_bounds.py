@@ -165,7 +165,7 @@ def npy_header(shape: tuple[int, ...], dtype=np.float32) -> bytes:
 
 
 def test_a_small_dmc_checkpoint_still_loads(tmp_path):
-    from train.dmc_agent import load_dmc
+    from train.dmc.agent import load_dmc
 
     net, meta = load_dmc(dmc_folder(tmp_path))
     assert meta["trunk"] == [8] and len(net.trunk) == 1 and len(net.head) == 2
@@ -173,7 +173,7 @@ def test_a_small_dmc_checkpoint_still_loads(tmp_path):
 
 def test_compressed_npz_is_not_inflated_before_its_shape_is_checked(tmp_path):
     """A 256 MiB array of zeros deflates to about 250 kB; its header is read, its data never."""
-    from train.dmc_agent import load_dmc
+    from train.dmc.agent import load_dmc
 
     folder = dmc_folder(tmp_path)
     rows, cols = 8192, 8192
@@ -210,7 +210,7 @@ def test_compressed_npz_is_not_inflated_before_its_shape_is_checked(tmp_path):
     ],
 )
 def test_npy_headers_are_checked_before_their_data(tmp_path, member, header, words):
-    from train.dmc_agent import load_dmc
+    from train.dmc.agent import load_dmc
 
     folder = dmc_folder(tmp_path)
     with zipfile.ZipFile(folder / "weights.npz", "w") as zf:
@@ -249,7 +249,7 @@ def test_odd_dmc_metadata_is_one_line(tmp_path, changes, key):
 
 
 def test_deep_or_huge_dmc_meta_is_one_line(tmp_path):
-    from train.dmc_agent import load_dmc
+    from train.dmc.agent import load_dmc
 
     for text in ('{"algo": "dmc", "x": ' + "[" * 100_000 + "]" * 100_000 + "}", '{"n": ' + BIG_DIGITS + "}"):
         folder = dmc_folder(tmp_path, text)
@@ -314,7 +314,7 @@ def test_train_config_sizes_are_bounded(overrides, words):
 )
 def test_dmc_config_sizes_are_bounded(overrides, words):
     from train.config import ConfigError
-    from train.dmc_config import DmcConfig
+    from train.dmc.config import DmcConfig
 
     with pytest.raises(ConfigError) as info:
         DmcConfig.load(ROOT / "configs" / "dmc_standard.yaml", overrides)
@@ -325,7 +325,7 @@ def test_dmc_config_sizes_are_bounded(overrides, words):
 @pytest.mark.parametrize("text", ["net_arch: " + "[" * 100_000 + "]" * 100_000, "seed: " + BIG_DIGITS])
 def test_odd_yaml_is_one_line(tmp_path, which, text):
     from train.config import ConfigError, TrainConfig
-    from train.dmc_config import DmcConfig
+    from train.dmc.config import DmcConfig
 
     path = tmp_path / "c.yaml"
     path.write_text(("algo: dmc\n" if which == "dmc" else "") + text + "\n")
@@ -336,7 +336,7 @@ def test_odd_yaml_is_one_line(tmp_path, which, text):
 
 def test_every_shipped_config_is_within_the_bounds():
     from train.config import TrainConfig
-    from train.dmc_config import DmcConfig, is_dmc_config
+    from train.dmc.config import DmcConfig, is_dmc_config
 
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         if path.name.startswith("rllib"):

@@ -9,8 +9,8 @@ pytest.importorskip("sb3_contrib")
 
 from scopa_env.engine.observation import ObservationLayout  # noqa: E402
 from scopa_env.engine.rules import get_rules  # noqa: E402
-from train.card_net import card_layout  # noqa: E402
 from train.config import ConfigError, TrainConfig  # noqa: E402
+from train.sb3.card_net import card_layout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,8 +34,8 @@ def test_cards_network_is_for_ppo_in_select_mode(tmp_path):
 
 
 def test_cards_policy_trains_saves_and_plays_legal_moves(tiny_fast_config):
-    from train.policy_agent import load_batch_policy
-    from train.trainer import train
+    from train.sb3.policy_agent import load_batch_policy
+    from train.sb3.trainer import train
 
     cfg = tiny_fast_config("name=cards", "algo=ppo", "policy_net=cards", "eval_opponents=[greedy]")
     run = train(cfg, report=False)

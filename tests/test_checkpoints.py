@@ -66,7 +66,7 @@ def same_actions(policy_fn, reference, n: int = 32, seed: int = 0) -> bool:
 def test_ppo_checkpoint_round_trip(tmp_path):
     """PPO checkpoints are a state dict and JSON; the loaded policy acts as the saved one and plays legally."""
     from agents.evaluate import evaluate
-    from train.policy_agent import load_batch_policy
+    from train.sb3.policy_agent import load_batch_policy
 
     policy = make_ppo_checkpoint(tmp_path / "ckpt")
     assert not (tmp_path / "ckpt" / "model.zip").exists(), "no pickling model.zip is written"
@@ -114,7 +114,7 @@ def test_web_server_refuses_a_crafted_checkpoint_at_start(hostile_zip):
 def test_converter_reads_only_the_weights(hostile_zip):
     from agents.registry import make_agent
     from train.checkpoint import main as convert
-    from train.policy_agent import load_batch_policy
+    from train.sb3.policy_agent import load_batch_policy
 
     folder, marker, policy = hostile_zip
     assert convert([str(folder)]) == 0
@@ -192,7 +192,7 @@ def test_dqn_model_sizes_are_checked_before_a_network_is_built(tmp_path, sizes, 
     import torch
 
     from train.checkpoint import load_q_network
-    from train.networks import QNetwork
+    from train.sb3.networks import QNetwork
 
     file = tmp_path / "model.pt"
     state = QNetwork(8, sizes["num_actions"], [4]).state_dict() if ok else {}

@@ -1,4 +1,4 @@
-"""Deep Monte-Carlo (train/dmc.py), its checkpoints and agents (train/dmc_agent.py), and the zoo."""
+"""Deep Monte-Carlo (train/dmc/learner.py), its checkpoints and agents (train/dmc/agent.py), and the zoo."""
 
 from __future__ import annotations
 
@@ -22,8 +22,9 @@ from scopa_env.engine.observation import ObservationLayout
 from scopa_env.engine.rules import get_rules
 from scopa_env.fast import BatchedScopa
 from train.config import ConfigError
-from train.dmc import DmcConfig, train
-from train.dmc_agent import BatchPolicy, DmcAgent, NumpyQNet, load_dmc, load_dmc_batch_policy, move_features
+from train.dmc.agent import BatchPolicy, DmcAgent, NumpyQNet, load_dmc, load_dmc_batch_policy, move_features
+from train.dmc.config import DmcConfig
+from train.dmc.learner import train
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,7 +149,7 @@ def test_init_weights_start_a_new_run_from_a_trained_network(tiny_run, tmp_path)
     checkpoints name that start and add its CPU-hours to their own."""
     import torch
 
-    from train.dmc import build_learner
+    from train.dmc.learner import build_learner
 
     cfg = tiny_config(tmp_path, name="init", init_weights=str(tiny_run / "best"), final_eval_pairs=0)
     start = np.load(tiny_run / "best" / "weights.npz", allow_pickle=False)
@@ -198,7 +199,7 @@ def test_resume_may_add_search_labels(tiny_run, tmp_path):
     labels then flow), but not the network or the games."""
     import shutil
 
-    from train.dmc import _resume_config
+    from train.dmc.learner import resume_config
 
     run = tmp_path / "tiny"
     shutil.copytree(tiny_run, run)
@@ -210,14 +211,14 @@ def test_resume_may_add_search_labels(tiny_run, tmp_path):
         "learning_rate=0.0001",
         "learning_rate_end=0.00003",
     ]
-    cfg = _resume_config(run, None, stage2)
+    cfg = resume_config(run, None, stage2)
     assert cfg.label_positions == 4 and cfg.learning_rate_end == 0.00003
     assert Path(cfg.runs_dir) / cfg.name == run, "a copied run must go on in the copy, not where it started"
     train(cfg, resume=True, report=False)
     after = json.loads((run / "latest" / "state.json").read_text())
     assert before["labels"] == 0 and after["labels"] > 0, "the resumed stage labelled no positions"
     with pytest.raises(ConfigError, match="trunk"):
-        _resume_config(run, None, ["trunk=[64]"])
+        resume_config(run, None, ["trunk=[64]"])
 
 
 @pytest.mark.parametrize("preset, field", [("chkobba", "first_card_choice"), ("piva", "bazzica_points")])
@@ -259,7 +260,7 @@ def test_actor_labels_are_the_search_values():
     """Each label is the search's value of that very move: relabelling with the same seeds gives the same
     numbers, matched move by move through the legal ids."""
     from scopa_env.fast.search import search_values
-    from train.dmc import Actors, Labeller
+    from train.dmc.actors import Actors, Labeller
 
     cfg = DmcConfig.from_dict({**TINY, "label_positions": 3})
     actors = Actors(cfg, 6, None, np.arange(6), np.random.default_rng(0))
@@ -288,7 +289,7 @@ def test_difference_labels_pair_each_move_with_the_search_best():
     paired with the search's best move of its position, the target being their value gap (>= 0), matched
     move by move against the search's own values from the same seeds."""
     from scopa_env.fast.search import search_values
-    from train.dmc import Actors, Labeller
+    from train.dmc.actors import Actors, Labeller
 
     cfg = DmcConfig.from_dict({**TINY, "label_positions": 4, "label_loss": "differences"})
     actors = Actors(cfg, 12, None, np.arange(12), np.random.default_rng(0))
@@ -298,7 +299,7 @@ def test_difference_labels_pair_each_move_with_the_search_best():
     pool = np.flatnonzero(b.legal_count > 1)
     assert pool.size >= 4, "the test needs positions with a choice"
     state = np.random.default_rng(0).bit_generator.state
-    from train.dmc_agent import flatten_legal
+    from train.dmc.agent import flatten_legal
 
     rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
     all_feats = features(b.obs, rows, ids, None)
@@ -347,7 +348,7 @@ def test_difference_labels_train_and_reproduce(tmp_path):
 def test_a_stage_is_a_resume(tmp_path):
     """A config with a stage trains the same weights as the plain run to the stage's start resumed with the
     stage's keys: new games, empty buffers, and the learning-rate schedule of a resumed run."""
-    from train.dmc import _resume_config
+    from train.dmc.learner import resume_config
 
     stage = {
         "label_positions": 4,
@@ -360,7 +361,7 @@ def test_a_stage_is_a_resume(tmp_path):
     staged = train(tiny_config(tmp_path, name="staged", stages=[{"at": 700, **stage}], **base), report=False)
     first = train(tiny_config(tmp_path, name="two", total_timesteps=700, **base), report=False)
     overrides = ["total_timesteps=1500", *(f"{k}={v}" for k, v in stage.items())]
-    resumed = train(_resume_config(first, None, overrides), resume=True, report=False)
+    resumed = train(resume_config(first, None, overrides), resume=True, report=False)
     w1, w2 = np.load(staged / "latest" / "weights.npz"), np.load(resumed / "latest" / "weights.npz")
     assert all(np.array_equal(w1[k], w2[k]) for k in w1.files), "the stage and the resume trained differently"
     s1, s2 = (json.loads((r / "latest" / "state.json").read_text()) for r in (staged, resumed))
@@ -372,7 +373,7 @@ def test_a_stage_is_a_resume(tmp_path):
 def test_a_stage_may_move_the_games_between_self_play_and_the_opponents(tmp_path):
     """A stage's selfplay_games and opponent_games are the actor mix from its start: the segment it
     starts has that many games of each, and a stage with no games at all is refused in one line."""
-    from train.dmc import start_segment
+    from train.dmc.learner import start_segment
 
     cfg = tiny_config(tmp_path, stages=[{"at": 700, "selfplay_games": 0, "opponent_games": 3}])
     assert cfg.selfplay_games > 0, "the tiny config should start with self-play games"
@@ -669,7 +670,7 @@ def test_compiled_heuristic_scores_are_the_python_agents():
 
 @pytest.mark.parametrize(
     "rules, players, expected",
-    [("standard", 2, "zoo:standard-2p"), ("scopone", 4, "zoo:scopone-4p-v2"), ("standard", 4, "heuristic")],
+    [("standard", 2, "zoo:standard-2p"), ("scopone", 4, "zoo:scopone-4p-v3"), ("standard", 4, "heuristic")],
 )
 def test_the_default_opponent_is_the_zoo_agent_for_the_game(rules, players, expected):
     """The terminal game and the web page default to the zoo's agent for the game, else the heuristic."""
@@ -724,7 +725,7 @@ def test_heuristic_features_stay_finite_where_the_heuristic_always_declares():
     played their first card". The heuristic scores a pass on a bonus it holds ``-inf`` (it always
     declares); the move features a network reads stay finite and still rank the pass last."""
     from scopa_env.fast.features import heuristic_move_scores
-    from train.dmc_agent import flatten_legal
+    from train.dmc.agent import flatten_legal
 
     n = 256
     batch = BatchedScopa(n, 2, "cirulla", action_mode="move", episode="game")

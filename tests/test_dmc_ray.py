@@ -1,4 +1,4 @@
-"""DMC's actors and labellers in Ray workers (train/dmc_ray.py, ``workers: N``).
+"""DMC's actors and labellers in Ray workers (train/dmc/workers.py, ``workers: N``).
 
 The config checks and the split of the games need no ray; the runs skip when ray, an optional
 dependency (``pip install "ray>=2.60,<3"``, in the ``all`` extra), is missing; CI runs them with the
@@ -16,8 +16,9 @@ import pytest
 import test_dmc
 
 from train.config import ConfigError
-from train.dmc import DmcConfig, start_segment, train
-from train.dmc_ray import RAY_MISSING, plan_segment
+from train.dmc.config import DmcConfig
+from train.dmc.learner import start_segment, train
+from train.dmc.workers import RAY_MISSING, plan_segment
 
 # test_dmc's tiny run, shorter: the runs here are made several times over
 TINY = {**test_dmc.TINY, "total_timesteps": 1200, "eval_every": 600, "final_eval_pairs": 0}
@@ -75,9 +76,9 @@ def test_good_ray_addresses_pass(address, tmp_path):
 def test_without_ray_workers_name_the_package(tmp_path, monkeypatch):
     """Workers without ray installed: the run stops at once with one line naming the package to install, before
     it makes its run folder (the config itself is valid, and the plain run needs no ray)."""
-    from train import dmc_ray
+    from train.dmc import workers
 
-    monkeypatch.setattr(dmc_ray, "ray_available", lambda: False)
+    monkeypatch.setattr(workers, "ray_available", lambda: False)
     cfg = tiny_config(tmp_path, workers=2)
     with pytest.raises(ConfigError) as err:
         train(cfg)

@@ -168,7 +168,7 @@ def check_train_command(args) -> None:
         data, run_dir = rl  # as train.rllib.run does: the run folder fixes name and runs_dir
         validate_config({**data, "name": run_dir.name, "runs_dir": str(run_dir.parent)}, source=args.config)
     else:
-        from train.dmc import DmcConfig, is_dmc_config
+        from train.dmc.config import DmcConfig, is_dmc_config
 
         (DmcConfig if is_dmc_config(args.config, overrides) else TrainConfig).load(args.config, overrides)
     assert os.path.isfile(args.config)

@@ -314,7 +314,7 @@ def test_openspiel_refuses_by_name(plugin):
 
 
 def test_the_move_features_refuse_by_name(plugin):
-    from train.dmc_agent import MoveFeatures
+    from train.dmc.agent import MoveFeatures
 
     with pytest.raises(NotImplementedError, match=rf"move features do not describe house rule '{KING_RULE}'"):
         MoveFeatures(get_rules(BOTH), 2)

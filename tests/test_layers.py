@@ -204,6 +204,64 @@ def test_old_import_paths_still_work(old):
     assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught), old
 
 
+@pytest.mark.parametrize("old", sorted(__import__("train._moved", fromlist=["MOVED"]).MOVED))
+def test_old_train_paths_still_work(old):
+    """Every module path of train/'s flat layout imports as the very module of its learner's package (so
+    classes, functions and patches are the same objects), with a warning naming the new path."""
+    from train import _moved
+
+    new = _moved.MOVED[old]
+    sys.modules.pop(old, None)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(new)
+    assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught), old
+
+
+def test_old_train_paths_name_no_module_that_still_stands():
+    """An alias never hides a module: each old path's file is gone, each new one is there."""
+    from train import _moved
+
+    for old, new in _moved.MOVED.items():
+        assert not (ROOT / (old.replace(".", "/") + ".py")).exists(), old
+        assert (ROOT / (new.replace(".", "/") + ".py")).is_file(), new
+
+
+def test_train_dmc_keeps_the_names_of_the_former_module():
+    """``train.dmc`` was the learner's module before it was the package: every name the learner's module
+    has (its own and those it imports) is still found there, as the same object."""
+    import train.dmc
+    from train.dmc import learner
+
+    names = [n for n in vars(learner) if not n.startswith("__")]
+    assert {"train", "DmcConfig", "build_learner", "Segment", "collect", "learn", "seed_and_device"} <= set(names)
+    for name in names:
+        assert getattr(train.dmc, name) is getattr(learner, name), name
+    from train.dmc import EVALUATED_DIR, Actors, DmcConfig, dmc_dispatch, is_dmc_config  # noqa: F401
+
+    with pytest.raises(ImportError):
+        from train.dmc import no_such_name  # noqa: F401
+
+
+def test_importing_a_dmc_module_loads_not_the_learner():
+    """``dmc:PATH`` agents import :mod:`train.dmc.agent`; the package's old names wait until asked for."""
+    code = "import sys, train.dmc.agent; print('train.dmc.learner' in sys.modules, 'torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.stdout.split() == ["False", "False"], out.stderr[-800:]
+
+
+def test_agent_entry_points_name_the_new_paths():
+    """pyproject's ``scopa.agents`` entry points name the modules where they live now, not the aliases."""
+    from train import _moved
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["scopa.agents"]
+    for prefix, target in declared.items():
+        module, _, name = target.partition(":")
+        assert module not in _moved.MOVED, (prefix, target)
+        assert callable(getattr(importlib.import_module(module), name)), target
+
+
 def test_old_names_used_in_docs_resolve():
     """A few names the guides import from the old paths (docs before the layered layout)."""
     from scopa_env.engine.game import Game
@@ -235,7 +293,7 @@ def test_importing_train_registers_nothing():
         import sys
         import agents.registry as r, train
         assert not r._FACTORIES, r._FACTORIES
-        assert "torch" not in sys.modules and "train.dmc_agent" not in sys.modules
+        assert "torch" not in sys.modules and "train.dmc.agent" not in sys.modules
         r.make_agent("zoo:standard-2p")
         assert "train.zoo" in sys.modules and set(r._FACTORIES) == {"zoo"}
         print("ok")
@@ -317,7 +375,7 @@ def test_dependency_arrows_go_one_way():
 
     assert reaches("scopa_env.engine.presets", "scopa_env.engine.rules", ("scopa_env",))
     assert not reaches("scopa_env.engine.rules", "scopa_env.engine.presets", ("scopa_env",)), "rules imports presets"
-    assert reaches("train.dqn", "train.policy_agent", ("train",))
-    for module in ("train.run", "train.policy_agent", "train.checkpoint"):
-        assert not reaches(module, "train.dqn", ("train",)), f"{module} leads back to train.dqn"
+    assert reaches("train.sb3.dqn", "train.sb3.policy_agent", ("train",))
+    for module in ("train.run", "train.sb3.policy_agent", "train.checkpoint"):
+        assert not reaches(module, "train.sb3.dqn", ("train",)), f"{module} leads back to train.sb3.dqn"
     assert "chkobba" in PRESETS, "the package still registers every preset"

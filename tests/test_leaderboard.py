@@ -308,7 +308,7 @@ def no_games(*args, **kwargs):
         (["zoo:standard-2p", "--suite", "standard-3p-v1"], "cannot play this game: .*trained for 2 players"),
         (["my_scopa_agents:NotAnAgent"], "not a subclass of agents.base.Agent"),
         (["no_such_module_here:Agent"], "unknown agent 'no_such_module_here:Agent'"),
-        (["train.dmc_agent:DmcAgent"], "the kit's own agents are played by their specs"),
+        (["train.dmc.agent:DmcAgent"], "the kit's own agents are played by their specs"),
         (["heuristic", "--quick", "--deals", "0"], "deals must be between 1"),
         (
             ["heuristic", "--suite", "cirulla-2p-v1", "--engine", "compiled"],

@@ -1,4 +1,4 @@
-"""Search that uses the learned network (train/net_search.py): netsearch:CHECKPOINT agents."""
+"""Search that uses the learned network (train/dmc/net_search.py): netsearch:CHECKPOINT agents."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from test_agents import positions, reshuffle_hidden
 import train  # noqa: F401  (registers the netsearch: prefix)
 from agents.registry import make_agent
 from scopa_env.fast import BatchedScopa
-from train.net_search import NetSearchBatchPolicy, blend, parse_spec
+from train.dmc.net_search import NetSearchBatchPolicy, blend, parse_spec
 from train.zoo import load_zoo_agent
 
 SPEC = "netsearch:zoo:standard-2p,worlds=16"
@@ -103,7 +103,7 @@ def test_decision_ignores_hidden_cards():
 
 
 def test_batch_policy_is_legal_and_weight_one_is_the_network():
-    from train.dmc_agent import load_dmc_batch_policy
+    from train.dmc.agent import load_dmc_batch_policy
     from train.zoo import checked_path
 
     batch = BatchedScopa(24, 2, action_mode="move", episode="game", reward="game")

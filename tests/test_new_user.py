@@ -115,7 +115,7 @@ def docs_convert_command() -> list[str]:
 def test_docs_conversion_line_writes_a_checkpoint_eval_and_play_take(sb3_model):
     """The docs' command converts the zip (weights only, no warning); the agent acts as the SB3 model."""
     from agents.registry import make_agent
-    from train.policy_agent import load_batch_policy
+    from train.sb3.policy_agent import load_batch_policy
 
     folder, model = sb3_model
     argv = docs_convert_command()
@@ -204,13 +204,13 @@ def test_all_extra_brings_jupyterlab():
 
 def test_ctrl_c_before_the_first_checkpoint_says_how_to_start_again(tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
-    import train.trainer
+    import train.sb3.trainer
     from scopa_app.cli import main
 
     def interrupted(cfg, resume=False, report=True):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train.trainer, "train", interrupted)
+    monkeypatch.setattr(train.sb3.trainer, "train", interrupted)
     argv = ["train", str(ROOT / "configs" / "quickstart.yaml"), f"runs_dir={tmp_path}", "name=ctrlc"]
     assert main(argv) == 130, "Ctrl-C exits with 130"
     err = capsys.readouterr().err.strip()
@@ -220,7 +220,7 @@ def test_ctrl_c_before_the_first_checkpoint_says_how_to_start_again(tmp_path, mo
 
 def test_ctrl_c_after_a_checkpoint_says_how_to_resume_or_report(tmp_path, monkeypatch, capsys):
     pytest.importorskip("torch")
-    import train.trainer
+    import train.sb3.trainer
     from scopa_app.cli import main
 
     def interrupted(cfg, resume=False, report=True):
@@ -229,7 +229,7 @@ def test_ctrl_c_after_a_checkpoint_says_how_to_resume_or_report(tmp_path, monkey
         (latest / "state.json").write_text('{"timestep": 20000}')
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train.trainer, "train", interrupted)
+    monkeypatch.setattr(train.sb3.trainer, "train", interrupted)
     assert main(["train", str(ROOT / "configs" / "quickstart.yaml"), f"runs_dir={tmp_path}", "name=ctrlc"]) == 130
     err = capsys.readouterr().err
     run_dir = tmp_path / "ctrlc"
@@ -399,7 +399,7 @@ def test_dmc_resume_below_the_steps_done_is_refused_and_leaves_the_config(tmp_pa
     import json
 
     from scopa_app.cli import main
-    from train.dmc_config import DmcConfig
+    from train.dmc.config import DmcConfig
 
     run_dir = tmp_path / "dmc_run"
     (run_dir / "latest").mkdir(parents=True)

@@ -297,7 +297,7 @@ def test_refused_as_a_training_opponent(overrides, key):
 )
 def test_refused_in_a_dmc_config(overrides, key):
     from train.config import ConfigError
-    from train.dmc_config import DmcConfig
+    from train.dmc.config import DmcConfig
 
     with pytest.raises(ConfigError, match=f"cfg.yaml: {key}.*{CHEATING}"):
         DmcConfig.from_dict({"algo": "dmc", **overrides}, "cfg.yaml")

@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib")
 
 from scopa_env.fast.vec_env import ScopaSB3VecEnv  # noqa: E402
 from train.config import ConfigError, TrainConfig  # noqa: E402
-from train.pretrain import ZooTeacher, clone, clone_q, collect_teacher  # noqa: E402
+from train.sb3.pretrain import ZooTeacher, clone, clone_q, collect_teacher  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TEACHER = "zoo:standard-2p"
@@ -74,7 +74,7 @@ def test_dagger_with_the_zoo_teacher_labels_capture_choices_off_its_move():
 def test_distilling_and_q_fitting_learn_the_teachers_choices():
     from sb3_contrib import MaskablePPO
 
-    from train.networks import QNetwork
+    from train.sb3.networks import QNetwork
 
     v = venv("greedy")
     data = collect_teacher(v, TEACHER, 3000, gamma=1.0)
@@ -127,7 +127,7 @@ def test_the_recipe_distils_the_zoo_network_and_trains(config, tmp_path):
     clone at step 0, training, and a checkpoint that loads as an agent."""
     from agents.registry import make_agent
     from train.run import CSV_FILE
-    from train.trainer import train
+    from train.sb3.trainer import train
 
     cfg = TrainConfig.load(ROOT / "configs" / f"{config}.yaml", [f"runs_dir={tmp_path}", *TINY])
     assert cfg.pretrain == TEACHER

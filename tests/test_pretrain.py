@@ -9,7 +9,7 @@ pytest.importorskip("sb3_contrib")
 
 from scopa_env.fast.vec_env import ScopaSB3VecEnv  # noqa: E402
 from train.config import ConfigError, TrainConfig  # noqa: E402
-from train.pretrain import clone, collect_teacher  # noqa: E402
+from train.sb3.pretrain import clone, collect_teacher  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def test_pretrain_needs_ppo_select_and_the_compiled_core(tmp_path):
 
 def test_a_warm_started_run_evaluates_the_clone_at_step_zero(tiny_fast_config):
     from train.run import CSV_FILE
-    from train.trainer import train
+    from train.sb3.trainer import train
 
     cfg = tiny_fast_config(
         "name=warm",

@@ -79,7 +79,7 @@ def dqn_checkpoint(folder, poison: float | None = None, key: str = "net.2.bias")
     """A DQN checkpoint for the standard 2-player game ("select" mode); ``poison`` goes into ``key``."""
     torch = pytest.importorskip("torch")
     from train.checkpoint import write_meta
-    from train.networks import QNetwork
+    from train.sb3.networks import QNetwork
 
     net = QNetwork(376, 41, [16])
     state = net.state_dict()
@@ -207,7 +207,7 @@ def assert_names(exc: BaseException, file, key: str) -> None:
 
 
 def test_dmc_weights_with_nan_are_refused(tmp_path, capsys):
-    from train.dmc_agent import load_dmc
+    from train.dmc.agent import load_dmc
 
     folder = dmc_copy(tmp_path)
     weights = dict(np.load(folder / "weights.npz"))
@@ -253,7 +253,7 @@ def test_ppo_weights_with_nan_are_refused(tmp_path):
     with pytest.raises(ValueError) as info:
         make_agent(f"ppo:{folder}")
     assert_names(info.value, folder / "policy.pt", key)
-    from train.policy_agent import load_batch_policy
+    from train.sb3.policy_agent import load_batch_policy
 
     with pytest.raises(ValueError, match="NaN or infinite"):
         load_batch_policy(folder)

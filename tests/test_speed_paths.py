@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-# --- PPO's rollout step (train/masked_policy.py) ------------------------------------------
+# --- PPO's rollout step (train/sb3/masked_policy.py) ------------------------------------------
 
 
 def _policies(num_actions: int, obs_size: int = 24, card_net: bool = False):
@@ -19,11 +19,11 @@ def _policies(num_actions: int, obs_size: int = 24, card_net: bool = False):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from train.masked_policy import MaskedPolicy
+    from train.sb3.masked_policy import MaskedPolicy
 
     th.manual_seed(0)
     if card_net:
-        from train.card_net import CardPolicy, card_policy_kwargs
+        from train.sb3.card_net import CardPolicy, card_policy_kwargs
 
         kwargs = card_policy_kwargs(2, "standard", embed=8, trunk=16)
         obs_space = spaces.Box(-np.inf, np.inf, (376,), np.float32)

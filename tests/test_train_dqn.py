@@ -5,7 +5,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from train.dqn import QNetwork, ReplayBuffer, act, masked_argmax, td_target  # noqa: E402
+from train.sb3.dqn import QNetwork, ReplayBuffer, act, masked_argmax, td_target  # noqa: E402
 
 
 class FixedQ(QNetwork):

@@ -211,7 +211,7 @@ def test_opponent_mixture_curriculum_and_pool():
 def test_policy_agent_plays_legal_moves_in_both_modes():
     from agents.evaluate import evaluate
     from agents.registry import register_agent_factory
-    from train.policy_agent import PolicyAgent
+    from train.sb3.policy_agent import PolicyAgent
 
     for mode in ("select", "move"):
         rng = np.random.default_rng(0)

@@ -10,7 +10,7 @@ pytest.importorskip("sb3_contrib")
 from scopa_env.engine.observation import ObservationLayout  # noqa: E402
 from scopa_env.engine.rules import get_rules  # noqa: E402
 from train.config import ConfigError  # noqa: E402
-from train.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E402
+from train.sb3.fast import PileShaping, make_fast_vec_env, pile_potential  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_shaping_pays_a_capture_when_it_is_made():
 
 
 def test_fast_run_trains_logs_and_is_reproducible(tiny_fast_config):
-    from train.trainer import train
+    from train.sb3.trainer import train
 
     dirs = [train(tiny_fast_config(f"name={n}", "reward_shaping=true"), report=False).dir for n in ("a", "b")]
     rows = [(d / "evaluations.csv").read_text() for d in dirs]
@@ -116,7 +116,7 @@ def test_fast_run_trains_logs_and_is_reproducible(tiny_fast_config):
 
 
 def test_fast_ppo_run_trains(tiny_fast_config):
-    from train.trainer import train
+    from train.sb3.trainer import train
 
     cfg = tiny_fast_config("name=ppo", "algo=ppo")
     run = train(cfg, report=False)
@@ -166,7 +166,7 @@ def test_fast_evaluation_refuses_an_empty_run():
 
 @pytest.mark.slow  # trains, then evaluates in a second process
 def test_scopa_eval_fast_plays_a_checkpoint_on_the_compiled_core(tmp_path, tiny_fast_config, scopa_cli):
-    from train.trainer import train
+    from train.sb3.trainer import train
 
     run = train(tiny_fast_config("name=cli", "algo=ppo"), report=False)
 

@@ -70,7 +70,7 @@ def test_misconfigurations_get_one_line_errors(overrides, key, message):
 def test_dmc_features_are_as_wide_as_the_deck():
     """wikipedia: "Jacks, Queens, and Kings are worth 11, 12, and 13": DMC's move features are 52
     wide for the 52-card deck, and a King that leaves 13 on the table counts the unseen Kings."""
-    from train.dmc_agent import move_features
+    from train.dmc.agent import move_features
 
     std, f52 = move_features(get_rules("standard"), 2), move_features(F52, 8)
     assert std.size == 3 * 40 + 6 and f52.size == 3 * 52 + 6, "the 40-card features are unchanged"
@@ -97,7 +97,8 @@ def test_dmc_trains_the_52_card_game_with_a_tiny_budget(tmp_path):
     """algo dmc on the compiled core in "move" mode (72,752 ids); the checkpoint plays a whole game."""
     from agents.evaluate import Match, play_game
     from agents.registry import make_agent
-    from train.dmc import DmcConfig, train
+    from train.dmc.config import DmcConfig
+    from train.dmc.learner import train
 
     cfg = DmcConfig.from_dict(
         {
@@ -176,7 +177,7 @@ def test_the_env_is_52_cards_wide():
 
 
 def test_card_policy_reads_52_cards():
-    from train.card_net import CardPolicy, CardSetExtractor, card_identity, card_policy_kwargs
+    from train.sb3.card_net import CardPolicy, CardSetExtractor, card_identity, card_policy_kwargs
 
     env = ScopaGymEnv(8, "french_52", action_mode="select", opponents="random")
     obs, _ = env.reset(seed=1)
@@ -201,7 +202,7 @@ def test_card_policy_reads_52_cards():
 def test_pile_shaping_counts_the_52_card_deck():
     """wikipedia: "the diamonds suit is used for the Italian coin suit, making capturing the most
     diamonds and the seven of diamonds each worth a point": the King of diamonds (id 42) is a coin."""
-    from train.fast import pile_potential
+    from train.sb3.fast import pile_potential
 
     layout = ObservationLayout.for_rules(8, F52)
     prim = tuple(F52.primiera_values)
@@ -242,8 +243,8 @@ def test_pile_shaping_counts_the_52_card_deck():
 def test_a_few_hundred_steps_train_evaluate_and_write_the_run(algo, extra, tmp_path):
     from agents.evaluate import Match, play_game
     from agents.registry import make_agent
-    from train.policy_agent import load_checkpoint_agent
-    from train.trainer import train
+    from train.sb3.policy_agent import load_checkpoint_agent
+    from train.sb3.trainer import train
 
     cfg = TrainConfig.load(CONFIG, [f"runs_dir={tmp_path}", f"algo={algo}", *TINY, *extra])
     run = train(cfg).dir

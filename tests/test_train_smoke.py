@@ -73,7 +73,7 @@ def test_every_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli):
 
 @pytest.mark.parametrize("config", ["quickstart", "ppo_vs_heuristic"])
 def test_same_seed_same_metrics(config, tmp_path):
-    from train.trainer import train
+    from train.sb3.trainer import train
 
     runs = []
     for name in ("a", "b"):

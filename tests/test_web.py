@@ -669,7 +669,7 @@ def test_client_seeds_are_refused_unless_allowed(web):
 
 def test_checkpoint_opponent_is_checked_against_the_game(web, tmp_path, monkeypatch):
     """Issue 17.3: a 2-player checkpoint refused for 4 players or other rules when the game is made, loaded once."""
-    import train.policy_agent as policy_agent
+    import train.sb3.policy_agent as policy_agent
 
     make_ppo_checkpoint(tmp_path / "ckpt")
     loads = []

@@ -26,7 +26,7 @@ that would run code on load. ``python -m train.checkpoint PATH`` converts such a
 it reads only the zip's weights (``policy.pth``, with ``weights_only``) and writes
 ``policy.pt``; the pickled entries are never read. ``python -m train.checkpoint model.zip
 --out FOLDER --rules PRESET`` does the same for a zip saved by ``MaskablePPO.save`` outside
-this kit: the network is read back from the weights' shapes (:mod:`train.sb3_import`) and
+this kit: the network is read back from the weights' shapes (:mod:`train.sb3.model_zip`) and
 the folder gets a ``meta.json``.
 """
 
@@ -42,10 +42,10 @@ from typing import Any
 
 import numpy as np
 
-from scopa_env.engine.actions import MAX_MOVE_ACTIONS, move_enumeration, num_select_actions
+from scopa_env.engine.actions import MAX_MOVE_ACTIONS
 from scopa_env.engine.modes import ACTION_MODES
-from scopa_env.engine.observation import ObservationLayout
-from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Rules, get_rules
+from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, get_rules
+from scopa_env.engine.setup import GameSetup
 from train.limits import (  # noqa: F401 (re-exported: the limits on net_arch)
     MAX_LAYERS,
     MAX_PARAMETERS,
@@ -121,8 +121,9 @@ def write_meta(folder: Path, meta: dict) -> None:
     (folder / META_FILE).write_text(json.dumps(meta, indent=2) + "\n")
 
 
-def check_meta(meta: dict[str, Any], where: str | Path) -> Rules:
-    """Check a PPO or DQN ``meta.json`` entry by entry; returns the rules.
+def check_meta(meta: dict[str, Any], where: str | Path) -> GameSetup:
+    """Check a PPO or DQN ``meta.json`` entry by entry; returns the game it describes (rules, player
+    count and action mode), which the loaders pass on.
 
     Raises:
         ValueError: a missing or bad entry, named with the file.
@@ -137,44 +138,36 @@ def check_meta(meta: dict[str, Any], where: str | Path) -> Rules:
     if not isinstance(meta.get("rules"), str):
         raise bad("rules", "a rules preset name")
     try:
-        rules = get_rules(meta["rules"])
-        rules.check_players(n)
+        setup = GameSetup.of(meta["rules"], n)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
     if meta.get("action_mode") not in ACTION_MODES:
         raise bad("action_mode", f"one of {list(ACTION_MODES)}")
+    setup = setup.with_modes(action_mode=meta["action_mode"])
     need_sizes(meta, "net_arch", where)
     if meta.get("policy_net", "mlp") not in POLICY_NETS:
         raise bad("policy_net", f"one of {list(POLICY_NETS)}")
     if "timestep" in meta:
         need_int(meta, "timestep", 0, MAX_TIMESTEPS, where)
-    for key, expected in (
-        ("observation_size", ObservationLayout.for_rules(n, rules).size),
-        ("num_actions", num_actions(rules, meta["action_mode"])),
-    ):
+    for key, expected in (("observation_size", setup.observation_size), ("num_actions", setup.num_actions)):
         if key in meta and (not is_int(meta[key]) or meta[key] != expected):
             raise ValueError(
-                f"{where}: {key} is {shown(meta[key])} but {n} players under {rules.name!r} in "
+                f"{where}: {key} is {shown(meta[key])} but {n} players under {setup.rules.name!r} in "
                 f"{meta['action_mode']!r} mode need {expected}"
             )
-    problem = parameters_problem(network_parameters(meta, rules), f"the {meta.get('algo', 'ppo')} network")
+    problem = parameters_problem(network_parameters(meta, setup), f"the {meta.get('algo', 'ppo')} network")
     if problem:
         raise ValueError(f"{where}: {problem}")
-    return rules
+    return setup
 
 
-def network_parameters(meta: dict[str, Any], rules: Rules) -> int:
-    """Parameters of the network a checked ``meta.json`` describes (PPO: actor and critic; DQN: the Q-network)."""
-    obs_size = ObservationLayout.for_rules(meta["num_players"], rules).size
-    actions = num_actions(rules, meta["action_mode"])
+def network_parameters(meta: dict[str, Any], setup: GameSetup) -> int:
+    """Parameters of the network a checked ``meta.json`` describes (PPO: actor and critic; DQN: the Q-network)
+    for its game ``setup`` (:func:`check_meta`'s)."""
+    obs_size, actions = setup.observation_size, setup.num_actions
     if meta.get("algo") == "dqn":
         return mlp_parameters([obs_size, *meta["net_arch"], actions])
     return ppo_parameters(obs_size, actions, meta["net_arch"], meta.get("policy_net", "mlp"))
-
-
-def num_actions(rules: Rules, action_mode: str) -> int:
-    """Size of the action space of the env (and so of a policy's output) in ``action_mode``."""
-    return len(move_enumeration(rules)) if action_mode == "move" else num_select_actions(rules)
 
 
 # --- weights ---------------------------------------------------------------------------------------
@@ -261,18 +254,17 @@ def build_ppo_policy(meta: dict[str, Any], where: str | Path = META_FILE):
     import torch
     from gymnasium import spaces
 
-    rules = check_meta(meta, where)
-    n, arch = meta["num_players"], list(meta["net_arch"])
-    size = ObservationLayout.for_rules(n, rules).size
-    obs_space = spaces.Box(-np.inf, np.inf, (size,), np.float32)
-    action_space = spaces.Discrete(num_actions(rules, meta["action_mode"]))
+    setup = check_meta(meta, where)
+    arch = list(meta["net_arch"])
+    obs_space = spaces.Box(-np.inf, np.inf, (setup.observation_size,), np.float32)
+    action_space = spaces.Discrete(setup.num_actions)
     with torch.random.fork_rng(devices=[]):
         if meta.get("policy_net", "mlp") == "cards":
-            from train.card_net import CardPolicy, card_policy_kwargs
+            from train.sb3.card_net import CardPolicy, card_policy_kwargs
 
-            if meta["action_mode"] != "select":
+            if setup.action_mode != "select":
                 raise ValueError(f"{where}: policy_net cards needs action_mode select")
-            kwargs = card_policy_kwargs(n, rules, trunk=arch[0])
+            kwargs = card_policy_kwargs(setup.num_players, setup.rules, trunk=arch[0])
             policy = CardPolicy(obs_space, action_space, _no_learning, **kwargs)
         else:
             from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
@@ -291,8 +283,8 @@ def load_ppo_policy(folder: Path, meta: dict[str, Any]):
     file = folder / MODEL_FILES["ppo"]
     if not file.exists() and (folder / SB3_ZIP).exists():
         raise ValueError(sb3_zip_refusal(folder))
-    rules = check_meta(meta, folder / META_FILE)
-    state = load_weights(file, weights_bytes(network_parameters(meta, rules)))
+    setup = check_meta(meta, folder / META_FILE)
+    state = load_weights(file, weights_bytes(network_parameters(meta, setup)))
     policy = build_ppo_policy(meta, folder / META_FILE)
     load_state(policy, state, str(file))
     policy.set_training_mode(False)
@@ -324,7 +316,7 @@ def restore_ppo(folder: Path, policy) -> None:
 
 
 def ppo_predictor(policy):
-    """The masked greedy :data:`~train.policy_agent.PolicyFn` of a policy (or a MaskablePPO model)."""
+    """The masked greedy :data:`~train.sb3.policy_agent.PolicyFn` of a policy (or a MaskablePPO model)."""
 
     def act(obs: np.ndarray, mask: np.ndarray) -> int:
         action, _ = policy.predict(obs, action_masks=mask, deterministic=True)
@@ -352,7 +344,7 @@ def load_q_network(file: str | Path, max_bytes: int = MAX_WEIGHTS_BYTES):
     The sizes are checked, and the parameter count bounded, before the network is built;
     ``max_bytes`` bounds the file (see :func:`load_weights`).
     """
-    from train.networks import QNetwork
+    from train.sb3.networks import QNetwork
 
     file = Path(file)
     data = load_weights(file, max_bytes)
@@ -374,10 +366,9 @@ def load_q_network(file: str | Path, max_bytes: int = MAX_WEIGHTS_BYTES):
 
 def load_dqn(folder: Path, meta: dict[str, Any]):
     """The Q-network of a DQN checkpoint folder, checked against its ``meta.json``."""
-    rules = check_meta(meta, folder / META_FILE)
-    net = load_q_network(folder / MODEL_FILES["dqn"], weights_bytes(network_parameters(meta, rules)))
-    n, mode = meta["num_players"], meta["action_mode"]
-    want = (ObservationLayout.for_rules(n, rules).size, num_actions(rules, mode))
+    setup = check_meta(meta, folder / META_FILE)
+    net = load_q_network(folder / MODEL_FILES["dqn"], weights_bytes(network_parameters(meta, setup)))
+    want = (setup.observation_size, setup.num_actions)
     if (net.obs_size, net.num_actions) != want:
         raise ValueError(
             f"{folder / MODEL_FILES['dqn']}: the network maps {net.obs_size} inputs to {net.num_actions} actions, "
@@ -466,7 +457,7 @@ def import_sb3_zip(
     action_mode: str | None = None,
 ) -> Path:
     """Write the checkpoint folder ``out`` (``meta.json``, ``policy.pt``) from a ``model.zip`` saved by
-    ``MaskablePPO.save`` with an ``MlpPolicy``, reading only its weights (:mod:`train.sb3_import`).
+    ``MaskablePPO.save`` with an ``MlpPolicy``, reading only its weights (:mod:`train.sb3.model_zip`).
 
     ``net_arch`` comes from the weights' shapes; ``num_players`` and ``action_mode``, when not
     given, are the only ones whose observation and action sizes under ``rules`` fit them.
@@ -478,7 +469,7 @@ def import_sb3_zip(
     """
     import torch
 
-    from train.sb3_import import POLICY_ENTRY, check_policy_kwargs, mlp_architecture, read_zip, timesteps
+    from train.sb3.model_zip import POLICY_ENTRY, check_policy_kwargs, mlp_architecture, read_zip, timesteps
 
     zip_path, out = Path(zip_path), Path(out)
     preset = get_rules(rules)
@@ -491,8 +482,8 @@ def import_sb3_zip(
     for n in ALLOWED_PLAYER_COUNTS if num_players is None else (num_players,):
         for mode in ACTION_MODES if action_mode is None else (action_mode,):
             try:
-                preset.check_players(n)
-                sizes[n, mode] = (ObservationLayout.for_rules(n, preset).size, num_actions(preset, mode))
+                game = GameSetup.of(preset, n, mode)
+                sizes[n, mode] = (game.observation_size, game.num_actions)
             except ValueError:  # a player count or action mode this preset does not have
                 continue
     fits = [key for key, size in sizes.items() if size == (arch.obs_size, arch.num_actions)]
@@ -545,7 +536,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--out", metavar="FOLDER", help="import the model.zip PATH into this new checkpoint folder")
     parser.add_argument("--rules", metavar="PRESET", help="with --out: the rules preset the model was trained under")
-    parser.add_argument("--players", type=int, help="with --out: the player count (inferred when only one fits)")
+    parser.add_argument(
+        "--players",
+        type=int,
+        choices=ALLOWED_PLAYER_COUNTS,
+        metavar="N",
+        help="with --out: the player count (inferred when only one fits)",
+    )
     parser.add_argument(
         "--action-mode", choices=ACTION_MODES, help="with --out: the action mode (inferred when only one fits)"
     )

@@ -76,7 +76,7 @@ def _train(args: argparse.Namespace, config: str | None, overrides: list[str], w
     except ConfigError as exc:
         print(f"scopa train: error: {exc}", file=sys.stderr)
         return 2
-    # Deep Monte-Carlo (train/dmc.py): configs with `algo: dmc` and DMC run folders.
+    # Deep Monte-Carlo (train/dmc/learner.py): configs with `algo: dmc` and DMC run folders.
     from train.dmc import dmc_dispatch
 
     status = dmc_dispatch(config, overrides, args.resume, report=not args.no_report)
@@ -102,7 +102,7 @@ def _train(args: argparse.Namespace, config: str | None, overrides: list[str], w
     except ConfigError as exc:
         print(f"scopa train: error: {exc}", file=sys.stderr)
         return 2
-    from train.trainer import train
+    from train.sb3.trainer import train
 
     where["run_dir"] = Path(cfg.runs_dir) / cfg.name
     run = train(cfg, resume=bool(args.resume), report=not args.no_report)
@@ -133,7 +133,7 @@ def interrupted_message(
             f"scopa train: interrupted; {latest} holds the last checkpoint{step}, which `scopa eval rllib:{run_dir}` "
             f"plays (the RLlib backend does not resume runs)"
         )
-    from train.dmc_config import is_dmc_run
+    from train.dmc.config import is_dmc_run
 
     report = "" if is_dmc_run(str(run_dir)) else f", or write its report with `scopa train --report {run_dir}`"
     return (
@@ -147,7 +147,7 @@ def _run_dir_of(config: str | None, overrides: list[str]) -> Path | None:
     if config is None:
         return None
     from train.config import TrainConfig
-    from train.dmc_config import DmcConfig, is_dmc_config
+    from train.dmc.config import DmcConfig, is_dmc_config
     from train.rllib.cli import load_rllib_config
 
     try:

@@ -29,6 +29,8 @@ from typing import Any, ClassVar, NamedTuple, TypeVar, Union
 import yaml
 
 from scopa_env.engine.modes import ACTION_MODES, EPISODES, REWARDS
+from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS
+from scopa_env.engine.setup import GameSetup
 from train.limits import (
     MAX_ENVS,
     MAX_EVAL_PAIRS,
@@ -44,7 +46,7 @@ from train.limits import (
 
 ALGOS = ("ppo", "dqn")
 ALGO_NAMES = (*ALGOS, "dmc")
-"""What ``algo`` may say: a ``dmc`` config goes to :mod:`train.dmc_config` before this module reads it."""
+"""What ``algo`` may say: a ``dmc`` config goes to :mod:`train.dmc.config` before this module reads it."""
 
 IDENTITY_KEYS = ("algo", "num_players", "rules", "action_mode", "net_arch", "policy_net")
 """Keys a checkpoint is tied to: resuming with a different value is refused."""
@@ -179,7 +181,7 @@ class RunConfig:
         "episode": EPISODES,
         "reward": REWARDS,
         "action_mode": ACTION_MODES,
-        "num_players": (2, 3, 4, 6, 8),
+        "num_players": ALLOWED_PLAYER_COUNTS,
     }
     """Keys with a fixed set of values."""
     POSITIVE_KEYS: ClassVar[tuple[str, ...]] = (
@@ -338,11 +340,8 @@ class RunConfig:
             if getattr(self, key) not in allowed:
                 raise _bad(source, key, f"{key} must be {allowed.describe()}, got {getattr(self, key)!r}")
         check_layers(self.net_arch, "net_arch", source)
-        from scopa_env.engine.rules import get_rules
-
         try:
-            rules = get_rules(self.rules)
-            rules.check_players(self.num_players)
+            _ = self.setup  # the preset, and a player count it deals for (the modes are checked above)
         except ValueError as exc:
             raise _bad(source, "rules", str(exc)) from None
         problem = parameters_problem(self.network_parameters(source), "the network")
@@ -369,18 +368,22 @@ class RunConfig:
         if not self.name or "/" in self.name:
             raise _bad(source, "name", f"name must be a non-empty folder name, got {self.name!r}")
 
+    @property
+    def setup(self) -> GameSetup:
+        """The game this config trains on, its rules, player count and modes: built here, where a run reads
+        its config, and handed to what the run builds (:class:`~scopa_env.engine.setup.GameSetup`; the same
+        object on every read, as :meth:`GameSetup.of` caches).
+
+        Raises:
+            ValueError: an unknown preset, or a player count it does not deal for (:meth:`validate` names the key).
+        """
+        return GameSetup.of(self.rules, self.num_players, self.action_mode, self.episode, self.reward)
+
     def sizes(self, source: str = "config") -> tuple[int, int]:
         """``(observation size, number of actions)`` of the game this config trains on (rules checked)."""
-        from scopa_env.engine.actions import move_enumeration, num_select_actions
-        from scopa_env.engine.observation import ObservationLayout
-        from scopa_env.engine.rules import get_rules
-
-        rules = get_rules(self.rules)
-        obs_size = ObservationLayout.for_rules(self.num_players, rules).size
-        if self.action_mode != "move":
-            return obs_size, num_select_actions(rules)
+        setup = self.setup
         try:  # rules with more moves than "move" mode's ids: refused here, not at the env
-            return obs_size, len(move_enumeration(rules))
+            return setup.observation_size, setup.num_actions
         except ValueError as exc:
             raise _bad(source, "action_mode", str(exc)) from None
 
@@ -432,7 +435,7 @@ class TrainConfig(RunConfig):
     resolved copy is saved as ``runs/<name>/config.yaml``."""
 
     algo: str = "ppo"
-    """"ppo" (sb3-contrib MaskablePPO) or "dqn" (the masked DQN of ``train/dqn.py``)."""
+    """"ppo" (sb3-contrib MaskablePPO) or "dqn" (the masked DQN of ``train/sb3/dqn.py``)."""
     curriculum: list = field(default_factory=list)
     """Opponent stages (e.g. [random, greedy, heuristic]); empty: off. Replaces ``opponents``
     while on; the stage advances when the eval win rate against it reaches ``curriculum_threshold``."""
@@ -442,15 +445,15 @@ class TrainConfig(RunConfig):
     """Parallel envs (each one game): 1 to 4,096."""
     vec_env: str = "dummy"
     """"dummy" (one process), "subproc" (one process per env) or "fast" (the compiled core:
-    ``n_envs`` games stepped together, compiled opponents only; see :mod:`train.fast`)."""
+    ``n_envs`` games stepped together, compiled opponents only; see :mod:`train.sb3.fast`)."""
     reward_shaping: bool = False
-    """Potential-based shaping from the captured piles (:class:`train.fast.PileShaping`);
+    """Potential-based shaping from the captured piles (:class:`train.sb3.fast.PileShaping`);
     the best policy is unchanged, evaluation is unshaped."""
     policy_net: str = "mlp"
     """PPO's network: "mlp" (``net_arch`` hidden layers) or "cards" (``select`` mode only: the
-    card-wise pointer network of :mod:`train.card_net`, ``net_arch[0]`` wide)."""
+    card-wise pointer network of :mod:`train.sb3.card_net`, ``net_arch[0]`` wide)."""
     pretrain: str = ""
-    """Warm start (:mod:`train.pretrain`): "" (none), "greedy" or "heuristic" (compiled teachers) or
+    """Warm start (:mod:`train.sb3.pretrain`): "" (none), "greedy" or "heuristic" (compiled teachers) or
     ``zoo:NAME`` (a DMC network of the zoo trained for this game, e.g. ``zoo:standard-2p``), whose
     decisions and returns the policy and value (DQN: the Q-network) are fitted to before training
     starts (``vec_env: fast`` and ``action_mode: select``)."""
@@ -595,9 +598,9 @@ class TrainConfig(RunConfig):
                 f"got algo={self.algo!r}, action_mode={self.action_mode!r}",
             )
         if self.pretrain:
-            from train.pretrain import teacher_problem
+            from train.sb3.pretrain import teacher_problem
 
-            problem = teacher_problem(self.pretrain, self.num_players, self.rules)
+            problem = teacher_problem(self.pretrain, self.setup)
             if problem:
                 raise _bad(source, "pretrain", problem)
             if self.action_mode != "select" or self.vec_env != "fast":
@@ -608,7 +611,7 @@ class TrainConfig(RunConfig):
                     f"got action_mode={self.action_mode!r}, vec_env={self.vec_env!r}",
                 )
         if self.vec_env == "fast":
-            from train.fast import fast_config_problem
+            from train.sb3.fast import fast_config_problem
 
             problem = fast_config_problem(self)
             if problem:

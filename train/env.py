@@ -397,11 +397,11 @@ def make_env_fn(cfg, rank: int, opponents: Any, illegal_action: str = "raise"):
 
 def make_vec_env(cfg, opponents: Any, seed: int):
     """``cfg.n_envs`` envs, env ``i`` seeded with ``seed + i``: Python envs in a Dummy- or
-    SubprocVecEnv, or games of the compiled core (``vec_env: fast``, see :mod:`train.fast`);
-    wrapped in :class:`train.fast.PileShaping` when ``reward_shaping`` is on."""
+    SubprocVecEnv, or games of the compiled core (``vec_env: fast``, see :mod:`train.sb3.fast`);
+    wrapped in :class:`train.sb3.fast.PileShaping` when ``reward_shaping`` is on."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    from train.fast import PileShaping, make_fast_vec_env
+    from train.sb3.fast import PileShaping, make_fast_vec_env
 
     if cfg.vec_env == "fast":
         venv = make_fast_vec_env(cfg, opponents, seed)

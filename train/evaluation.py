@@ -1,6 +1,6 @@
 """Evaluating the learner as it trains, with the harness's duplicate deals.
 
-The learner is an in-memory :class:`~train.policy_agent.PolicyAgent`, so the deals are
+The learner is an in-memory :class:`~train.sb3.policy_agent.PolicyAgent`, so the deals are
 played here with :func:`agents.evaluate.play_game` (one process) and summarized with
 :func:`agents.evaluate.summarize`: the same deals, seeds and statistics as ``scopa eval``.
 :func:`flat_metrics` turns a report into the ``eval/<opponent>/...`` scalars and CSV columns.

@@ -24,6 +24,7 @@ import numpy as np
 # The compiled loop of any player count lives in the agents layer (the leaderboard plays on it);
 # its callers import it from here as before.
 from agents.compiled import (  # noqa: F401
+    COMPILED_BASELINES,
     LEARNER,
     OPPONENT,
     LegalPolicy,
@@ -46,9 +47,7 @@ BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 def fast_eval_applies(cfg, opponent: str) -> bool:
     """Whether a run evaluates against ``opponent`` on the compiled core: with ``vec_env: fast``,
     two players and a compiled opponent (else the Python harness plays it)."""
-    from train.fast import COMPILED_OPPONENTS
-
-    return cfg.vec_env == "fast" and cfg.num_players == 2 and opponent in COMPILED_OPPONENTS
+    return cfg.vec_env == "fast" and cfg.num_players == 2 and opponent in COMPILED_BASELINES
 
 
 def evaluate_fast(

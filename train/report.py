@@ -89,7 +89,7 @@ def final_evaluation(run_dir: str | Path, pairs: int, progress: bool = False) ->
 
     from train.evaluation import evaluate_agent, flat_metrics
     from train.fast_eval import evaluate_fast, fast_eval_applies
-    from train.policy_agent import load_batch_policy, load_checkpoint_agent, read_meta
+    from train.sb3.policy_agent import load_batch_policy, load_checkpoint_agent, read_meta
 
     run_dir = Path(run_dir)
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text())

@@ -34,7 +34,7 @@ from train.config import IDENTITY_KEYS, RESUME_KEYS, ConfigError, TrainConfig, c
 from train.evaluation import evaluate_agent, flat_metrics
 from train.fast_eval import evaluate_fast, fast_eval_applies
 from train.opponents import Curriculum
-from train.policy_agent import PolicyAgent, PolicyFn
+from train.sb3.policy_agent import PolicyAgent, PolicyFn
 
 STATE_FILE = "state.json"
 CSV_FILE = "evaluations.csv"
@@ -235,15 +235,11 @@ class Run:
 
     def meta(self) -> dict:
         cfg = self.cfg
-        from scopa_env.engine.observation import ObservationLayout
-        from scopa_env.engine.rules import get_rules
-        from train.checkpoint import num_actions
-
-        rules = get_rules(cfg.rules)
+        setup = cfg.setup
         return {
             **{k: getattr(cfg, k) for k in IDENTITY_KEYS},
-            "observation_size": ObservationLayout.for_rules(cfg.num_players, rules).size,
-            "num_actions": num_actions(rules, cfg.action_mode),
+            "observation_size": setup.observation_size,
+            "num_actions": setup.num_actions,
             "timestep": self.state.timestep,
             "run": cfg.name,
         }

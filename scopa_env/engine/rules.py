@@ -106,7 +106,7 @@ class Support:
     openspiel: bool
     """The OpenSpiel game (:mod:`scopa_env.openspiel`)."""
     features: bool
-    """The learners' move features (:class:`train.dmc_agent.MoveFeatures`, and on the compiled
+    """The learners' move features (:class:`train.dmc.agent.MoveFeatures`, and on the compiled
     core :func:`scopa_env.fast.features.heuristic_move_scores`) describe every move it allows."""
     search: bool
     """The compiled batched search (:mod:`scopa_env.fast.search`: the ``fsearch`` agent, DMC's

@@ -8,7 +8,7 @@ module plays each seat) and ``model.pt`` (the torch state dict of each module's
 ``train`` extra. ``PATH`` may also be a run folder (its ``best`` checkpoint is used).
 
 The agent plays the masked argmax of the policy from its seat's
-:class:`~scopa_env.engine.game.PlayerView` (through :class:`train.policy_agent.PolicyAgent`).
+:class:`~scopa_env.engine.game.PlayerView` (through :class:`train.sb3.policy_agent.PolicyAgent`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from train.policy_agent import META_FILE, PolicyAgent, find_checkpoint
+from train.sb3.policy_agent import META_FILE, PolicyAgent, find_checkpoint
 
 ALGO = "rllib-ppo"
 MODEL_FILE = "model.pt"

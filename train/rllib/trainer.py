@@ -195,11 +195,8 @@ class RllibRun:
         self.start = time.time()
 
     def meta(self) -> dict:
-        from scopa_env.engine.observation import ObservationLayout
-        from scopa_env.engine.rules import get_rules
-        from train.env import ActionCoder
-
         cfg = self.cfg
+        setup = cfg.setup
         return {
             "backend": "rllib",
             "num_players": cfg.num_players,
@@ -208,8 +205,8 @@ class RllibRun:
             "net_arch": list(cfg.net_arch),
             "policies": cfg.policies,
             "seat_modules": cfg.seat_modules,
-            "observation_size": ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size,
-            "num_actions": ActionCoder(get_rules(cfg.rules), cfg.action_mode).num_actions,
+            "observation_size": setup.observation_size,
+            "num_actions": setup.num_actions,
             "timestep": self.state["timestep"],
             "iteration": self.state["iteration"],
             "run": cfg.name,

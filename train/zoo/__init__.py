@@ -1,7 +1,7 @@
 """The model zoo: trained agents shipped inside the package, as ``zoo:NAME`` agents.
 
 Every entry is a folder here holding a checkpoint as ``weights.npz`` + ``meta.json`` (plain
-arrays and JSON, nothing is executed when loading): a DMC network (:mod:`train.dmc_agent`), or a
+arrays and JSON, nothing is executed when loading): a DMC network (:mod:`train.dmc.agent`), or a
 PPO or DQN network of the Stable-Baselines3 path (:mod:`train.zoo.policies`, the card's
 ``algo`` says which), and ``card.json``, the model card: the preset and player count, the config and seed it was
 trained from, the training CPU-hours, its measured results against the baselines (hand-point
@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from train.dmc_agent import WEIGHTS_FILE, DmcAgent, load_dmc
+from train.dmc.agent import WEIGHTS_FILE, DmcAgent, load_dmc
 from train.limits import read_json
 
 ZOO_DIR = Path(__file__).resolve().parent
@@ -79,7 +79,7 @@ def algo_of(name: str) -> str:
 
 def load_zoo_agent(name: str, seed=None):
     """``zoo:name`` as an agent (its weights are checked against the card's hash first): a
-    :class:`~train.dmc_agent.DmcAgent`, or a :class:`~train.policy_agent.PolicyAgent` for a PPO or
+    :class:`~train.dmc.agent.DmcAgent`, or a :class:`~train.sb3.policy_agent.PolicyAgent` for a PPO or
     DQN entry."""
     folder = checked_path(name)
     if algo_of(name) == "dmc":
@@ -87,7 +87,7 @@ def load_zoo_agent(name: str, seed=None):
         agent = DmcAgent(net, meta, name=f"zoo:{name}", seed=seed)
         agent.weights_sha256 = card(name)["weights_sha256"]
         return agent
-    from train.policy_agent import PolicyAgent
+    from train.sb3.policy_agent import PolicyAgent
     from train.zoo.policies import load_network, single_policy
 
     net, meta = load_network(folder)
@@ -107,7 +107,7 @@ def load_zoo_batch_policy(name: str):
     """``(policy, meta)`` of a PPO or DQN entry as a batch policy over "select"- or "move"-mode
     observations and dense masks (what :func:`train.fast_eval.evaluate_fast` plays)."""
     if algo_of(name) == "dmc":
-        raise ValueError(f"zoo:{name} is a DMC network; load it with train.dmc_agent.load_dmc_batch_policy")
+        raise ValueError(f"zoo:{name} is a DMC network; load it with train.dmc.agent.load_dmc_batch_policy")
     from train.zoo.policies import batch_policy, load_network
 
     net, meta = load_network(checked_path(name))

@@ -49,15 +49,12 @@ def build_network(meta: dict[str, Any], where: str | Path):
     DQN: the Q-network)."""
     from train.checkpoint import build_ppo_policy
 
-    rules = check_meta(meta, where)
+    setup = check_meta(meta, where)
     if meta["algo"] == "ppo":
         return build_ppo_policy(meta, where)
-    from scopa_env.engine.observation import ObservationLayout
-    from train.checkpoint import num_actions
-    from train.networks import QNetwork
+    from train.sb3.networks import QNetwork
 
-    size = ObservationLayout.for_rules(meta["num_players"], rules).size
-    return QNetwork(size, num_actions(rules, meta["action_mode"]), list(meta["net_arch"]))
+    return QNetwork(setup.observation_size, setup.num_actions, list(meta["net_arch"]))
 
 
 def read_entry_meta(folder: Path) -> dict[str, Any]:
@@ -115,7 +112,7 @@ def batch_policy(net, meta: dict[str, Any]):
 
 
 def single_policy(net, meta: dict[str, Any]):
-    """The masked greedy :data:`train.policy_agent.PolicyFn` of a loaded entry."""
+    """The masked greedy :data:`train.sb3.policy_agent.PolicyFn` of a loaded entry."""
     from train.checkpoint import ppo_predictor
 
     return ppo_predictor(net) if meta["algo"] == "ppo" else net.greedy_action
@@ -124,7 +121,7 @@ def single_policy(net, meta: dict[str, Any]):
 def export_checkpoint(src: str | Path, dest: Path) -> dict[str, Any]:
     """Write ``dest/weights.npz`` and ``dest/meta.json`` from a run's PPO or DQN checkpoint folder
     (loaded the kit's way: weights only, checked); returns the metadata written."""
-    from train.policy_agent import _open
+    from train.sb3.policy_agent import _open
 
     folder, meta = _open(src, None)
     if meta["algo"] not in ALGOS:

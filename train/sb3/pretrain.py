@@ -36,6 +36,8 @@ from dataclasses import dataclass, fields
 import numpy as np
 import torch
 
+from scopa_env.engine.setup import GameSetup
+
 TEACHERS = ("greedy", "heuristic")
 """The compiled teachers; ``zoo:NAME`` names a network of the zoo."""
 ZOO_PREFIX = "zoo:"
@@ -55,14 +57,13 @@ class TeacherData:
     values: np.ndarray | None = None  # float16 (T, A): a zoo teacher's value of every action, -inf: illegal
 
 
-def teacher_problem(teacher: str, num_players: int, rules) -> str | None:
-    """Why ``teacher`` cannot teach this game (``None`` when it can): an unknown name, or a zoo
+def teacher_problem(teacher: str, setup: GameSetup) -> str | None:
+    """Why ``teacher`` cannot teach the game ``setup`` (``None`` when it can): an unknown name, or a zoo
     network trained for another game."""
     if teacher in TEACHERS:
         return None
     if not teacher.startswith(ZOO_PREFIX):
         return f"unknown teacher {teacher!r}: pretrain must be one of {list(TEACHERS)} or zoo:NAME (`scopa zoo` lists them)"
-    from scopa_env.engine.rules import get_rules
     from train import zoo
 
     name = teacher[len(ZOO_PREFIX) :]
@@ -72,10 +73,10 @@ def teacher_problem(teacher: str, num_players: int, rules) -> str | None:
         return str(exc)
     if card.get("algo") != "dmc":
         return f"pretrain {teacher!r} is a {card.get('algo')} entry; a teacher must be a DMC network of the zoo"
-    if card.get("num_players") != num_players or card.get("rules") != get_rules(rules).name:
+    if card.get("num_players") != setup.num_players or card.get("rules") != setup.rules.name:
         return (
             f"pretrain {teacher!r} was trained for {card.get('num_players')} players with rules "
-            f"{card.get('rules')!r}, not {num_players} players with {get_rules(rules).name!r}"
+            f"{card.get('rules')!r}, not {setup.num_players} players with {setup.rules.name!r}"
         )
     return None
 
@@ -104,15 +105,14 @@ class ZooTeacher:
     """
 
     def __init__(self, spec: str, num_players: int, rules) -> None:
-        from scopa_env.engine.setup import GameSetup
         from scopa_env.fast.features import move_id_tables
         from train import zoo
-        from train.dmc_agent import load_dmc_batch_policy
+        from train.dmc.agent import load_dmc_batch_policy
 
-        problem = teacher_problem(spec, num_players, rules)
+        setup = GameSetup.of(rules, num_players, "select")  # the learner's batch; the network's moves below
+        problem = teacher_problem(spec, setup)
         if problem:
             raise ValueError(problem)
-        setup = GameSetup.of(rules, num_players, "select")  # the learner's batch; the network's moves below
         self.rules = setup.rules
         self.policy, self.meta = load_dmc_batch_policy(zoo.checked_path(spec[len(ZOO_PREFIX) :]))
         self.moves = setup.with_modes(action_mode="move").moves
@@ -143,7 +143,7 @@ class ZooTeacher:
         """float32 ``(N, actions)``: the network's value of every "select" action of every game (see the
         class docstring); ``-inf`` for the actions no legal move leads to (the illegal ones)."""
         from scopa_env.fast.features import heuristic_move_scores
-        from train.dmc_agent import flatten_legal
+        from train.dmc.agent import flatten_legal
 
         n = len(obs)
         capture = obs[:, self.phase + 1] == 1
@@ -198,7 +198,7 @@ def collect_teacher(
     if teacher.startswith(ZOO_PREFIX):
         zoo_teacher = ZooTeacher(teacher, batch.num_players, batch.rules)
     else:
-        problem = teacher_problem(teacher, batch.num_players, batch.rules)
+        problem = teacher_problem(teacher, batch.setup)
         if problem:
             raise ValueError(problem)
     n = venv.num_envs

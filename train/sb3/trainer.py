@@ -34,11 +34,11 @@ def train(cfg: TrainConfig, resume: bool = False, report: bool = True) -> Run:
     run = Run(cfg, resume=resume)
     try:
         if cfg.algo == "ppo":
-            from train.ppo import train_ppo
+            from train.sb3.ppo import train_ppo
 
             train_ppo(cfg, run, resume)
         else:
-            from train.dqn import train_dqn
+            from train.sb3.dqn import train_dqn
 
             train_dqn(cfg, run, resume)
     finally:

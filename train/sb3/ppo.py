@@ -2,7 +2,7 @@
 
 Masks are used everywhere: in rollouts (``MaskablePPO`` calls the envs' ``action_masks``),
 in the loss (the stored masks), and in evaluation and play (``predict(obs, action_masks=...)``
-through :class:`train.policy_agent.PolicyAgent`).
+through :class:`train.sb3.policy_agent.PolicyAgent`).
 
 Read :func:`train_ppo` top to bottom: envs, model (new or resumed), learn, done.
 """
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from train.callbacks import RunCallback, make_logger
 from train.checkpoint import ppo_batch_policy, restore_ppo, save_ppo
 from train.config import TrainConfig
 from train.env import make_vec_env
 from train.run import Run
+from train.sb3.callbacks import RunCallback, make_logger
 
 PRETRAIN_BATCH = 256
 """Minibatch of the warm start's supervised passes."""
@@ -52,11 +52,11 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
     venv = make_vec_env(cfg, run.initial_opponents(), seed=cfg.seed + run.state.timestep)
 
     # --- model (new, or the resumed run's weights and optimizer put into a new one) -------
-    from train.masked_policy import MaskedPolicy
+    from train.sb3.masked_policy import MaskedPolicy
 
     policy, policy_kwargs = MaskedPolicy, {"net_arch": list(cfg.net_arch)}
     if cfg.policy_net == "cards":
-        from train.card_net import CardPolicy, card_policy_kwargs
+        from train.sb3.card_net import CardPolicy, card_policy_kwargs
 
         policy, policy_kwargs = CardPolicy, card_policy_kwargs(cfg.num_players, cfg.rules, trunk=cfg.net_arch[0])
     model = MaskablePPO(
@@ -96,10 +96,10 @@ def train_ppo(cfg: TrainConfig, run: Run, resume: bool = False) -> None:
 
 def warm_start(cfg: TrainConfig, run: Run, learner: PPOLearner) -> None:
     """Behaviour cloning (or, with ``pretrain_temperature``, distillation) of the teacher with DAgger
-    rounds (:mod:`train.pretrain`), logged under ``pretrain/``, then an evaluation at step 0."""
+    rounds (:mod:`train.sb3.pretrain`), logged under ``pretrain/``, then an evaluation at step 0."""
     from tqdm import tqdm
 
-    from train.pretrain import clone, collect_teacher, merge
+    from train.sb3.pretrain import clone, collect_teacher, merge
 
     data = None
     epoch = 0

@@ -39,8 +39,8 @@ from typing import Any
 import numpy as np
 
 from train.config import ConfigError
-from train.dmc_actors import Actors, Buffer, Labeller, build_network, numpy_weights
-from train.dmc_config import DmcConfig
+from train.dmc.actors import Actors, Buffer, Labeller, build_network, numpy_weights
+from train.dmc.config import DmcConfig
 
 RAY_MISSING = 'workers need ray, which is not installed: pip install "ray>=2.60,<3"'
 START_SECONDS = 300.0
@@ -219,13 +219,12 @@ class RayActors:
             raise ConfigError(RAY_MISSING)
         import ray
 
-        from scopa_env.engine.observation import ObservationLayout
-        from scopa_env.engine.rules import get_rules
-        from train.dmc_agent import move_features
+        from train.dmc.agent import move_features
 
         self.cfg = cfg
-        self.obs_size = ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size
-        self.features = move_features(get_rules(cfg.rules), cfg.num_players, cfg.heuristic_features)
+        setup = cfg.setup
+        self.obs_size = setup.observation_size
+        self.features = move_features(setup.rules, setup.num_players, cfg.heuristic_features)
         self.owns_ray = connect(cfg)
         self.inflight: list | None = None
         remote = ray.remote(num_cpus=cfg.worker_cpus)(DmcWorker)

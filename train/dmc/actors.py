@@ -6,7 +6,7 @@ and labels some positions with the compiled search (:class:`Labeller`); :class:`
 the recent samples the learner draws minibatches from; :func:`build_network` is the
 ``Q(state, move)`` network they score with and :func:`numpy_weights` its weights as arrays.
 The learner's process uses them (:mod:`train.dmc`), and so do the Ray workers that play the
-games for it with ``workers: N`` (:mod:`train.dmc_ray`).
+games for it with ``workers: N`` (:mod:`train.dmc.workers`).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from train.dmc_agent import best_of, flatten_legal, move_features
-from train.dmc_config import DmcConfig
+from train.dmc.agent import best_of, flatten_legal, move_features
+from train.dmc.config import DmcConfig
 
 __all__ = ["RETURN_SLOTS", "Actors", "Buffer", "Labeller", "build_network", "numpy_weights"]
 
@@ -37,20 +37,16 @@ class Actors:
     """
 
     def __init__(self, cfg: DmcConfig, num_games: int, opponent: Any, seeds: np.ndarray, rng: np.random.Generator):
-        from scopa_env.engine.rules import get_rules
         from scopa_env.fast import BatchedScopa
         from scopa_env.fast.batch import default_legal_width
 
+        setup = cfg.setup.with_modes(episode="game")  # "move" ids, hand-point rewards, whole games
         self.batch = BatchedScopa(
             num_games,
-            cfg.num_players,
-            cfg.rules,
-            action_mode="move",
-            episode="game",
-            reward="points",
             opponent=opponent,
             learner_seat="random" if opponent is not None else 0,
-            legal_width=max(128, default_legal_width(get_rules(cfg.rules))),
+            legal_width=max(128, default_legal_width(setup.rules)),
+            setup=setup,
         )
         self.batch.reset(seeds)
         self.rng = rng

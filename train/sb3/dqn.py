@@ -24,12 +24,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from train.callbacks import HandStats
 from train.checkpoint import MODEL_FILES, TRAIN_STATE_FILE, load_q_network, load_weights
 from train.config import TrainConfig
 from train.env import make_vec_env
-from train.networks import QNetwork, masked_argmax
 from train.run import Run
+from train.sb3.callbacks import HandStats
+from train.sb3.networks import QNetwork, masked_argmax
 
 __all__ = ["QNetwork", "masked_argmax", "load_q_network", "td_target", "ReplayBuffer", "act", "train_dqn"]
 
@@ -141,12 +141,12 @@ class DQNLearner:
 
 
 def warm_start(cfg: TrainConfig, run: Run, learner: DQNLearner):
-    """Fit the Q-network to the teacher's decisions (:func:`train.pretrain.clone_q`), logged under
+    """Fit the Q-network to the teacher's decisions (:func:`train.sb3.pretrain.clone_q`), logged under
     ``pretrain/``, copy it to the target network, and evaluate it at step 0. Returns the teacher's
     data (kept for ``demo_weight``)."""
     from tqdm import tqdm
 
-    from train.pretrain import clone_q, collect_teacher
+    from train.sb3.pretrain import clone_q, collect_teacher
 
     bar = tqdm(total=cfg.pretrain_steps, unit="step", desc=f"{cfg.pretrain} plays", disable=not cfg.progress_bar)
     data = collect_teacher(learner.venv, cfg.pretrain, cfg.pretrain_steps, cfg.gamma, bar.update)
@@ -163,7 +163,7 @@ def warm_start(cfg: TrainConfig, run: Run, learner: DQNLearner):
 
 
 def demo_margin_loss(q_net: QNetwork, demo, cfg: TrainConfig, rng: np.random.Generator) -> torch.Tensor:
-    """DQfD's large-margin loss on a batch of the teacher's decisions (see :func:`train.pretrain.clone_q`)."""
+    """DQfD's large-margin loss on a batch of the teacher's decisions (see :func:`train.sb3.pretrain.clone_q`)."""
     idx = rng.integers(len(demo.actions), size=cfg.batch_size)
     mask = torch.from_numpy(demo.masks[idx])
     act = torch.from_numpy(demo.actions[idx]).unsqueeze(1)

@@ -25,7 +25,7 @@ from train.config import (
     parse_overrides,
     read_yaml,
 )
-from train.dmc_agent import ALGO, move_features
+from train.dmc.agent import ALGO, move_features
 from train.limits import MAX_ENVS, MAX_EVAL_PAIRS, dmc_parameters, memory_problem
 
 COMPILED = ("random", "greedy", "heuristic")
@@ -52,7 +52,7 @@ class DmcConfig(RunConfig):
     """Games in the batch against ``opponents`` (the network holds one random seat); 0: none; at most 4,096."""
     heuristic_features: bool = False
     """Give the network the ``heuristic`` baseline's score of each move as three more move features
-    (:mod:`train.dmc_agent`); the agent then computes that score at play time too."""
+    (:mod:`train.dmc.agent`); the agent then computes that score at play time too."""
     label_positions: int = 0
     """Positions per actor step (over both batches) whose every legal move is labelled with its
     value under the compiled search ``label_search``; the learner regresses those labels next to
@@ -118,7 +118,7 @@ class DmcConfig(RunConfig):
     """"auto" (cuda when present, else cpu), "cpu" or "cuda"; the actors' scoring runs there too (with
     ``workers``, the learner's only: the workers score on their CPUs)."""
     workers: int = 0
-    """Ray worker processes that play the actor games and label their positions (:mod:`train.dmc_ray`,
+    """Ray worker processes that play the actor games and label their positions (:mod:`train.dmc.workers`,
     docs/training.md "Scaling out with Ray"): 0 keeps them in the learner's process (the default); N splits
     each batch's games among N workers, at most the larger of ``selfplay_games`` and ``opponent_games``.
     Needs Ray's core (``pip install "ray>=2.60,<3"``). A seed and a worker count give the same run."""
@@ -291,19 +291,18 @@ class DmcConfig(RunConfig):
                 f"`scopa eval dmc:runs/{self.name}/best AGENT`"
             )
         from scopa_env.engine import house_rules
-        from scopa_env.engine.rules import get_rules
         from scopa_env.fast.batch import check_supported
 
+        rules = self.setup.rules
         try:
-            check_supported(get_rules(self.rules))
+            check_supported(rules)
         except NotImplementedError as exc:
             raise ConfigError(f"{source}: dmc trains on the compiled core: {exc}") from None
         if self.label_positions:
             from scopa_env.fast.search import check_searchable
 
             try:
-                check_searchable(self.rules)
-                rules = get_rules(self.rules)
+                check_searchable(rules)
                 house_rules.check_backend(rules.house_rules, "search", rules.name)  # declared by each plug-in
             except NotImplementedError as exc:
                 raise ConfigError(f"{source}: label_positions: {exc}") from None
@@ -313,7 +312,7 @@ class DmcConfig(RunConfig):
         layer widths are this config's; a missing, damaged or mismatched checkpoint is one ConfigError."""
         if not self.init_weights:
             return None
-        from train.dmc_agent import load_dmc_weights
+        from train.dmc.agent import load_dmc_weights
 
         spec = self.init_weights
         try:
@@ -352,10 +351,8 @@ class DmcConfig(RunConfig):
             )
 
     def _feature_size(self, source: str) -> int:
-        from scopa_env.engine.rules import get_rules
-
         try:
-            return move_features(get_rules(self.rules), self.num_players, self.heuristic_features).size
+            return move_features(self.setup.rules, self.num_players, self.heuristic_features).size
         except ValueError as exc:
             raise ConfigError(f"{source}: dmc's move features: {exc}") from None
 

@@ -4,7 +4,7 @@ At the root, every legal move gets two estimates of the hand-point margin that f
 
 * the compiled search's mean over its sampled worlds (:mod:`agents.fast_search`, ``fsearch``:
   greedy rollouts to the end of the hand, exact from ``exact_cards`` cards left), and
-* the DMC network's ``Q(observation, move)`` (:mod:`train.dmc_agent`), trained on the same
+* the DMC network's ``Q(observation, move)`` (:mod:`train.dmc.agent`), trained on the same
   target, the hand-point margin of the mover's side.
 
 The agent plays the move with the best ``(1 - weight) * search + weight * Q``: the mixing of a
@@ -34,7 +34,7 @@ from agents.base import Agent
 from agents.fast_search import FastSearchAgent
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.rules import Move, get_rules, move_of
-from train.dmc_agent import BatchPolicy, DmcAgent, flatten_legal, load_dmc, move_features
+from train.dmc.agent import BatchPolicy, DmcAgent, flatten_legal, load_dmc, move_features
 
 PREFIX = "netsearch"
 DEFAULT_WEIGHT = 0.5

@@ -15,7 +15,7 @@ entries (scope, scores, counts, seats, phase) into a state vector, and
 * the logit of "confirm" (action 40, or 52) and the value are read from the state vector.
 
 It is an SB3 policy (:class:`CardPolicy`, a ``MaskableActorCriticPolicy`` through
-:class:`train.masked_policy.MaskedPolicy`'s cheaper rollout step), so MaskablePPO trains,
+:class:`train.sb3.masked_policy.MaskedPolicy`'s cheaper rollout step), so MaskablePPO trains,
 saves, loads and masks it as usual.
 """
 
@@ -31,7 +31,7 @@ from torch import nn
 
 from scopa_env.engine.cards import FRENCH_RANKS, NUM_CARDS, NUM_SUITS, RANK_OF, SUIT_OF
 from scopa_env.engine.observation import ObservationLayout
-from train.masked_policy import MaskedPolicy
+from train.sb3.masked_policy import MaskedPolicy
 
 PLANE_FIELDS = ("hand", "table", "own_pile", "other_piles", "played", "unseen", "select_card", "select_captured")
 """Card-wide fields of the observation (``revealed`` too when the rules have declarations)."""

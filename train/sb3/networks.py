@@ -27,7 +27,7 @@ class QNetwork(nn.Module):
 
     @torch.no_grad()
     def greedy_action(self, obs: np.ndarray, mask: np.ndarray) -> int:
-        """The legal action with the highest Q-value (the :data:`~train.policy_agent.PolicyFn` of a DQN agent)."""
+        """The legal action with the highest Q-value (the :data:`~train.sb3.policy_agent.PolicyFn` of a DQN agent)."""
         q = self(torch.as_tensor(obs, dtype=torch.float32).unsqueeze(0))
         return int(masked_argmax(q, torch.as_tensor(mask, dtype=torch.bool).unsqueeze(0))[0])
 

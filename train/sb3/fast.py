@@ -28,13 +28,13 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
+from agents.compiled import COMPILED_BASELINES
 from scopa_env.engine.cards import COINS, NUM_CARDS, NUM_RANKS, RANK_OF, SUIT_OF
 from scopa_env.engine.observation import ObservationLayout
-from scopa_env.engine.rules import get_rules
 from scopa_env.engine.setup import GameSetup
 
-COMPILED_OPPONENTS = ("random", "greedy", "heuristic")
-"""Opponent specs the compiled core plays itself."""
+COMPILED_OPPONENTS = COMPILED_BASELINES
+"""Opponent specs the compiled core plays itself (:data:`agents.compiled.COMPILED_BASELINES`)."""
 
 CARDS_SCALE, COINS_SCALE, PRIMIERA_SCALE = 5.0, 2.5, 15.0
 """Leads (in cards, coins, primiera points) at which ``tanh`` gives about 0.76 of the point."""
@@ -54,7 +54,7 @@ def fast_config_problem(cfg) -> str | None:
     from scopa_env.fast import check_supported
 
     try:
-        check_supported(get_rules(cfg.rules))
+        check_supported(cfg.setup.rules)
     except NotImplementedError as exc:
         return str(exc)
     return None

@@ -5,7 +5,7 @@ Reinforcement Learning"): a network ``Q(state, move)`` scores every legal move f
 state's features and the move's own features, the actors play the best-scoring move
 (epsilon-greedy), and ``Q`` is regressed on the Monte-Carlo return that followed, with no
 bootstrapping. Scopa's legal moves are few (rarely more than ten), so scoring them one by
-one is cheap; the move features are in :mod:`train.dmc_agent`.
+one is cheap; the move features are in :mod:`train.dmc.agent`.
 
 Here the return of a decision is the hand-point margin of the acting side in that hand
 (its hand points minus the other sides' mean, the env's ``reward: points``); games are
@@ -24,7 +24,7 @@ already a policy-improvement step over the teacher.
 
 Everything runs in one process from one seed (actors, sampling, minibatches, torch), so a
 seed gives the same metrics on CPU for a given ``torch_threads``. With ``workers: N`` the actors
-and their labellers run in N Ray worker processes instead (:mod:`train.dmc_ray`; the loop takes
+and their labellers run in N Ray worker processes instead (:mod:`train.dmc.workers`; the loop takes
 their rounds through the same two calls, ``start`` and ``collect``, as :class:`InProcess`'s), and a
 seed and a worker count give the same run. ``scopa train
 configs/dmc_standard.yaml`` runs it; the run folder is the usual one (config.yaml, tb/,
@@ -32,10 +32,10 @@ evaluations.csv with the per-category rates, latest/ and best/ checkpoints, repo
 curves). ``scopa train --resume runs/<name>`` continues from ``latest`` (the network, the
 optimizer and the counters; the actors start fresh games and the replay buffer refills).
 
-The module reads in the order a run goes: the config (:mod:`train.dmc_config`), seeding and
-the run folder, the actors (their games, samples and buffers: :mod:`train.dmc_actors`), the
-learner, the loop (:func:`train`), evaluation, then logging, checkpoints and the report; the
-command line comes last.
+The module reads in the order a run goes: the config (:mod:`train.dmc.config`), seeding and
+the run folder, the actors (their games, samples and buffers: :mod:`train.dmc.actors`), the
+learner, the loop (:func:`train`), evaluation, then logging, checkpoints and the report, and what
+resuming checks. ``scopa train`` comes in through :func:`train.dmc.dmc_dispatch`.
 """
 
 from __future__ import annotations
@@ -47,7 +47,6 @@ import json
 import math
 import re
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,9 +56,9 @@ import numpy as np
 import yaml
 
 from train.config import ConfigError, check_resume_budget
-from train.dmc_actors import RETURN_SLOTS, Actors, Buffer, Labeller, build_network, numpy_weights
-from train.dmc_agent import ALGO, FEATURE_VERSION, META_FILE, WEIGHTS_FILE, BatchPolicy, NumpyQNet
-from train.dmc_config import COMPILED, DmcConfig, is_dmc_config, is_dmc_run
+from train.dmc.actors import RETURN_SLOTS, Actors, Buffer, Labeller, build_network, numpy_weights
+from train.dmc.agent import ALGO, FEATURE_VERSION, META_FILE, WEIGHTS_FILE, BatchPolicy, NumpyQNet
+from train.dmc.config import COMPILED, DmcConfig, is_dmc_config, is_dmc_run
 
 __all__ = [
     "RETURN_SLOTS",
@@ -76,7 +75,6 @@ __all__ = [
     "checkpoint_meta",
     "final_evaluation",
     "write_dmc_report",
-    "dmc_dispatch",
 ]
 
 STATE_FILE = "state.json"
@@ -350,12 +348,12 @@ def gradient_step(cfg: DmcConfig, eff: DmcConfig, seg: Segment, learner: Learner
 
 def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
     """Train (or resume) a DMC run; returns the run folder."""
-    # --- setup: seeding, where the actors run (here, or in Ray workers: train/dmc_ray.py), run folder, actors
+    # --- setup: seeding, where the actors run (here, or in Ray workers: train/dmc/workers.py), run folder, actors
     # (a stage, like a resume, starts with new games and empty buffers), learner, logs
     device = seed_and_device(cfg)
     pool = InProcess()
     if cfg.workers:
-        from train.dmc_ray import RayActors
+        from train.dmc.workers import RayActors
 
         pool = RayActors(cfg)  # joins Ray and starts the workers
     run_dir, state = open_run_folder(cfg, resume)
@@ -403,7 +401,7 @@ def train(cfg: DmcConfig, resume: bool = False, report: bool = True) -> Path:
 class InProcess:
     """The actors in the learner's process (``workers: 0``): :func:`start_segment` and :func:`collect`.
 
-    ``train/dmc_ray.py``'s ``RayActors`` has the same methods for actors in Ray workers.
+    ``train/dmc/workers.py``'s ``RayActors`` has the same methods for actors in Ray workers.
     """
 
     def __init__(self) -> None:
@@ -449,7 +447,7 @@ def evaluate(cfg: DmcConfig, net, features, run_dir: Path, log: RunLog, state: d
 
 def final_evaluation(run_dir: str | Path, pairs: int, progress: bool = False) -> list[dict]:
     """``best`` against every eval opponent on ``pairs`` fresh duplicate deals (``final_eval.json``)."""
-    from train.dmc_agent import load_dmc_batch_policy
+    from train.dmc.agent import load_dmc_batch_policy
     from train.evaluation import flat_metrics
     from train.fast_eval import evaluate_fast_sides
 
@@ -559,16 +557,13 @@ class RunLog:
 
 
 def checkpoint_meta(cfg: DmcConfig, state: dict) -> dict:
-    from scopa_env.engine.observation import ObservationLayout
-    from scopa_env.engine.rules import get_rules
-
     return {
         "algo": ALGO,
         "feature_version": FEATURE_VERSION,
         "rules": cfg.rules,
         "num_players": cfg.num_players,
         "action_mode": "move",
-        "observation_size": ObservationLayout.for_rules(cfg.num_players, get_rules(cfg.rules)).size,
+        "observation_size": cfg.setup.observation_size,
         "heuristic_features": cfg.heuristic_features,
         "trunk": list(cfg.trunk),
         "net_arch": list(cfg.net_arch),
@@ -649,31 +644,12 @@ def write_dmc_report(run_dir: str | Path, final_pairs: int, progress: bool = Fal
     return path
 
 
-# --- command line ----------------------------------------------------------------------------------
+# --- resuming --------------------------------------------------------------------------------------
 
 
-def dmc_dispatch(config_path: str | None, overrides: list[str], resume: str | None, report: bool = True) -> int | None:
-    """Run a DMC config or resume a DMC run; None when neither is one (``scopa train`` goes on)."""
-    if not (is_dmc_config(config_path, overrides) or (resume and is_dmc_run(resume))):
-        return None
-    try:
-        if resume:
-            cfg = _resume_config(Path(resume), config_path, overrides)
-        else:
-            cfg = DmcConfig.load(config_path, overrides)
-    except ConfigError as exc:
-        print(f"scopa train: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        run_dir = train(cfg, resume=bool(resume), report=report)
-    except ConfigError as exc:  # found at the start: no CUDA device, no Ray, workers that do not start
-        print(f"scopa train: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"run folder: {run_dir}" + (f" (report: {run_dir / 'report.md'})" if report else ""))
-    return 0
-
-
-def _resume_config(run_dir: Path, config_path: str | None, overrides: list[str]) -> DmcConfig:
+def resume_config(run_dir: Path, config_path: str | None, overrides: list[str]) -> DmcConfig:
+    """The config that resumes the DMC run in ``run_dir`` (``scopa train --resume``): its saved config with
+    ``config_path`` or ``overrides`` applied, of which only :attr:`DmcConfig.RESUME_KEYS` may change."""
     if not (run_dir / "latest" / STATE_FILE).is_file():
         raise ConfigError(f"{str(run_dir)!r} has no latest/ checkpoint to resume")
     saved = DmcConfig.load(run_dir / "config.yaml")
