@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from train.dmc_agent import META_FILE, WEIGHTS_FILE, find_dmc_checkpoint, load_dmc_batch_policy
+from train.dmc.agent import META_FILE, WEIGHTS_FILE, find_dmc_checkpoint, load_dmc_batch_policy
 from train.zoo import CARD_FILE, ZOO_DIR, weights_sha256
 
 CARD_SEED = 31_337
@@ -157,7 +157,8 @@ def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: 
         config,
         results,
         decisions_trained=meta["timestep"],
-        cpu_hours=meta.get("cpu_hours", round(state["cpu_seconds"] / 3600, 4)),
+        # a run started from another network (init_weights) costs that one's CPU-hours too
+        cpu_hours=meta.get("cpu_hours_with_init", meta.get("cpu_hours", round(state["cpu_seconds"] / 3600, 4))),
         network={"trunk": meta["trunk"], "head": meta["net_arch"]},
     )
 
