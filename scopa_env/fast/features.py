@@ -99,3 +99,104 @@ def view_heuristic_scores(view, ids: np.ndarray) -> np.ndarray | None:
     out = np.zeros(ids.shape, np.float64)
     _scores_kernel(row[None, :], P, F, HEURISTIC_H, cards, masks, ids, np.array([ids.shape[1]], np.int64), out)
     return out[0]
+
+
+# The spec of :func:`move_feature_rows`: int64 ``(MF_SIZE,)``, the indices and sizes it reads.
+MF_CARDS, MF_TABLE, MF_UNSEEN, MF_NEXT_HAND, MF_HAND_SIZE, MF_MAX_RANK, MF_HEURISTIC, MF_SIZE = range(8)
+
+
+@njit(cache=True)
+def move_feature_rows(obs, rows, ids, h, card, mask, take_all, rank, spec, out):
+    """The DMC learner's move features (:class:`train.dmc.agent.MoveFeatures`, whose table of columns
+    this follows) of move ``ids[j]`` in position ``obs[rows[j]]``, written to ``out[j]`` (float32).
+
+    ``card``/``mask``/``take_all``: each "move" id's card, captured mask (0 for an Ace's take-all id)
+    and whether it is a take-all id; ``rank``: float32 rank of each card id; ``h``: the heuristic's
+    score of each move (float64, may hold ``-inf``; empty without heuristic features); ``spec``: the
+    ``MF_*`` indices. The arithmetic is float32 where the numpy version it replaced was, so a
+    network trained on that version scores the same numbers (``tests/test_dmc_features.py``).
+    """
+    k = spec[MF_CARDS]
+    ts = spec[MF_TABLE]
+    us = spec[MF_UNSEEN]
+    hand_size = np.float32(spec[MF_HAND_SIZE])
+    max_rank = spec[MF_MAX_RANK]
+    zero = np.float32(0.0)
+    one = np.float32(1.0)
+    for j in range(ids.shape[0]):
+        r = rows[j]
+        a = ids[j]
+        bits = mask[a]
+        if take_all[a]:
+            bits = 0
+            for b in range(k):
+                if obs[r, ts + b] > 0.5:
+                    bits |= np.int64(1) << b
+        trail = bits == 0
+        ncap = zero
+        n_after = zero
+        rsum = zero
+        for b in range(k):
+            t = obs[r, ts + b]
+            c = one if b == card[a] else zero
+            x = one if (bits >> b) & 1 else zero
+            after = t + c if trail else t - x
+            out[j, b] = c
+            out[j, k + b] = x
+            out[j, 2 * k + b] = after
+            ncap += x
+            n_after += after
+            rsum += after * rank[b]
+        out[j, 3 * k] = ncap / np.float32(10.0)
+        out[j, 3 * k + 1] = one if (not trail) and n_after == zero else zero
+        out[j, 3 * k + 2] = rsum / np.float32(40.0)
+        out[j, 3 * k + 3] = n_after / np.float32(10.0)
+        # the rank that would sweep what is left, and how many of it the mover cannot see
+        sweep = np.int64(np.floor(rsum + np.float32(0.5)))
+        if n_after == zero or sweep > max_rank:
+            sweep = 0
+        threat = zero
+        total = zero
+        for b in range(k):
+            u = obs[r, us + b]
+            total += u
+            if sweep > 0 and np.int64(rank[b]) == sweep:
+                threat += u
+        out[j, 3 * k + 4] = threat / np.float32(4.0)
+        held = np.int64(np.floor(obs[r, spec[MF_NEXT_HAND]] * hand_size + np.float32(0.5)))
+        miss = 1.0  # P(the next seat holds none of them)
+        for i in range(held):
+            fi = np.float32(i)
+            denom = max(total - fi, one)
+            miss = miss * np.float64(max(total - threat - fi, zero)) / np.float64(denom)
+        out[j, 3 * k + 5] = np.float32(1.0 - miss) if threat > zero else zero
+    if spec[MF_HEURISTIC]:
+        _heuristic_columns(rows, h, 3 * k + 6, out)
+
+
+@njit(cache=True)
+def _heuristic_columns(rows, h, col, out):
+    """The heuristic's score, its gap to the position's best and whether it is the best; a ``-inf``
+    score (a pass on a declaration the heuristic always makes) counts as one below the position's
+    lowest finite score (0 where none is finite), so the features stay finite."""
+    n_rows = 0
+    for j in range(rows.shape[0]):
+        n_rows = max(n_rows, rows[j] + 1)
+    low = np.full(n_rows, np.inf)
+    for j in range(rows.shape[0]):
+        if np.isfinite(h[j]):
+            low[rows[j]] = min(low[rows[j]], h[j])
+    score = np.empty(rows.shape[0])
+    best = np.full(n_rows, -np.inf)
+    for j in range(rows.shape[0]):
+        r = rows[j]
+        if np.isfinite(h[j]):
+            score[j] = h[j]
+        else:
+            score[j] = (low[r] if np.isfinite(low[r]) else 1.0) - 1.0
+        best[r] = max(best[r], score[j])
+    for j in range(rows.shape[0]):
+        gap = score[j] - best[rows[j]]
+        out[j, col] = score[j] / 10.0
+        out[j, col + 1] = gap / 10.0
+        out[j, col + 2] = 1.0 if gap >= -1e-9 else 0.0

@@ -82,10 +82,6 @@ class MoveFeatures:
         self.take_all = np.array([m == TAKE_ALL for _, m in moves.pairs], bool)
         self.mask = masks
         k = self.num_cards = rules.num_card_ids  # 40, or 52 for the 52-card deck (french_52)
-        bits = np.arange(k, dtype=np.int64)
-        self.captured = ((masks[:, None] >> bits) & 1).astype(np.float32)
-        self.card_onehot = np.zeros((n, k), np.float32)
-        self.card_onehot[np.arange(n), self.card] = 1.0
         self.rank = np.array(RANK_OF[:k], np.float32)
         self.max_rank = max(rules.ranks)  # 10, or 13 (the King) for the 52-card deck
         layout = setup.layout
@@ -93,76 +89,45 @@ class MoveFeatures:
         self.unseen_slice = layout["unseen"]
         self.next_hand = layout["hand_counts"].start + 1  # seat +1's cards / hand size
         self.hand_size = rules.hand_size
-        ranks = np.array(RANK_OF[:k], np.int64)
-        self.rank_onehot = np.zeros((k, self.max_rank + 1), np.float32)
-        self.rank_onehot[np.arange(k), ranks] = 1.0
         self.size = 3 * k + 6 + (3 if heuristic else 0)
+        from scopa_env.fast import features as compiled  # numba: imported when a network is made
+
+        self._rows = compiled.move_feature_rows
+        spec = [k, self.table_slice.start, self.unseen_slice.start, self.next_hand, self.hand_size, self.max_rank]
+        self.spec = np.array([*spec, heuristic], np.int64)  # in the order of scopa_env/fast/features.py's MF_*
+        assert len(self.spec) == compiled.MF_SIZE
 
     def __call__(
         self, obs: np.ndarray, rows: np.ndarray, ids: np.ndarray, h_scores: np.ndarray | None = None
     ) -> np.ndarray:
         """Features of move ``ids[k]`` in the position ``obs[rows[k]]``: float32 ``(len(ids), size)``.
 
-        ``h_scores``: the heuristic's score of each move (needed with ``heuristic`` features).
+        ``h_scores``: the heuristic's score of each move (needed with ``heuristic`` features). The
+        compiled :func:`scopa_env.fast.features.move_feature_rows` computes them.
         """
-        table = obs[rows, self.table_slice]
-        captured = self.captured[ids]
-        take_all = self.take_all[ids]
-        if take_all.any():  # an Ace's compact take-all id captures whatever is on the table
-            captured = captured.copy()
-            captured[take_all] = table[take_all]
-        card = self.card_onehot[ids]
-        trail = ~captured.any(axis=1)
-        after = np.where(trail[:, None], table + card, table - captured)
-        n_after = after.sum(axis=1)
-        out = np.empty((len(ids), self.size), np.float32)
-        k = self.num_cards
-        out[:, :k] = card
-        out[:, k : 2 * k] = captured
-        out[:, 2 * k : 3 * k] = after
-        out[:, 3 * k] = captured.sum(axis=1) / 10.0
-        out[:, 3 * k + 1] = (~trail) & (n_after == 0)
-        out[:, 3 * k + 2] = after @ self.rank / 40.0
-        out[:, 3 * k + 3] = n_after / 10.0
-        # the rank that would sweep what is left, and how many of it the mover cannot see
-        sweep_rank = np.rint(after @ self.rank).astype(np.int64)
-        sweep_rank[(n_after == 0) | (sweep_rank > self.max_rank)] = 0
-        unseen = obs[rows, self.unseen_slice]
-        by_rank = unseen @ self.rank_onehot  # (M, 11): unseen cards per rank
-        k_threat = np.where(sweep_rank > 0, by_rank[np.arange(len(ids)), sweep_rank], 0.0)
-        out[:, 3 * k + 4] = k_threat / 4.0
-        total = unseen.sum(axis=1)
-        held = np.rint(obs[rows, self.next_hand] * self.hand_size)
-        miss = np.ones(len(ids), np.float64)  # P(next seat holds none of them)
-        for i in range(int(held.max(initial=0))):
-            live = i < held
-            denom = np.maximum(total - i, 1.0)
-            miss = np.where(live, miss * np.clip(total - k_threat - i, 0.0, None) / denom, miss)
-        out[:, 3 * k + 5] = np.where(k_threat > 0, 1.0 - miss, 0.0)
         if self.heuristic:
             if h_scores is None:
                 raise ValueError("these move features need the heuristic's scores (h_scores)")
-            h_scores = finite_scores(h_scores, rows)
-            best = np.full(int(rows.max(initial=-1)) + 1, -np.inf)
-            np.maximum.at(best, rows, h_scores)
-            gap = h_scores - best[rows]
-            out[:, 3 * k + 6] = h_scores / 10.0
-            out[:, 3 * k + 7] = gap / 10.0
-            out[:, 3 * k + 8] = gap >= -1e-9
+            h = np.ascontiguousarray(h_scores, np.float64)
+        else:
+            h = _NO_SCORES
+        out = np.empty((len(ids), self.size), np.float32)
+        self._rows(
+            np.ascontiguousarray(obs, np.float32),
+            np.ascontiguousarray(rows, np.int64),
+            np.ascontiguousarray(ids, np.int64),
+            h,
+            self.card,
+            self.mask,
+            self.take_all,
+            self.rank,
+            self.spec,
+            out,
+        )
         return out
 
 
-def finite_scores(h_scores: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The heuristic's scores with its ``-inf`` (a pass on a declaration it can make: it always
-    declares) replaced by one below the lowest finite score of the same position (0 where none is
-    finite), so the features stay finite and still rank the pass last."""
-    bad = ~np.isfinite(h_scores)
-    if not bad.any():
-        return h_scores
-    low = np.full(int(rows.max(initial=-1)) + 1, np.inf)
-    np.minimum.at(low, rows[~bad], h_scores[~bad])
-    low = np.where(np.isfinite(low), low, 1.0)
-    return np.where(bad, low[rows] - 1.0, h_scores)
+_NO_SCORES = np.zeros(0, np.float64)
 
 
 @functools.lru_cache(maxsize=16)
