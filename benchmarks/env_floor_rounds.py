@@ -1,13 +1,15 @@
 """The AEC env's ``env / floor`` ratio in short interleaved rounds, optionally against an older env.
 
     python benchmarks/env_floor_rounds.py [--before REV] [--rounds 40] [--seconds 0.1]
+        [--modes select,move] [--loops bench,issue]
 
 Each round runs every loop for ``--seconds`` of CPU time on the do-nothing floor
 (:class:`scopa_env.bench.env.NullEnv` with PettingZoo's standard wrappers), then on the env
 (``scopa_v0.env``, 2 players, one hand per episode, a reset per hand) and, with ``--before``, on
-the env of ``scopa_env/aec/scopa_v0.py`` at git revision ``REV`` (loaded from ``git show`` into
-this process, so both envs share one engine and one compiled core), the two envs in alternating
-order. A round's ratio is its env rate over its floor rate; the median of the rounds' ratios is
+the env of ``scopa_env/aec/scopa_v0.py`` at git revision ``REV`` with its engine adapter
+``scopa_env/aec/turns.py`` of the same revision (both loaded from ``git show`` into this process,
+so both envs share one engine, one set of observers and one compiled core), the two envs in
+alternating order. A round's ratio is its env rate over its floor rate; the median of the rounds' ratios is
 printed with their quartiles, and ``paired``, the median of each round's after / before. Rounds
 this short, interleaved, let a machine that other jobs load slow every side alike.
 
@@ -74,15 +76,33 @@ LOOPS = {"bench": bench_loop, "issue": issue_loop}
 
 
 def env_module_at(rev: str):
-    """``scopa_env/aec/scopa_v0.py`` at git revision ``rev``, loaded as a module of its own."""
-    text = subprocess.run(
-        ["git", "show", f"{rev}:scopa_env/aec/scopa_v0.py"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout
-    path = Path(tempfile.mkdtemp()) / "scopa_v0_before.py"
+    """``scopa_env/aec/scopa_v0.py`` at git revision ``rev``, loaded as a module of its own, on the
+    engine adapter of the same revision (``scopa_env/aec/turns.py``, where ``rev`` has one)."""
+    folder = Path(tempfile.mkdtemp())
+    text = _file_at(rev, "scopa_env/aec/scopa_v0.py")
+    turns = _file_at(rev, "scopa_env/aec/turns.py", missing_ok=True)
+    if turns is not None:
+        _load(folder, "scopa_v0_before_turns", turns)
+        text = text.replace("from scopa_env.aec.turns import", "from scopa_v0_before_turns import")
+    return _load(folder, "scopa_v0_before", text)
+
+
+def _file_at(rev: str, path: str, missing_ok: bool = False) -> str | None:
+    """The text of ``path`` at git revision ``rev`` (None where it has none and ``missing_ok``)."""
+    shown = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, capture_output=True, text=True)
+    if shown.returncode and missing_ok:
+        return None
+    shown.check_returncode()
+    return shown.stdout
+
+
+def _load(folder: Path, name: str, text: str):
+    """``text`` written into ``folder`` and imported as the module ``name``."""
+    path = folder / f"{name}.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location("scopa_v0_before", path)
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
 
@@ -133,8 +153,8 @@ def main() -> None:
     parser.add_argument("--before", help="git revision of the env to compare with (same process)")
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=0.1, help="CPU seconds of each loop per round")
-    parser.add_argument("--modes", default="select,move")
-    parser.add_argument("--loops", default="bench,issue")
+    parser.add_argument("--modes", default="select,move", help="action modes to measure, comma-separated")
+    parser.add_argument("--loops", default="bench,issue", help="loops to measure, comma-separated")
     args = parser.parse_args()
     modules = {"before": env_module_at(args.before), "after": scopa_v0} if args.before else {"env": scopa_v0}
     with open("/proc/loadavg") as f:

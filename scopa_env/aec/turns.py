@@ -223,8 +223,7 @@ class CompiledMoveTurns(MoveTurns):
             ids = MoveTurns.legal_ids(self, game)
             mask[ids] = 1
             return observation, mask, ids
-        written = self.prefixes[count] if count < ID_PREFIXES else self.out[:count]  # _written, inlined
-        return observation, mask, written.tolist()
+        return observation, mask, self._written(count)
 
     def legal_ids(self, game: Game) -> list[int]:
         if game.card_turn:
