@@ -167,6 +167,21 @@ def test_init_weights_start_a_new_run_from_a_trained_network(tiny_run, tmp_path)
     assert meta["cpu_hours_with_init"] >= first["cpu_hours"] + meta["cpu_hours"] - 1e-4
 
 
+def test_init_weights_count_the_whole_chain_of_starts(tiny_run, tmp_path):
+    """A run started from a network that was itself started from another counts both starts' CPU-hours
+    (the start's cpu_hours_with_init, not only its own cpu_hours)."""
+    import shutil
+
+    start = tmp_path / "second_leg"
+    shutil.copytree(tiny_run / "best", start)
+    meta = json.loads((start / "meta.json").read_text())
+    meta["cpu_hours_with_init"] = meta["cpu_hours"] + 5.0  # as if it had started from a 5 CPU-hour network
+    (start / "meta.json").write_text(json.dumps(meta))
+    run = train(tiny_config(tmp_path, name="third", init_weights=str(start), final_eval_pairs=0), report=False)
+    third = json.loads((run / "latest" / "meta.json").read_text())
+    assert third["cpu_hours_with_init"] >= meta["cpu_hours_with_init"] + third["cpu_hours"] - 1e-4
+
+
 @pytest.mark.parametrize(
     "overrides, message",
     [

@@ -125,8 +125,9 @@ def open_run_folder(cfg: DmcConfig, resume: bool) -> tuple[Path, dict]:
         "hands": 0,
         "labels": 0,
     }
-    if cfg.init_weights and not resume:  # the starting network's CPU-hours, from its meta.json
-        hours = cfg.initial_network()[1].get("cpu_hours", 0.0)
+    if cfg.init_weights and not resume:  # the starting network's CPU-hours (its own start's too), from its meta.json
+        meta = cfg.initial_network()[1]
+        hours = meta.get("cpu_hours_with_init", meta.get("cpu_hours", 0.0))
         state["init_cpu_hours"] = float(hours) if isinstance(hours, (int, float)) and math.isfinite(hours) else 0.0
     if resume:
         state.update(json.loads((run_dir / "latest" / STATE_FILE).read_text()))
