@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from scopa_env.engine.game import PlayerView
-from scopa_env.engine.rules import Move
+from scopa_env.engine.rules import Move, Rules, get_rules
 
 
 class Agent(ABC):
@@ -43,3 +43,22 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+class TrainedAgent(Agent):
+    """An agent whose weights were trained for one game: it sets ``num_players`` and ``rules`` and
+    says through :meth:`mismatch` why it cannot play another (the check ``scopa play``, ``scopa eval``
+    and the web app make before a game)."""
+
+    num_players: int
+    rules: Rules
+
+    def mismatch(self, num_players: int, rules) -> str | None:
+        """Why this agent cannot play ``num_players`` under ``rules`` (``None`` when it can)."""
+        rules = get_rules(rules)
+        if num_players == self.num_players and rules == self.rules:
+            return None
+        return (
+            f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
+            f"not {num_players} players with {rules.name!r}"
+        )

@@ -51,11 +51,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import TrainedAgent
 from scopa_env.engine.actions import TAKE_ALL
 from scopa_env.engine.cards import RANK_OF
 from scopa_env.engine.game import PlayerView
-from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Move, Rules, get_rules, move_of
+from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Move, Rules, move_of
 from scopa_env.engine.setup import GameSetup
 from train.checkpoint import check_finite
 from train.limits import dmc_parameters, is_int, need_sizes, parameters_problem, read_json, read_npz, shown
@@ -230,7 +230,7 @@ class BatchPolicy:
         return legal_ids[np.arange(len(legal_ids)), best]
 
 
-class DmcAgent(Agent):
+class DmcAgent(TrainedAgent):
     """An agent that plays a DMC checkpoint's greedy move from its :class:`PlayerView`."""
 
     def __init__(self, net: NumpyQNet, meta: dict, name: str = "dmc", seed=None) -> None:
@@ -250,16 +250,6 @@ class DmcAgent(Agent):
 
             self.scorer = HeuristicAgent()
         self.name = name
-
-    def mismatch(self, num_players: int, rules) -> str | None:
-        """Why this network cannot play ``num_players`` under ``rules`` (``None`` when it can)."""
-        rules = get_rules(rules)
-        if num_players == self.num_players and rules == self.rules:
-            return None
-        return (
-            f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
-            f"not {num_players} players with {rules.name!r}"
-        )
 
     def compiled_policy(self, num_players: int, rules) -> BatchPolicy | None:
         """The network as a batch policy of the compiled core, for its own game only (``None`` for

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import TrainedAgent
 from scopa_env.engine.game import PlayerView
-from scopa_env.engine.rules import Move, get_rules, move_of
+from scopa_env.engine.rules import Move, move_of
 from scopa_env.engine.setup import GameSetup
 from train.checkpoint import (  # noqa: F401  (META_FILE, MODEL_FILES, write_meta: re-exported for older imports)
     META_FILE,
@@ -38,7 +38,7 @@ PolicyFn = Callable[[np.ndarray, np.ndarray], int]
 """``policy(observation, bool_mask) -> action id`` (masked, deterministic)."""
 
 
-class PolicyAgent(Agent):
+class PolicyAgent(TrainedAgent):
     """An agent that plays a policy over the env's observation and action ids.
 
     Args:
@@ -84,16 +84,6 @@ class PolicyAgent(Agent):
             if pair is not None:
                 return move_of(*pair)
         raise RuntimeError("select-mode choice did not finish")
-
-    def mismatch(self, num_players: int, rules) -> str | None:
-        """Why this policy cannot play ``num_players`` under ``rules`` (``None`` when it can)."""
-        rules = get_rules(rules)
-        if num_players == self.num_players and rules == self.rules:
-            return None
-        return (
-            f"{self.name} was trained for {self.num_players} players with rules {self.rules.name!r}, "
-            f"not {num_players} players with {rules.name!r}"
-        )
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.name})"
