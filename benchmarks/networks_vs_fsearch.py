@@ -91,6 +91,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timing-positions", type=int, default=200)
     parser.add_argument("--out-dir", default="docs/data/networks_vs_fsearch", help="one report per row, kept")
     parser.add_argument("--record", help="write the table as a result record (JSON)")
+    parser.add_argument("--title", default=TITLE, help="the record file's title (another file, another title)")
+    parser.add_argument("--about", default=ABOUT, help="the record file's paragraph")
+    parser.add_argument(
+        "--agent-kind", default="a network alone", help="what the rows' agents are, in the record's 'what'"
+    )
     args = parser.parse_args(argv)
     rows_in = []
     for game, players, spec, pairs in args.row:
@@ -111,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
             command,
             rows,
             what=(
-                f"a network alone against {args.reference} on held-out duplicate deal pairs (seed {args.seed}, "
+                f"{args.agent_kind} against {args.reference} on held-out duplicate deal pairs (seed {args.seed}, "
                 "compiled core, whole games, 95% CIs clustered by deal), and its CPU ms per decision on "
                 f"{args.timing_positions} positions of heuristic self-play of the game, taking turns with {args.reference}"
             ),
@@ -128,7 +133,9 @@ def main(argv: list[str] | None = None) -> int:
             machine="this project's shared 2-core CPU machine",
         )
         Path(args.record).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.record).write_text(json.dumps({"title": TITLE, "about": ABOUT, "records": [record]}, indent=2) + "\n")
+        Path(args.record).write_text(
+            json.dumps({"title": args.title, "about": args.about, "records": [record]}, indent=2) + "\n"
+        )
     return 0
 
 

@@ -49,6 +49,43 @@ def test_weight_one_is_the_network_and_weight_zero_the_search():
         assert values[view.legal_pairs().index((move.card, move.mask))] == values.max()
 
 
+def last_round_views(count: int, seed: int = 0):
+    """Standard 2-player positions of heuristic play with the stock empty and a choice of moves: the other
+    hand is then known by counting, so the compiled search solves them exactly (at most 6 cards left)."""
+    from scopa_env.engine.game import Game
+
+    heuristic, found = make_agent("heuristic", seed=0), 0
+    for game_seed in range(seed, seed + 400):
+        game = Game(2, seed=game_seed, auto_next_hand=False)
+        while not game.hand_over and found < count:
+            view = game.view(game.current)
+            if not game.stock and len(view.legal_pairs()) > 1:
+                found += 1
+                yield view
+            game.play(heuristic.act(view))
+        if found >= count:
+            return
+
+
+def test_weight_one_is_the_network_with_the_exact_endgame():
+    """Where the search solves the position exactly (2 players, stock empty), weight=1 with one world plays
+    a move of the exact solve's best value, not the network's: "Where the search solves the position
+    exactly (the last cards) its value is the truth and is used alone." On some of these positions the
+    network alone plays a worse move (the gap the hybrid closes, docs/agents.md)."""
+    net = load_zoo_agent("standard-2p")
+    hybrid = make_agent("netsearch:zoo:standard-2p,weight=1,worlds=1", seed=1)
+    exact = make_agent("fsearch:worlds=1", seed=1)
+    network_worse = 0
+    for view in last_round_views(40, seed=5):
+        values, _ = exact.move_values(view)
+        pairs = view.legal_pairs()
+        move = hybrid.act(view)
+        assert values[pairs.index((move.card, move.mask))] == values.max()
+        alone = net.act(view)
+        network_worse += values[pairs.index((alone.card, alone.mask))] < values.max()
+    assert network_worse > 0, "the network alone played every one of these endgames exactly"
+
+
 def cirulla_positions_the_kernel_skips(count: int, seed: int = 0):
     """Cirulla positions with a choice where the compiled search does not play (a declared wildcard, a
     shown hand or a declaration pending), from greedy play."""

@@ -40,6 +40,22 @@ def test_each_row_is_its_kept_report_beside_its_cost(tmp_path, monkeypatch):
     assert json.loads(record_path.read_text())["records"][0]["rows"][0]["margin"] == pytest.approx(row["margin"])
 
 
+def test_another_record_file_names_its_own_title_and_agents(tmp_path):
+    """A record of agents that are not networks alone (a network with a search) goes to its own file
+    under its own title, and its 'what' says what the agents are."""
+    script = load_benchmark("networks_vs_fsearch")
+    record_path = tmp_path / "hybrid.json"
+    argv = ["--row", "standard", "2", "greedy", "2", "--reference", "fsearch:worlds=4", "--timing-positions", "2"]
+    argv += ["--out-dir", str(tmp_path / "reports"), "--record", str(record_path)]
+    argv += ["--title", "A network and an endgame solver", "--about", "Issue 48.", "--agent-kind", "a hybrid agent"]
+    assert script.main(argv) == 0
+    data = json.loads(record_path.read_text())
+    assert data["title"] == "A network and an endgame solver" and data["about"] == "Issue 48."
+    assert data["records"][0]["what"].startswith("a hybrid agent against fsearch:worlds=4")
+    assert script.main(argv[: argv.index("--title")]) == 0
+    assert json.loads(record_path.read_text())["title"] == script.TITLE
+
+
 def test_a_bad_row_is_refused_in_one_line(capsys):
     script = load_benchmark("networks_vs_fsearch")
     with pytest.raises(SystemExit):
