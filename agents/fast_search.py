@@ -187,6 +187,20 @@ class FastSearchAgent(Agent):
         exact = sum(view.hand_counts) + view.stock_count <= self.C[C_EXACT_CARDS]
         return values[0, : len(view.legal_pairs())], bool(exact)
 
+    def skips_inexact(self, view: PlayerView) -> bool:
+        """Whether :meth:`move_values` would search ``view`` in the compiled core and not solve it exactly
+        (more than ``exact_cards`` cards left): then this draws the one seed that call would draw and
+        returns ``True``, so a caller that needs only the exact values may skip the search and leave
+        every later decision as it was; otherwise it draws nothing and returns ``False``."""
+        from scopa_env.fast.search import C_EXACT_CARDS
+
+        if sum(view.hand_counts) + view.stock_count <= self.C[C_EXACT_CARDS]:
+            return False
+        if self._rules_arrays(view) is None or view.deciding or view.wild_rank or any(view.revealed):
+            return False
+        self.rng.integers(2**62)
+        return True
+
     @property
     def fallback(self) -> SearchAgent:
         """The Python search that plays where the compiled one does not (it shares this agent's generator)."""

@@ -26,6 +26,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):  # o
 
 import argparse  # noqa: E402
 import json  # noqa: E402
+import shlex  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
         r = rows[-1]
         print(f"{r['game']}: {spec} {r['margin_text']} vs {args.reference}, {r['ms']:.2f} ms per decision", flush=True)
     if args.record:
-        command = " ".join(
+        command = shlex.join(
             ["python", "benchmarks/networks_vs_fsearch.py", *(argv if argv is not None else sys.argv[1:])]
         )
         record = result_record(

@@ -376,6 +376,12 @@ def summary_rows(files: dict[str, dict[str, Any]], root: Path = ROOT) -> list[tu
         parts = [f"`{r['agent']}` ({r['game']}) {r['margin_text']} at {r['ms']:.2f} ms" for r in versus["rows"]]
         out.append(("Networks alone against `fsearch`, points per hand", "; ".join(parts), "networks_vs_fsearch", None))
 
+    endgame = find_record(files, "network_endgame")
+    if endgame and endgame["rows"]:
+        parts = [f"`{r['agent']}` {r['margin_text']} at {r['ms']:.2f} ms" for r in endgame["rows"]]
+        title = "The standard network alone and with the exact endgame against `fsearch`, points per hand"
+        out.append((title, "; ".join(parts), "network_endgame", None))
+
     per_ms = find_record(files, "strength_per_ms")
     if per_ms:
         ref = next((r for r in per_ms["rows"] if r.get("ratio_ms") == 1.0), None)

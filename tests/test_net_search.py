@@ -86,6 +86,30 @@ def test_weight_one_is_the_network_with_the_exact_endgame():
     assert network_worse > 0, "the network alone played every one of these endgames exactly"
 
 
+def test_weight_one_skips_the_inexact_searches_and_plays_the_same(monkeypatch):
+    """With weight=1 the search runs only where it is exact; the seeds it would have drawn elsewhere are
+    still drawn, so one agent's decisions over whole hands are those of an agent that searches every time.
+    Three players: an exact solve there samples its worlds (two here), so a missed draw changes moves."""
+    from agents.fast_search import FastSearchAgent
+    from scopa_env.engine.game import Game
+
+    def decisions(agent) -> list:
+        moves = []
+        for game_seed in range(6):
+            game = Game(3, seed=game_seed, auto_next_hand=False)
+            while not game.hand_over:
+                moves.append(agent.act(game.view(game.current)))
+                game.play(moves[-1])
+        return moves
+
+    spec = "netsearch:zoo:standard-3p,weight=1,worlds=4,exact_worlds=2"
+    skipping = decisions(make_agent(spec, seed=3))
+    searches = []
+    monkeypatch.setattr(FastSearchAgent, "skips_inexact", lambda self, view: searches.append(view) and False)
+    assert decisions(make_agent(spec, seed=3)) == skipping
+    assert searches, "the agent that searches every time asked skips_inexact"
+
+
 def cirulla_positions_the_kernel_skips(count: int, seed: int = 0):
     """Cirulla positions with a choice where the compiled search does not play (a declared wildcard, a
     shown hand or a declaration pending), from greedy play."""

@@ -52,6 +52,7 @@ def test_another_record_file_names_its_own_title_and_agents(tmp_path):
     data = json.loads(record_path.read_text())
     assert data["title"] == "A network and an endgame solver" and data["about"] == "Issue 48."
     assert data["records"][0]["what"].startswith("a hybrid agent against fsearch:worlds=4")
+    assert "--title 'A network and an endgame solver'" in data["records"][0]["command"], "a command to copy"
     assert script.main(argv[: argv.index("--title")]) == 0
     assert json.loads(record_path.read_text())["title"] == script.TITLE
 

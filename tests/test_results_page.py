@@ -257,6 +257,19 @@ def test_a_networks_vs_fsearch_record_adds_its_row(tmp_path):
     assert "](#networks-alone-against-the-compiled-search)" in line
 
 
+def test_a_network_endgame_record_adds_its_row(tmp_path):
+    folder = copy_results(tmp_path, leave_out=("network_endgame",))
+    assert "with the exact endgame" not in summary_of(renderer().render(folder))
+    row = {"game": "standard, 2 players", "agent": "netsearch:zoo:standard-2p,weight=1,worlds=1", "deals": 10}
+    row |= {"margin_text": "-0.091 [-0.125, -0.058]", "win_text": "46.7 [45.4, 47.9]%", "ms": 0.5512, "ratio_ms": 0.1}
+    record = result_record("python benchmarks/networks_vs_fsearch.py", [row], what="w", commit="2" * 40)
+    data = {"title": "The network with an exact endgame, standard game", "about": "", "records": [record]}
+    (folder / "network_endgame.json").write_text(json.dumps(data))
+    line = next(x for x in summary_of(renderer().render(folder)).splitlines() if "with the exact endgame" in x)
+    assert "-0.091 [-0.125, -0.058] at 0.55 ms" in line
+    assert "](#the-network-with-an-exact-endgame-standard-game)" in line
+
+
 @pytest.mark.parametrize(
     "stem, gone",
     [

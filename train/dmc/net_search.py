@@ -94,6 +94,9 @@ class NetSearchAgent(Agent):
             raise ValueError(f"player_{view.seat} has no legal move (is it their turn?)")
         if len(pairs) == 1:
             return move_of(*pairs[0])
+        if self.weight == 1.0 and self.search.skips_inexact(view):
+            # the blend would be the network's values alone: the search is needed only where it is exact
+            return move_of(*pairs[int(np.argmax(self.net.q_values(view, pairs)))])
         searched = self.search.move_values(view)
         if searched is None:  # a position the compiled search does not play: fsearch's Python fallback
             searched = self.search.fallback_values(view)
@@ -143,10 +146,14 @@ class NetSearchBatchPolicy(BatchPolicy):
         games = games[np.asarray(legal_count)[games] > 1]
         if games.size:
             seeds = self.rng.integers(0, 2**62, games.size)
-            values = search_values(batch, games, seeds, self.C, threads=max_threads())
             S = batch._S[games]
             plies = S[:, core.COL_IN_HANDS] + batch._P[core.P_DECK_SIZE] - S[:, core.COL_STOCK_POS]
-            exact = (plies <= self.C[C_EXACT_CARDS])[:, None]
+            exact = plies <= self.C[C_EXACT_CARDS]
+            if self.weight == 1.0:  # the network's values alone where the search is not exact: search the rest
+                games, seeds, exact = games[exact], seeds[exact], exact[exact]
+        if games.size:
+            values = search_values(batch, games, seeds, self.C, threads=max_threads())
+            exact = exact[:, None]
             legal = np.isfinite(q[games])
             q[games] = np.where(legal, blend(values, np.where(legal, q[games], 0.0), self.weight, exact), -np.inf)
         return legal_ids[np.arange(len(legal_ids)), np.argmax(q, axis=1)]
