@@ -227,12 +227,18 @@ def leaderboard_summary(files: list[tuple[str, dict[str, Any]]], root: Path = RO
     boards = [data["records"][0] for stem, data in files if stem.startswith(LEADERBOARD)]
     if not boards:
         return []
+    plain = any((b.get("ceiling") or {}).get("spec") == "oracle" for b in boards)
     lines = [
         "## Leaderboards at a glance",
         "",
         "Every published suite's strongest fair agent and how far the cheating `oracle` (every card seen) is above it",
-        "([the oracle ceiling](benchmark.md#the-oracle-ceiling); the plain `oracle`, measured before the noisy one became",
-        "the ceiling, is a lower bound); each suite's section below has its whole table. The full tier's CPU-hours",
+        "([the oracle ceiling](benchmark.md#the-oracle-ceiling)"
+        + (
+            "; the plain `oracle`, measured before the noisy one became the ceiling, is a lower bound)"
+            if plain
+            else ")"
+        )
+        + "; each suite's section below has its whole table. The full tier's CPU-hours",
         "are the run's, ceiling and added rows included, scaled to the full tier's deals: what the same",
         "leaderboard costs on a cluster ([Running on a Ray cluster](benchmark.md#running-on-a-ray-cluster)).",
         "",

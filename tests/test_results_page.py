@@ -293,3 +293,19 @@ def test_no_headline_record_means_no_summary(tmp_path):
     (tmp_path / "other.json").write_text(json.dumps({"title": "Other", "about": "", "records": [record]}))
     page = renderer().render(tmp_path)
     assert "## Summary" not in page and "## Other" in page
+
+
+def test_the_lower_bound_note_shows_only_while_a_suite_has_the_plain_oracle(tmp_path):
+    """Every suite measured with the ceiling spec: no note. A suite whose ceiling is still the plain
+    `oracle` brings back the note that it is a lower bound."""
+    folder = copy_results(tmp_path)
+    note = "the plain `oracle`, measured before the noisy one became the ceiling, is a lower bound"
+    page = renderer().render(folder)
+    glance = page.split("## Leaderboards at a glance", 1)[1].split("\n## ", 1)[0]
+    assert note not in glance.replace("\n", " ")
+    path = folder / "leaderboard-scopone-scientifico-v1.json"
+    data = json.loads(path.read_text())
+    data["records"][0]["ceiling"]["spec"] = "oracle"
+    path.write_text(json.dumps(data))
+    glance = renderer().render(folder).split("## Leaderboards at a glance", 1)[1].split("\n## ", 1)[0]
+    assert note in glance.replace("\n", " ")
