@@ -5,9 +5,9 @@
     python benchmarks/snapshot_curve.py runs/dmc_diff_from_start --opponent fsearch --pairs 200
 
 A run trained with ``keep_evaluated: true`` keeps the weights of every evaluation in
-``evaluated/<decisions>/``. This plays each of them against ``--opponent`` (a compiled baseline or an
-``fsearch`` spec) on the same duplicate deals (whole games to 11, every rotation, the compiled core)
-and writes ``evaluations_<opponent>.csv`` next to the run's ``evaluations.csv``: the same columns,
+``evaluated/<decisions>/``. This plays each of them against ``--opponent`` (a compiled baseline, an
+``fsearch`` spec, or a ``dmc:``/``zoo:`` network such as the run's ``init_weights``) on the same
+duplicate deals (whole games to 11, every rotation, the compiled core) and writes ``evaluations_<opponent>.csv`` next to the run's ``evaluations.csv``: the same columns,
 with the ``cpu_hours`` the run had spent when it saved those weights. The games played here are not
 charged to the run, so a search opponent that would cost more than the training itself can still
 draw the curve. ``benchmarks/learning_curves.py --opponents heuristic,fsearch`` plots it.
@@ -62,10 +62,39 @@ def measured(path: Path, pairs: int, seed: int) -> set[int]:
     return done
 
 
+def opponent_side(spec: str):
+    """The evaluation's other side: a compiled baseline's name or an ``fsearch`` spec as given, a ``dmc:``
+    or ``zoo:`` network as its batch policy; anything else is a one-line error."""
+    from agents.compiled import COMPILED_BASELINES
+
+    prefix, _, rest = spec.partition(":")
+    if spec in COMPILED_BASELINES or prefix == "fsearch":
+        return spec
+    if prefix in ("dmc", "zoo") and rest:
+        from train.dmc.agent import load_dmc_batch_policy
+
+        try:
+            if prefix == "zoo":
+                from train.zoo import checked_path
+
+                rest = str(checked_path(rest))
+            return load_dmc_batch_policy(rest)[0]
+        except (ValueError, OSError) as exc:
+            raise SystemExit(f"error: --opponent {spec}: {exc}") from None
+    raise SystemExit(
+        f"error: --opponent {spec!r}: name a compiled baseline ({', '.join(COMPILED_BASELINES)}), "
+        "an fsearch spec, or a dmc:/zoo: network"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("run_dir", type=Path, help="a DMC run folder trained with keep_evaluated=true")
-    p.add_argument("--opponent", default="fsearch", help="a compiled baseline or fsearch spec (default fsearch)")
+    p.add_argument(
+        "--opponent",
+        default="fsearch",
+        help="a compiled baseline, an fsearch spec or a dmc:/zoo: network (default fsearch)",
+    )
     p.add_argument("--pairs", type=int, default=200, help="duplicate deals per checkpoint (default 200)")
     p.add_argument("--seed", type=int, default=CURVE_SEED)
     p.add_argument("--every", type=int, default=1, help="measure every N-th kept checkpoint (default all)")
@@ -79,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.pairs < 1 or args.every < 1:
         raise SystemExit("error: --pairs and --every must be positive")
+    opponent = opponent_side(args.opponent)
     kept = kept_weights(args.run_dir)[:: args.every]
     out = opponent_curve_file(args.run_dir, args.opponent)
     done = measured(out, args.pairs, args.seed)
@@ -89,9 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     fields = (*CSV_COLUMNS, "cpu_hours", "pairs", "seed")
     for folder in tqdm(todo, unit="checkpoint"):
         policy, meta = load_dmc_batch_policy(folder)
-        report = evaluate_fast_sides(
-            policy, args.opponent, args.pairs, int(meta["num_players"]), meta["rules"], args.seed
-        )
+        report = evaluate_fast_sides(policy, opponent, args.pairs, int(meta["num_players"]), meta["rules"], args.seed)
         m = flat_metrics(report)
         row = {"timestep": int(folder.name), "opponent": args.opponent, **m}
         row.update(cpu_hours=hours.get(int(folder.name), meta["cpu_hours"]), pairs=args.pairs, seed=args.seed)

@@ -118,6 +118,18 @@ def test_kept_weights_replay_the_evaluations_afterwards(tmp_path, capsys):
     with pytest.raises(SystemExit, match="measured with --pairs"):
         curve.main([str(run), "--opponent", "greedy", "--pairs", "5", "--seed", seed])
 
+    # a network opponent (the run's own first kept weights) plays as a batch policy; a bad one is one line
+    assert curve.main([str(run), "--opponent", f"dmc:{kept[0]}", "--pairs", "2", "--seed", seed]) == 0
+    (first,) = [
+        r
+        for r in csv.DictReader(next(run.glob("evaluations_dmc*.csv")).open())
+        if int(r["timestep"]) == int(kept[0].name)
+    ]
+    assert float(first["margin"]) == 0.0, "the same weights on both sides of duplicate deals tie"
+    for bad, message in (("zoo:nope", "no zoo agent 'nope'"), ("mystery", "name a compiled baseline")):
+        with pytest.raises(SystemExit, match=message):
+            curve.main([str(run), "--opponent", bad, "--pairs", "2", "--seed", seed])
+
 
 def test_same_seed_same_metrics(tiny_run, tmp_path):
     """Reproducible: the same config and seed give the same evaluations (CPU)."""
