@@ -385,7 +385,7 @@ def summary_rows(files: dict[str, dict[str, Any]], root: Path = ROOT) -> list[tu
     endgame = find_record(files, "network_endgame")
     if endgame and endgame["rows"]:
         parts = [f"`{r['agent']}` {r['margin_text']} at {r['ms']:.2f} ms" for r in endgame["rows"]]
-        title = "The standard network alone and with the exact endgame against `fsearch`, points per hand"
+        title = "Networks alone and with the exact endgame against `fsearch`, points per hand"
         out.append((title, "; ".join(parts), "network_endgame", None))
 
     per_ms = find_record(files, "strength_per_ms")
