@@ -356,6 +356,56 @@ def test_difference_labels_pair_each_move_with_the_search_best():
     assert np.array_equal(best_feats, np.asarray(want_best)) and np.array_equal(other_feats, np.asarray(want_other))
 
 
+def test_exact_only_labels_come_from_the_positions_the_search_solves():
+    """label_exact_only: only positions with at most the search's exact_cards left to play are labelled, each
+    with the search's exact value of every legal move; the other positions of the batch give no label."""
+    from scopa_env.fast import core
+    from scopa_env.fast.search import exact_games
+    from train.dmc.actors import Actors, Labeller
+
+    cfg = DmcConfig.from_dict({**TINY, "label_positions": 64, "label_exact_only": True, "label_search": "fsearch"})
+    actors = Actors(cfg, 64, None, np.arange(64), np.random.default_rng(0))
+    labeller = Labeller(64, cfg.label_config(), 1, exact_only=True)
+    nothing = lambda obs, rows, feats: np.zeros(len(rows), np.float32)  # noqa: E731
+    seen_exact = labelled = 0
+    for _ in range(60):
+        b = actors.batch
+        exact = exact_games(b, labeller.C)
+        left = b._S[:, core.COL_IN_HANDS] + 40 - b._S[:, core.COL_STOCK_POS]
+        assert np.array_equal(exact, left <= 6)
+        counts = b.legal_count.copy()
+        seen_exact += int(exact.sum())
+        actors.act(nothing, 0.0, "", 0.0, labeller)
+        labels = actors.take_labels()
+        if labels is None:
+            assert not exact.any()
+            continue
+        # every exact position was labelled (64 asked, fewer there), one label per legal move
+        assert len(labels[2]) == counts[exact].sum()
+        labelled += len(labels[2])
+    assert seen_exact > 0 and labelled > 0, "the games never reached their last cards"
+
+
+def test_exact_labels_match_the_search_move_by_move():
+    """The exact labels are the search's values, which for the last 6 cards of a 2-player hand are exact: the
+    same position searched with another seed gives the same values."""
+    from scopa_env.fast.search import exact_games, search_values
+    from train.dmc.actors import Actors
+
+    cfg = DmcConfig.from_dict({**TINY, "label_search": "fsearch"})
+    actors = Actors(cfg, 32, None, np.arange(32), np.random.default_rng(1))
+    C = cfg.label_config()
+    for _ in range(200):
+        games = np.flatnonzero(exact_games(actors.batch, C) & (actors.batch.legal_count > 1))
+        if games.size:
+            break
+        actors.act(lambda obs, rows, feats: np.zeros(len(rows), np.float32), 0.0, "", 0.0, None)
+    assert games.size, "the games never reached their last cards with a choice"
+    one = search_values(actors.batch, games, np.arange(games.size), C)
+    other = search_values(actors.batch, games, np.arange(games.size) + 1000, C)
+    assert np.array_equal(one, other)
+
+
 def test_difference_labels_train_and_reproduce(tmp_path):
     """A run with label_loss=differences fills its pair buffer, logs the label loss, differs from the
     value labels, and a seed reproduces it."""

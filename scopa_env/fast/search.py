@@ -824,6 +824,16 @@ def _search_games(batch, games: np.ndarray, seeds: np.ndarray, C: np.ndarray, th
     )
 
 
+def exact_games(batch, C: np.ndarray) -> np.ndarray:
+    """Whether the search with settings ``C`` solves each game of ``batch`` exactly where it stands: at most
+    ``exact_cards`` cards are left to play (in the hands and the stock), as the search itself decides."""
+    from scopa_env.fast.batch import compiled_rules
+
+    P = compiled_rules(batch.rules, batch.num_players)[0]
+    S = batch._S
+    return S[:, COL_IN_HANDS] + (P[P_DECK_SIZE] - S[:, COL_STOCK_POS]) <= C[C_EXACT_CARDS]
+
+
 def search_values(batch, games: np.ndarray, seeds: np.ndarray, C: np.ndarray, threads: int = 1) -> np.ndarray:
     """The search's value of every legal move in some games of a "move"-mode batch (a teacher's labels).
 

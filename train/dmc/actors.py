@@ -61,11 +61,16 @@ class Actors:
 
     def label(self, obs: np.ndarray, rows: np.ndarray, cols: np.ndarray, feats: np.ndarray, labeller) -> None:
         """Label every legal move of ``labeller.positions`` random games with the search's value
-        (``labeller.differences``: games with a choice, each other move against the search's best)."""
+        (``labeller.differences``: games with a choice, each other move against the search's best;
+        ``labeller.exact_only``: games the search solves exactly)."""
         from scopa_env.fast.search import search_values
 
         n = self.batch.num_games
         pool = np.flatnonzero(self.batch.legal_count > 1) if labeller.differences else np.arange(n)
+        if labeller.exact_only:
+            from scopa_env.fast.search import exact_games
+
+            pool = pool[exact_games(self.batch, labeller.C)[pool]]
         if pool.size == 0:
             return
         games = np.sort(self.rng.choice(pool, size=min(labeller.positions, pool.size), replace=False))
@@ -191,6 +196,7 @@ class Labeller:
     C: np.ndarray
     threads: int
     differences: bool = False
+    exact_only: bool = False
 
 
 # --- the network ---------------------------------------------------------------------------

@@ -65,6 +65,10 @@ class DmcConfig(RunConfig):
     """Recent labelled moves the label minibatches are drawn from."""
     label_threads: int = 2
     """Threads of the labelling search (at most the cores); the labels do not depend on it."""
+    label_exact_only: bool = False
+    """Label only positions that ``label_search`` solves exactly (at most its ``exact_cards`` cards left to
+    play): exact labels of the last cards, cheap to compute, with the rest of the game learnt from the
+    returns alone."""
     label_loss: str = "values"
     """What the network fits of a labelled position: "values" regresses every move's value; "differences"
     regresses, for every other legal move, its value's gap to the search's best move,
@@ -183,6 +187,7 @@ class DmcConfig(RunConfig):
         "label_buffer_size",
         "label_threads",
         "label_loss",
+        "label_exact_only",
         "learning_rate",
         "learning_rate_end",
     )

@@ -154,7 +154,10 @@ def _labellers(cfg: DmcConfig, actors: list[Actors]) -> list[Labeller | None]:
     total = sum(a.batch.num_games for a in actors)
     threads = min(cfg.label_threads, max_threads())
     differences = cfg.label_loss == "differences"
-    return [Labeller(round(cfg.label_positions * a.batch.num_games / total), C, threads, differences) for a in actors]
+    return [
+        Labeller(round(cfg.label_positions * a.batch.num_games / total), C, threads, differences, cfg.label_exact_only)
+        for a in actors
+    ]
 
 
 @dataclass

@@ -127,7 +127,9 @@ class DmcWorker:
 
                 threads = min(eff.label_threads, max_threads())
                 differences = eff.label_loss == "differences"
-                labeller = Labeller(part.label_positions, eff.label_config(), threads, differences)
+                labeller = Labeller(
+                    part.label_positions, eff.label_config(), threads, differences, eff.label_exact_only
+                )
             self.labellers.append(labeller)
         if self.net is None and self.actors:
             a = self.actors[0]
