@@ -62,29 +62,23 @@ def measured(path: Path, pairs: int, seed: int) -> set[int]:
     return done
 
 
-def opponent_side(spec: str):
-    """The evaluation's other side: a compiled baseline's name or an ``fsearch`` spec as given, a ``dmc:``
-    or ``zoo:`` network as its batch policy; anything else is a one-line error."""
-    from agents.compiled import COMPILED_BASELINES
+def opponent_side(spec: str, rules: str, players: int):
+    """The evaluation's other side (:func:`train.fast_eval.fast_side`): a compiled baseline's name or an
+    ``fsearch`` spec as given, a ``dmc:`` or ``zoo:`` network of this game as its batch policy; anything
+    else is a one-line error."""
+    from scopa_env.engine.rules import get_rules
+    from train.fast_eval import fast_side
 
-    prefix, _, rest = spec.partition(":")
-    if spec in COMPILED_BASELINES or prefix == "fsearch":
-        return spec
-    if prefix in ("dmc", "zoo") and rest:
-        from train.dmc.agent import load_dmc_batch_policy
-
-        try:
-            if prefix == "zoo":
-                from train.zoo import checked_path
-
-                rest = str(checked_path(rest))
-            return load_dmc_batch_policy(rest)[0]
-        except (ValueError, OSError) as exc:
-            raise SystemExit(f"error: --opponent {spec}: {exc}") from None
-    raise SystemExit(
-        f"error: --opponent {spec!r}: name a compiled baseline ({', '.join(COMPILED_BASELINES)}), "
-        "an fsearch spec, or a dmc:/zoo: network"
-    )
+    try:
+        side, meta = fast_side(spec)
+    except (ValueError, OSError) as exc:
+        raise SystemExit(f"error: --opponent {spec}: {exc}") from None
+    if meta is not None and (get_rules(meta["rules"]) != get_rules(rules) or meta["num_players"] != players):
+        raise SystemExit(
+            f"error: --opponent {spec} was trained for {meta['num_players']} players under {meta['rules']!r}, "
+            f"not {players} under {rules!r}"
+        )
+    return side
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,8 +102,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.pairs < 1 or args.every < 1:
         raise SystemExit("error: --pairs and --every must be positive")
-    opponent = opponent_side(args.opponent)
     kept = kept_weights(args.run_dir)[:: args.every]
+    game = json.loads((kept[0] / "meta.json").read_text()) if kept else {"rules": "standard", "num_players": 2}
+    opponent = opponent_side(args.opponent, game["rules"], int(game["num_players"]))
     out = opponent_curve_file(args.run_dir, args.opponent)
     done = measured(out, args.pairs, args.seed)
     todo = [k for k in kept if int(k.name) not in done]

@@ -190,12 +190,12 @@ def _emit(report: dict, args: argparse.Namespace) -> None:
 def _run_fast_eval(args: argparse.Namespace) -> int:
     """``scopa eval --fast``: a checkpoint against a compiled baseline, on the compiled core."""
     from agents.compiled import COMPILED_BASELINES
-    from train.fast_eval import evaluate_fast
+    from train.fast_eval import FAST_CHECKPOINTS, evaluate_fast, zoo_algo
     from train.sb3.policy_agent import load_batch_policy
 
     learner, opponent = args.agents
     prefix, _, path = learner.partition(":")
-    sb3_zoo = prefix == "zoo" and bool(path) and _zoo_algo(path) in ("ppo", "dqn")  # a select-mode policy
+    sb3_zoo = prefix == "zoo" and bool(path) and zoo_algo(path) in ("ppo", "dqn")  # a select-mode policy
     if not sb3_zoo and ((prefix in FAST_CHECKPOINTS and path) or prefix in (*COMPILED_BASELINES, "fsearch")):
         return _run_fast_sides_eval(args)
     if not sb3_zoo and (prefix not in ("ppo", "dqn") or not path):
@@ -260,53 +260,14 @@ def _run_fast_sides_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-FAST_CHECKPOINTS = ("dmc", "zoo", "netsearch")
-"""Prefixes of the agents ``scopa eval --fast`` plays as batch policies (besides specs)."""
-
-
-def _zoo_algo(name: str) -> str | None:
-    """The algorithm of ``zoo:name`` (``None`` for an unknown name, reported where it is loaded)."""
-    from train import zoo
-
-    try:
-        return zoo.algo_of(name)
-    except ValueError:
-        return None
-
-
 def _fast_player(spec: str, args: argparse.Namespace):
     """A side of the compiled evaluation: the spec itself (a compiled baseline or an fsearch spec) or
-    a batch policy (a checkpoint agent); ``ValueError`` names what is wrong."""
-    from agents.compiled import COMPILED_BASELINES
-    from train.fast_eval import fsearch_config
+    a batch policy (a checkpoint agent) of this game; ``ValueError`` names what is wrong."""
+    from train.fast_eval import fast_side
 
-    prefix, _, path = spec.partition(":")
-    if prefix == "fsearch":
-        fsearch_config(spec)
-        return spec
-    if spec in COMPILED_BASELINES:
-        return spec
-    if prefix not in FAST_CHECKPOINTS or not path:
-        raise ValueError(
-            f"--fast plays {', '.join(COMPILED_BASELINES)}, fsearch specs and "
-            f"{', '.join(p + ':' for p in FAST_CHECKPOINTS)} agents, not {spec!r}"
-        )
-    if prefix == "netsearch":
-        from train.dmc.net_search import load_batch_policy
-
-        policy, meta = load_batch_policy(path, args.seed)
-    else:
-        from train.dmc.agent import load_dmc_batch_policy
-
-        if prefix == "zoo":
-            from train.zoo import checked_path
-
-            if _zoo_algo(path) in ("ppo", "dqn"):
-                raise ValueError(
-                    f"{spec} is a {_zoo_algo(path)} network: --fast plays it first, against a compiled baseline"
-                )
-            path = str(checked_path(path))
-        policy, meta = load_dmc_batch_policy(path)
+    policy, meta = fast_side(spec, args.seed)
+    if meta is None:
+        return policy
     if get_rules(meta["rules"]) != args.rules or meta["num_players"] != args.players:
         raise ValueError(
             f"{spec} was trained for {meta['num_players']} players under {meta['rules']!r}, "

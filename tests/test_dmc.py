@@ -126,7 +126,11 @@ def test_kept_weights_replay_the_evaluations_afterwards(tmp_path, capsys):
         if int(r["timestep"]) == int(kept[0].name)
     ]
     assert float(first["margin"]) == 0.0, "the same weights on both sides of duplicate deals tie"
-    for bad, message in (("zoo:nope", "no zoo agent 'nope'"), ("mystery", "name a compiled baseline")):
+    for bad, message in (
+        ("zoo:nope", "no zoo agent 'nope'"),
+        ("mystery", "fsearch specs and dmc:, zoo:, netsearch: agents, not 'mystery'"),
+        ("zoo:scopone-4p-v4", "was trained for 4 players under 'scopone', not 2"),
+    ):
         with pytest.raises(SystemExit, match=message):
             curve.main([str(run), "--opponent", bad, "--pairs", "2", "--seed", seed])
 

@@ -44,6 +44,53 @@ BatchPolicy = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``policy(obs (B, size) float32, masks (B, A) bool) -> actions (B,) int``."""
 
 
+FAST_CHECKPOINTS = ("dmc", "zoo", "netsearch")
+"""Prefixes of the agents the compiled evaluation plays as batch policies (besides specs)."""
+
+
+def zoo_algo(name: str) -> str | None:
+    """The algorithm of ``zoo:name`` (``None`` for an unknown name, reported where it is loaded)."""
+    from train import zoo
+
+    try:
+        return zoo.algo_of(name)
+    except ValueError:
+        return None
+
+
+def fast_side(spec: str, seed: int = 0) -> tuple[str | BatchPolicy, dict | None]:
+    """A side of the compiled evaluation from an agent spec: ``(spec, None)`` for a compiled baseline or an
+    ``fsearch`` spec (checked), ``(batch policy, its metadata)`` for a ``dmc:``, ``zoo:`` or ``netsearch:``
+    network (``seed``: netsearch's search seed). ``ValueError`` names what is wrong; the caller checks
+    that the metadata's game is the one played."""
+    prefix, _, path = spec.partition(":")
+    if prefix == "fsearch":
+        fsearch_config(spec)
+        return spec, None
+    if spec in COMPILED_BASELINES:
+        return spec, None
+    if prefix not in FAST_CHECKPOINTS or not path:
+        raise ValueError(
+            f"--fast plays {', '.join(COMPILED_BASELINES)}, fsearch specs and "
+            f"{', '.join(p + ':' for p in FAST_CHECKPOINTS)} agents, not {spec!r}"
+        )
+    if prefix == "netsearch":
+        from train.dmc.net_search import load_batch_policy
+
+        return load_batch_policy(path, seed)
+    from train.dmc.agent import load_dmc_batch_policy
+
+    if prefix == "zoo":
+        from train.zoo import checked_path
+
+        if zoo_algo(path) in ("ppo", "dqn"):
+            raise ValueError(
+                f"{spec} is a {zoo_algo(path)} network: --fast plays it first, against a compiled baseline"
+            )
+        path = str(checked_path(path))
+    return load_dmc_batch_policy(path)
+
+
 def fast_eval_applies(cfg, opponent: str) -> bool:
     """Whether a run evaluates against ``opponent`` on the compiled core: with ``vec_env: fast``,
     two players and a compiled opponent (else the Python harness plays it)."""
