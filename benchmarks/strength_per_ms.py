@@ -51,6 +51,7 @@ FAMILIES = {
     "netsearch": [f"netsearch:{NETWORK},worlds={w}" for w in WORLDS],
     "network": [NETWORK, "zoo:ppo-standard-2p", "zoo:dqn-standard-2p"],
     "baseline": ["heuristic", "greedy"],
+    "network + exact endgame": [f"netsearch:{NETWORK},weight=1,worlds=1"],
 }
 """The agents of the chart, by family (the search's curve is the ``fsearch`` family)."""
 TITLE = "Strength per millisecond (standard, 2 players)"
@@ -134,6 +135,7 @@ def plot(rows: list[dict], path: str) -> None:
         "netsearch": ("tab:orange", "s"),
         "network": ("tab:green", "^"),
         "baseline": ("tab:gray", "D"),
+        "network + exact endgame": ("tab:red", "*"),
         "other": ("tab:purple", "v"),
     }
     for family, (color, marker) in styles.items():
