@@ -147,8 +147,16 @@ def plot(rows: list[dict], path: str) -> None:
         err = [[r["margin"] - r["margin_lo"] for r in mine], [r["margin_hi"] - r["margin"] for r in mine]]
         line = "-" if family in ("fsearch", "netsearch") else "none"
         ax.errorbar(xs, ys, yerr=err, color=color, marker=marker, linestyle=line, capsize=3, label=family)
+        left = family == "network + exact endgame"  # its label would cover the search's curve on the right
         for r in mine:
-            ax.annotate(r["label"], (r["ms"], r["margin"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
+            ax.annotate(
+                r["label"],
+                (r["ms"], r["margin"]),
+                fontsize=7,
+                xytext=(-6, 4) if left else (4, 4),
+                textcoords="offset points",
+                ha="right" if left else "left",
+            )
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xscale("log")
     ax.set_xlabel("CPU ms per decision (one core, log scale)")
@@ -163,6 +171,8 @@ def plot(rows: list[dict], path: str) -> None:
 def label_of(spec: str) -> str:
     if spec == REFERENCE:
         return "fsearch worlds=256"
+    if spec in FAMILIES["network + exact endgame"]:
+        return f"{NETWORK} + exact endgame"
     return spec.replace(f"netsearch:{NETWORK},", "netsearch ").replace("fsearch:", "fsearch ")
 
 
