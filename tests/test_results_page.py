@@ -238,8 +238,10 @@ def test_each_summary_number_is_read_from_its_record(tmp_path):
         "`zoo:standard-2p`, 0.12 ms at +0.500 [+0.400, +0.600]",
     ):
         assert shown in after, f"{shown!r} is not in the summary:\n{after}"
-    old_ms = "`zoo:standard-2p`, 0.82 ms"  # with its agent: another row may show the same ms
-    for old in ("339,900", "3,820,000", "1241 [1217, 1266]", "+1.943", "+0.454", "7.95 ms", old_ms):
+    (per_ms_record,) = json.loads((RESULTS / "strength_per_ms.json").read_text())["records"]
+    old_ref = f"{row_where(per_ms_record, agent='fsearch (the reference)')['ms']:.2f} ms"
+    old_ms = f"`zoo:standard-2p`, {row_where(per_ms_record, agent='zoo:standard-2p')['ms']:.2f} ms"  # with its agent
+    for old in ("339,900", "3,820,000", "1241 [1217, 1266]", "+1.943", "+0.454", old_ref, old_ms):
         assert old in before and old not in after, f"{old!r} stays in the summary after its record changed"
 
 
