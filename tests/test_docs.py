@@ -53,6 +53,8 @@ NOT_RERUN = (
     "python benchmarks/learning_curves.py",  # needs finished run folders
     "python benchmarks/snapshot_curve.py",  # needs a run with kept weights (tests/test_dmc.py runs it)
     "python benchmarks/dmc_workers.py",  # minutes of measurement, with Ray (tests/test_dmc_ray.py runs the workers)
+    "python benchmarks/endgame_distill.py",  # minutes of data and fitting (tests/test_endgame_distill.py runs it small)
+    "python benchmarks/endgame_regret.py",  # of a distill run's checkpoints (tests/test_endgame_regret.py runs it)
 )
 CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:", "dmc:")
 TRAINS = "MaskablePPO("

@@ -115,7 +115,7 @@ class NetSearchBatchPolicy(BatchPolicy):
     needs_rows = True
 
     def __init__(self, checkpoint: str, weight: float, options: dict, seed: int = 0) -> None:
-        from train.fast_eval import fsearch_config
+        from agents.compiled import fsearch_config
 
         net, meta = _load(checkpoint)
         self.meta = meta
