@@ -29,20 +29,18 @@ def regrets(specs: list[str], games: int, seed: int, driver: str, rules: str, pl
     """Per agent: the regret of every exact position with a choice, and the hand each came from."""
     from agents.compiled import side_moves
     from agents.registry import make_agent
-    from scopa_env.engine.rules import get_rules
     from scopa_env.fast import BatchedScopa
     from scopa_env.fast.search import exact_games, search_values
-    from train.fast_eval import fast_side
+    from train.fast_eval import GameMismatch, fast_side
 
     sides = {}
     for spec in specs:
         try:
-            side, meta = fast_side(spec, seed)
+            sides[spec] = fast_side(spec, seed, rules, players)[0]
+        except GameMismatch as exc:
+            raise SystemExit(f"error: {exc}") from None
         except (ValueError, OSError) as exc:
             raise SystemExit(f"error: {spec}: {exc}") from None
-        if meta is not None and (get_rules(meta["rules"]) != get_rules(rules) or meta["num_players"] != players):
-            raise SystemExit(f"error: {spec} was trained for {meta['num_players']} players under {meta['rules']!r}")
-        sides[spec] = side
     C = make_agent("fsearch").C
     batch = BatchedScopa(games, players, rules, action_mode="move", episode="hand")
     batch.reset(np.arange(games, dtype=np.int64) + seed * 1_000_003)

@@ -66,19 +66,14 @@ def opponent_side(spec: str, rules: str, players: int):
     """The evaluation's other side (:func:`train.fast_eval.fast_side`): a compiled baseline's name or an
     ``fsearch`` spec as given, a ``dmc:`` or ``zoo:`` network of this game as its batch policy; anything
     else is a one-line error."""
-    from scopa_env.engine.rules import get_rules
-    from train.fast_eval import fast_side
+    from train.fast_eval import GameMismatch, fast_side
 
     try:
-        side, meta = fast_side(spec)
+        return fast_side(spec, rules=rules, players=players)[0]
+    except GameMismatch as exc:
+        raise SystemExit(f"error: --opponent {exc}") from None
     except (ValueError, OSError) as exc:
         raise SystemExit(f"error: --opponent {spec}: {exc}") from None
-    if meta is not None and (get_rules(meta["rules"]) != get_rules(rules) or meta["num_players"] != players):
-        raise SystemExit(
-            f"error: --opponent {spec} was trained for {meta['num_players']} players under {meta['rules']!r}, "
-            f"not {players} under {rules!r}"
-        )
-    return side
 
 
 def main(argv: list[str] | None = None) -> int:

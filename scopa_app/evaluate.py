@@ -263,17 +263,12 @@ def _run_fast_sides_eval(args: argparse.Namespace) -> int:
 def _fast_player(spec: str, args: argparse.Namespace):
     """A side of the compiled evaluation: the spec itself (a compiled baseline or an fsearch spec) or
     a batch policy (a checkpoint agent) of this game; ``ValueError`` names what is wrong."""
-    from train.fast_eval import fast_side
+    from train.fast_eval import GameMismatch, fast_side
 
-    policy, meta = fast_side(spec, args.seed)
-    if meta is None:
-        return policy
-    if get_rules(meta["rules"]) != args.rules or meta["num_players"] != args.players:
-        raise ValueError(
-            f"{spec} was trained for {meta['num_players']} players under {meta['rules']!r}, "
-            f"not {args.players} under {args.rules.name!r} (use --players and --rules)"
-        )
-    return policy
+    try:
+        return fast_side(spec, args.seed, args.rules, args.players)[0]
+    except GameMismatch as exc:
+        raise ValueError(f"{exc} (use --players and --rules)") from None
 
 
 def run_tournament(args: argparse.Namespace) -> int:

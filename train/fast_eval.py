@@ -58,11 +58,32 @@ def zoo_algo(name: str) -> str | None:
         return None
 
 
-def fast_side(spec: str, seed: int = 0) -> tuple[str | BatchPolicy, dict | None]:
+class GameMismatch(ValueError):
+    """A network of another game than the one to be played (:func:`fast_side`)."""
+
+
+def fast_side(
+    spec: str, seed: int = 0, rules=None, players: int | None = None
+) -> tuple[str | BatchPolicy, dict | None]:
     """A side of the compiled evaluation from an agent spec: ``(spec, None)`` for a compiled baseline or an
     ``fsearch`` spec (checked), ``(batch policy, its metadata)`` for a ``dmc:``, ``zoo:`` or ``netsearch:``
-    network (``seed``: netsearch's search seed). ``ValueError`` names what is wrong; the caller checks
-    that the metadata's game is the one played."""
+    network (``seed``: netsearch's search seed). ``ValueError`` names what is wrong; given the game to be
+    played (``rules``, a preset or :class:`~scopa_env.engine.rules.Rules`, and ``players``), a network
+    trained for another raises :class:`GameMismatch`."""
+    side, meta = _load_side(spec, seed)
+    if meta is not None and rules is not None:
+        from scopa_env.engine.rules import get_rules
+
+        want = get_rules(rules)
+        if get_rules(meta["rules"]) != want or meta["num_players"] != players:
+            raise GameMismatch(
+                f"{spec} was trained for {meta['num_players']} players under {meta['rules']!r}, "
+                f"not {players} under {want.name!r}"
+            )
+    return side, meta
+
+
+def _load_side(spec: str, seed: int) -> tuple[str | BatchPolicy, dict | None]:
     prefix, _, path = spec.partition(":")
     if prefix == "fsearch":
         fsearch_config(spec)
