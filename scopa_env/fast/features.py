@@ -15,7 +15,11 @@ import functools
 import numpy as np
 from numba import njit
 
+from scopa_env.engine.cards import SETTEBELLO
 from scopa_env.fast import core
+from scopa_env.fast.core.bits import popcount
+from scopa_env.fast.core.captures import legal_pairs
+from scopa_env.fast.core.kernels import new_scratch
 from scopa_env.fast.core.opponents import _heuristic_scores
 
 
@@ -200,3 +204,130 @@ def _heuristic_columns(rows, h, col, out):
         out[j, col] = score[j] / 10.0
         out[j, col + 1] = gap / 10.0
         out[j, col + 2] = 1.0 if gap >= -1e-9 else 0.0
+
+
+# The spec of :func:`endgame_feature_rows`: int64 ``(EG_SIZE,)``, the observation's slice starts.
+EG_HAND, EG_TABLE, EG_OWN, EG_OTHER, EG_UNSEEN, EG_LAST, EG_SCOPE, EG_SIZE = range(8)
+EG_PLANES = 7
+"""Card planes of an endgame row: the hand, the unseen cards, the table and the two piles after the
+move, then the move's card and captured cards."""
+EG_SCALARS = 26
+"""Scalars after them (:func:`endgame_feature_rows`' table)."""
+EG_REPLIES = 7
+"""Entries of each reply summary (:func:`_reply_summary`)."""
+
+
+@njit(cache=True)
+def endgame_feature_rows(obs, rows, ids, card, mask, take_all, suit, prim, P, spec, out):
+    """Afterstate features of move ``ids[j]`` in the 2-player position ``obs[rows[j]]`` (float32
+    ``out[j]``), for the last round, where the unseen cards are the other hand
+    (:class:`train.dmc.endgame.EndgameFeatures` documents the columns).
+
+    ``card``/``mask``/``take_all``: each "move" id's card, captured mask and whether it takes the
+    whole table; ``suit``, ``prim``: each card's suit and primiera value; ``P``: the compiled rules,
+    whose capture enumeration (:func:`~scopa_env.fast.core.captures.legal_pairs`) gives the replies.
+    """
+    k = 40
+    scratch = new_scratch(P)
+    hs, ts, os_, xs, us = spec[EG_HAND], spec[EG_TABLE], spec[EG_OWN], spec[EG_OTHER], spec[EG_UNSEEN]
+    c0 = EG_PLANES * k
+    for j in range(ids.shape[0]):
+        r = rows[j]
+        a = ids[j]
+        table = np.int64(0)
+        hand = np.int64(0)
+        other = np.int64(0)
+        for b in range(k):
+            if obs[r, ts + b] > 0.5:
+                table |= np.int64(1) << b
+            if obs[r, hs + b] > 0.5:
+                hand |= np.int64(1) << b
+            if obs[r, us + b] > 0.5:
+                other |= np.int64(1) << b
+        c = card[a]
+        taken = table if take_all[a] else mask[a]
+        hand_after = hand & ~(np.int64(1) << c)
+        table_after = table | (np.int64(1) << c) if taken == 0 else table & ~taken
+        prim_own = np.zeros(4, np.float32)
+        prim_other = np.zeros(4, np.float32)
+        prim_left = np.zeros(4, np.float32)
+        n_own = n_other = coins_own = coins_other = np.float32(0.0)
+        for b in range(k):
+            bit = np.int64(1) << b
+            in_own = obs[r, os_ + b] > 0.5 or (taken != 0 and (b == c or (taken & bit) != 0))
+            in_other = obs[r, xs + b] > 0.5
+            out[j, b] = 1.0 if hand_after & bit else 0.0
+            out[j, k + b] = 1.0 if other & bit else 0.0
+            out[j, 2 * k + b] = 1.0 if table_after & bit else 0.0
+            out[j, 3 * k + b] = 1.0 if in_own else 0.0
+            out[j, 4 * k + b] = 1.0 if in_other else 0.0
+            out[j, 5 * k + b] = 1.0 if b == c else 0.0
+            out[j, 6 * k + b] = 1.0 if taken & bit else 0.0
+            s = suit[b]
+            if in_own:
+                n_own += 1
+                coins_own += 1 if s == 0 else 0
+                prim_own[s] = max(prim_own[s], prim[b])
+            if in_other:
+                n_other += 1
+                coins_other += 1 if s == 0 else 0
+                prim_other[s] = max(prim_other[s], prim[b])
+            if (hand_after | other | table_after) & bit:
+                prim_left[s] = max(prim_left[s], prim[b])
+        out[j, c0] = 1.0 if taken != 0 and table_after == 0 else 0.0
+        out[j, c0 + 1] = 1.0 if taken != 0 else 0.0
+        for q in range(3):  # who captured last before the move: the mover, the other seat, no one
+            out[j, c0 + 2 + q] = obs[r, spec[EG_LAST] + q]
+        out[j, c0 + 5] = popcount(hand_after) / 3.0
+        out[j, c0 + 6] = popcount(other) / 3.0
+        out[j, c0 + 7] = popcount(table_after) / 10.0
+        out[j, c0 + 8] = n_own / 20.0
+        out[j, c0 + 9] = n_other / 20.0
+        out[j, c0 + 10] = coins_own / 5.0
+        out[j, c0 + 11] = coins_other / 5.0
+        for s in range(4):
+            out[j, c0 + 12 + s] = prim_own[s] / 21.0
+            out[j, c0 + 16 + s] = prim_other[s] / 21.0
+            out[j, c0 + 20 + s] = prim_left[s] / 21.0
+        out[j, c0 + 24] = obs[r, spec[EG_SCOPE]] / 5.0
+        out[j, c0 + 25] = obs[r, spec[EG_SCOPE] + 1] / 5.0
+        _reply_summary(other, table_after, P, scratch, suit, prim, out[j, c0 + EG_SCALARS :])
+        _reply_summary(hand_after, table_after, P, scratch, suit, prim, out[j, c0 + EG_SCALARS + EG_REPLIES :])
+
+
+@njit(cache=True)
+def _reply_summary(hand, table, P, scratch, suit, prim, out):
+    """What the cards of ``hand`` can take from ``table`` (each move of the rules' capture enumeration):
+    whether any captures, whether one clears the table, whether one takes the settebello, the most
+    cards, coins and best primiera card one move takes, and how many of the cards capture (/3)."""
+    count = legal_pairs(hand, table, P, scratch.subset_masks, scratch.subset_sums, scratch.cards, scratch.captures)
+    any_ = sweep = bello = 0.0
+    most = coins = best = 0.0
+    capturing = np.int64(0)
+    for i in range(count):
+        m = scratch.captures[i]
+        if m == 0:
+            continue
+        m |= np.int64(1) << scratch.cards[i]
+        capturing |= np.int64(1) << scratch.cards[i]
+        any_ = 1.0
+        if scratch.captures[i] == table:
+            sweep = 1.0
+        if (m >> SETTEBELLO) & 1:
+            bello = 1.0
+        n = co = pv = 0.0
+        for b in range(40):
+            if (m >> b) & 1:
+                n += 1
+                co += 1 if suit[b] == 0 else 0
+                pv = max(pv, prim[b])
+        most = max(most, n)
+        coins = max(coins, co)
+        best = max(best, pv)
+    out[0] = any_
+    out[1] = sweep
+    out[2] = bello
+    out[3] = most / 4.0
+    out[4] = coins / 4.0
+    out[5] = best / 21.0
+    out[6] = popcount(capturing) / 3.0

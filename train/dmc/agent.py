@@ -58,6 +58,8 @@ from scopa_env.engine.game import PlayerView
 from scopa_env.engine.rules import ALLOWED_PLAYER_COUNTS, Move, Rules, move_of
 from scopa_env.engine.setup import GameSetup
 from train.checkpoint import check_finite
+from train.dmc.endgame import PREFIX as ENDGAME
+from train.dmc.endgame import EndgameNet, check_endgame_layers, endgame_features, endgame_problem
 from train.limits import dmc_parameters, is_int, need_sizes, parameters_problem, read_json, read_npz, shown
 
 FEATURE_VERSION = 2
@@ -156,6 +158,10 @@ class NumpyQNet:
         weights: ``trunk.{i}.weight/bias`` and ``head.{i}.weight/bias`` arrays (torch's Linear layout).
     """
 
+    endgame: EndgameNet | None = None
+    """The checkpoint's endgame network (:mod:`train.dmc.endgame`), which scores the moves of the last
+    round in its place (:meth:`move_scores`), or ``None``."""
+
     def __init__(self, weights: dict[str, np.ndarray]) -> None:
         self.trunk = _layers(weights, "trunk")
         self.head = _layers(weights, "head")
@@ -175,6 +181,12 @@ class NumpyQNet:
             if k < len(self.head) - 1:
                 h = np.maximum(h, 0.0)
         return h[:, 0]
+
+    def move_scores(self, obs: np.ndarray, rows: np.ndarray, ids: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        """The score of move ``ids[k]`` (with features ``feats[k]``) in position ``obs[rows[k]]``: the
+        network's, or the endgame network's in the last round where the checkpoint has one."""
+        q = self.scores(obs, rows, feats)
+        return q if self.endgame is None else self.endgame.override(obs, rows, ids, q)
 
 
 def _layers(weights: dict[str, np.ndarray], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -225,7 +237,7 @@ class BatchPolicy:
     def _decide(self, obs, legal_ids, legal_count, table) -> np.ndarray:
         rows, cols, ids = flatten_legal(legal_ids, legal_count)
         h = None if table is None else table[rows, cols]
-        q = self.net.scores(obs, rows, self.features(obs, rows, ids, h))
+        q = self.net.move_scores(obs, rows, ids, self.features(obs, rows, ids, h))
         best = best_of(q, rows, cols, legal_ids.shape)
         return legal_ids[np.arange(len(legal_ids)), best]
 
@@ -287,7 +299,7 @@ class DmcAgent(TrainedAgent):
             h = view_heuristic_scores(view, ids)
             if h is None:
                 h = np.asarray(self.scorer.scores(view, pairs), np.float64)
-        return self.net.scores(obs, rows, self.features(obs, rows, ids, h))
+        return self.net.move_scores(obs, rows, ids, self.features(obs, rows, ids, h))
 
     def __repr__(self) -> str:
         return f"DmcAgent({self.name})"
@@ -338,6 +350,9 @@ def check_dmc_meta(meta: object, where: str | Path) -> tuple[Rules, int, MoveFea
         features = move_features(rules, n, meta.get("heuristic_features", False))
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
+    problem = endgame_problem(meta, rules, n)
+    if problem:
+        raise ValueError(f"{where}: {problem}")
     obs_size = setup.observation_size
     if "observation_size" in meta and (not is_int(meta["observation_size"]) or meta["observation_size"] != obs_size):
         raise ValueError(
@@ -379,6 +394,11 @@ def _check_layers(shapes: dict, meta: dict, obs_size: int, feature_size: int, fi
     if widths["head"][-1] != 1:
         raise ValueError(f"{file}: the last head layer must give 1 score, gives {widths['head'][-1]}")
     expected = {f"{p}.{i}.{k}" for p in ("trunk", "head") for i in range(len(widths[p])) for k in ("weight", "bias")}
+    try:
+        setup = GameSetup.of(meta["rules"], int(meta["num_players"]))
+        expected |= check_endgame_layers(shapes, meta, setup.rules, setup.num_players)[0]
+    except ValueError as exc:
+        raise ValueError(f"{file}: {exc}") from None
     extra = sorted(set(shapes) - expected)
     if extra:
         raise ValueError(f"{file}: unexpected arrays {shown(extra)}")
@@ -393,7 +413,11 @@ def _check_layers(shapes: dict, meta: dict, obs_size: int, feature_size: int, fi
 def load_dmc(path: str | Path) -> tuple[NumpyQNet, dict]:
     """The network and metadata of a DMC checkpoint (:func:`load_dmc_weights`, as a numpy network)."""
     weights, meta = load_dmc_weights(path)
-    return NumpyQNet(weights), meta
+    net = NumpyQNet(weights)
+    if ENDGAME in meta:
+        setup = GameSetup.of(meta["rules"], int(meta["num_players"]))
+        net.endgame = EndgameNet(weights, endgame_features(setup.rules, setup.num_players))
+    return net, meta
 
 
 def load_dmc_weights(path: str | Path) -> tuple[dict[str, np.ndarray], dict]:
