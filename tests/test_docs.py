@@ -55,6 +55,7 @@ NOT_RERUN = (
     "python benchmarks/dmc_workers.py",  # minutes of measurement, with Ray (tests/test_dmc_ray.py runs the workers)
     "python benchmarks/endgame_distill.py",  # minutes of data and fitting (tests/test_endgame_distill.py runs it small)
     "python benchmarks/endgame_regret.py",  # of a distill run's checkpoints (tests/test_endgame_regret.py runs it)
+    "python -m train.dmc.endgame_fit",  # minutes of labels and fitting (tests/test_endgame_net.py runs it small)
 )
 CHECKPOINT_PREFIXES = ("ppo:", "dqn:", "rllib:", "dmc:")
 TRAINS = "MaskablePPO("

@@ -176,3 +176,22 @@ def test_bad_fit_arguments_are_one_line(tmp_path, argv, message):
 def test_a_start_with_an_endgame_network_is_refused(fitted, tmp_path):
     with pytest.raises(SystemExit, match="already has an endgame network"):
         endgame_fit.main([f"dmc:{fitted}", str(tmp_path / "again"), "--games", "10"])
+
+
+def test_a_zoo_entry_from_a_fit_counts_both_trainings(fitted, tmp_path, monkeypatch):
+    """python -m train.zoo.make NAME OUT makes a zoo entry of a fit: its card names the start's recipe and the
+    fit's command, counts the CPU-hours of both, and the entry loads with its endgame network."""
+    from train import zoo
+    from train.zoo import make
+
+    start = json.loads((checked_path("standard-2p") / "card.json").read_text())
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path)
+    monkeypatch.setattr(make, "ZOO_DIR", tmp_path)
+    assert make.main(["eg-test", str(fitted), "--pairs", "2"]) == 0
+    card = json.loads((tmp_path / "eg-test" / "card.json").read_text())
+    fit = json.loads((fitted / "endgame_fit.json").read_text())
+    assert card["config"] == start["config"] and card["network"]["endgame"] == [32, 32]
+    assert card["cpu_hours"] == pytest.approx(start["cpu_hours"] + fit["cpu_hours"], abs=1e-4)
+    assert card["endgame"]["command"].startswith("python -m train.dmc.endgame_fit zoo:standard-2p OUT --games 200")
+    assert {r["opponent"] for r in card["results"]} == {"random", "greedy", "heuristic"}
+    assert zoo.load_zoo_agent("eg-test").net.endgame is not None

@@ -33,6 +33,10 @@ from train.zoo import CARD_FILE, ZOO_DIR, weights_sha256
 
 CARD_SEED = 31_337
 """Seed of the card's evaluation deals (not the training-time or final evaluation deals)."""
+FIT_REPORT = "endgame_fit.json"
+"""The report :mod:`train.dmc.endgame_fit` writes beside its checkpoint."""
+START_CARD = "start_card.json"
+"""The model card of the zoo network an endgame fit started from, copied beside its checkpoint."""
 CATEGORY_KEYS = ("primiera", "settebello", "coins", "cards", "scope")
 
 
@@ -134,6 +138,8 @@ def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: 
     from train.fast_eval import evaluate_fast_sides
 
     src = find_dmc_checkpoint(run_dir)
+    if (src / FIT_REPORT).is_file():
+        return make_endgame_entry(name, src, pairs, progress)
     # the run folder: best/ and latest/ sit in it, a kept evaluation in its evaluated/ folder
     run_dir = src.parent if (src.parent / "config.yaml").exists() else src.parent.parent
     cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
@@ -160,6 +166,46 @@ def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: 
         # a run started from another network (init_weights) costs that one's CPU-hours too
         cpu_hours=meta.get("cpu_hours_with_init", meta.get("cpu_hours", round(state["cpu_seconds"] / 3600, 4))),
         network={"trunk": meta["trunk"], "head": meta["net_arch"]},
+    )
+
+
+def make_endgame_entry(name: str, src: Path, pairs: int, progress: bool = True) -> Path:
+    """An entry from a checkpoint of :mod:`train.dmc.endgame_fit` (a zoo network with an endgame network):
+    its card names the start's recipe and the fit, and counts the CPU-hours of both."""
+    from train.fast_eval import evaluate_fast_sides
+
+    if not (src / START_CARD).is_file():
+        raise ValueError(f"{src}: its endgame fit did not start from a zoo network, so it has no start's card")
+    fit = json.loads((src / FIT_REPORT).read_text())
+    start = json.loads((src / START_CARD).read_text())
+    meta = json.loads((src / META_FILE).read_text())
+    dest = ZOO_DIR / name
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in (WEIGHTS_FILE, META_FILE):
+        shutil.copyfile(src / f, dest / f)
+    policy, _ = load_dmc_batch_policy(dest)
+    results = baseline_results(
+        lambda opp: evaluate_fast_sides(
+            policy, opp, pairs, meta["num_players"], meta["rules"], CARD_SEED, progress=progress
+        ),
+        pairs,
+    )
+    flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in fit["config"].items() if k not in ("start", "out"))
+    return write_card(
+        dest,
+        meta,
+        {"name": start["run"], "seed": start["seed"]},
+        start["config"],
+        results,
+        decisions_trained=start["decisions_trained"],
+        cpu_hours=round(start["cpu_hours"] + fit["cpu_hours"], 4),
+        network={"trunk": meta["trunk"], "head": meta["net_arch"], "endgame": meta["endgame"]["arch"]},
+        endgame={
+            "start": fit["start"],
+            "command": f"python -m train.dmc.endgame_fit {fit['start']} OUT {flags}",
+            "moves": meta["endgame"]["moves"],
+            "cpu_hours": round(fit["cpu_hours"], 4),
+        },
     )
 
 
