@@ -141,7 +141,7 @@ class NetSearchBatchPolicy(BatchPolicy):
 
             h = heuristic_move_scores(batch)[flat_rows, cols]
         q = np.full(legal_ids.shape, -np.inf)
-        q[flat_rows, cols] = self.net.scores(obs, flat_rows, self.features(obs, flat_rows, ids, h))
+        q[flat_rows, cols] = self.net.move_scores(obs, flat_rows, ids, self.features(obs, flat_rows, ids, h))
         games = np.flatnonzero(np.ones(len(legal_ids), bool) if rows is None else rows)
         games = games[np.asarray(legal_count)[games] > 1]
         if games.size:
