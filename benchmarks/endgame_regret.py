@@ -48,6 +48,8 @@ def regrets(specs: list[str], games: int, seed: int, driver: str, rules: str, pl
     open_ = np.ones(games, bool)  # hands not over yet (a finished game starts another: not scored)
     out = {spec: [] for spec in specs}
     hands: list[np.ndarray] = []
+    left: list[np.ndarray] = []  # cards left in the two hands at each position
+    planes = batch.setup.layout.slices
     while open_.any():
         here = open_ & exact_games(batch, C) & (batch.legal_count > 1)
         if here.any():
@@ -57,6 +59,8 @@ def regrets(specs: list[str], games: int, seed: int, driver: str, rules: str, pl
             valid = np.arange(width)[None, :] < batch.legal_count[g][:, None]
             best = np.where(valid, values, -np.inf).max(axis=1)
             hands.append(g)
+            obs = batch.obs[g]  # in the last round the unseen cards are the other hand
+            left.append((obs[:, planes["hand"]].sum(axis=1) + obs[:, planes["unseen"]].sum(axis=1)).round().astype(int))
             for spec, side in sides.items():
                 ids = side_moves(batch, side, here, rng, threads=1)[g]
                 col = np.argmax(batch.legal_ids[g] == ids[:, None], axis=1)
@@ -64,7 +68,21 @@ def regrets(specs: list[str], games: int, seed: int, driver: str, rules: str, pl
         batch.step(side_moves(batch, driver, open_, rng, threads=1))
         open_ &= ~batch.hand_ended
     hand_of = np.concatenate(hands) if hands else np.zeros(0, np.int64)
-    return {"hand": hand_of, **{spec: np.concatenate(r) if r else np.zeros(0) for spec, r in out.items()}}
+    left_of = np.concatenate(left) if left else np.zeros(0, np.int64)
+    return {
+        "hand": hand_of,
+        "left": left_of,
+        **{spec: np.concatenate(r) if r else np.zeros(0) for spec, r in out.items()},
+    }
+
+
+def by_cards_left(regret: np.ndarray, left: np.ndarray) -> dict:
+    """Positions, mean regret and the share of exact-best moves by the cards left in the two hands."""
+    out = {}
+    for n in sorted(set(left.tolist())):
+        r = regret[left == n]
+        out[str(n)] = {"positions": int(r.size), "regret": float(r.mean()), "best_share": float((r <= 1e-9).mean())}
+    return out
 
 
 def summary(regret: np.ndarray, hand: np.ndarray, games: int, boot: int, seed: int) -> dict:
@@ -102,11 +120,24 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"error: --driver must be one of {', '.join(COMPILED_BASELINES)}, got {args.driver!r}")
     print("the compiled core compiles on first use: the first minute can be slow", flush=True)
     data = regrets(args.agents, args.games, args.seed, args.driver, "standard", 2)
-    rows = [{"agent": s, **summary(data[s], data["hand"], args.games, args.boot, args.seed)} for s in args.agents]
+    rows = [
+        {
+            "agent": s,
+            **summary(data[s], data["hand"], args.games, args.boot, args.seed),
+            "by_cards_left": by_cards_left(data[s], data["left"]),
+        }
+        for s in args.agents
+    ]
     print(f"{'agent':50} {'positions':>9} {'regret/position [95% CI]':>30} {'per hand':>9} {'best':>6}")
     for r in rows:
         ci = f"{r['regret']:.4f} [{r['regret_lo']:.4f}, {r['regret_hi']:.4f}]"
         print(f"{r['agent']:50} {r['positions']:>9} {ci:>30} {r['regret_per_hand']:>9.4f} {r['best_share']:>6.1%}")
+    lefts = sorted({n for r in rows for n in r["by_cards_left"]}, key=int)
+    print("regret per position by the cards left in the two hands:")
+    print(f"{'agent':50} " + " ".join(f"{n + ' left':>9}" for n in lefts))
+    for r in rows:
+        cells = [r["by_cards_left"].get(n, {}).get("regret") for n in lefts]
+        print(f"{r['agent']:50} " + " ".join(f"{c:>9.4f}" if c is not None else f"{'':>9}" for c in cells))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         config = {"games": args.games, "seed": args.seed, "driver": args.driver, "rules": "standard", "players": 2}

@@ -22,6 +22,11 @@ def test_the_solver_has_no_regret_and_the_baselines_some(tmp_path, capsys):
     assert rows["greedy"]["regret"] > 0 and rows["greedy"]["best_share"] < 1.0
     assert rows["greedy"]["regret_lo"] <= rows["greedy"]["regret"] <= rows["greedy"]["regret_hi"]
     assert len({r["positions"] for r in rows.values()}) == 1 and rows["fsearch"]["positions"] > 60
+    for row in rows.values():  # the breakdown by cards left covers every position, at most six cards left
+        parts = row["by_cards_left"]
+        assert sum(p["positions"] for p in parts.values()) == row["positions"] and max(map(int, parts)) <= 6
+        mean = sum(p["regret"] * p["positions"] for p in parts.values()) / row["positions"]
+        assert mean == pytest.approx(row["regret"])
     assert "greedy" in capsys.readouterr().out
 
 
