@@ -49,11 +49,13 @@ NETWORK = "zoo:standard-2p"
 FAMILIES = {
     "fsearch": [f"fsearch:worlds={w}" for w in WORLDS],
     "netsearch": [f"netsearch:{NETWORK},worlds={w}" for w in WORLDS],
-    "network": [NETWORK, "zoo:ppo-standard-2p", "zoo:dqn-standard-2p"],
+    "network": [NETWORK, "zoo:standard-2p-v2", "zoo:ppo-standard-2p", "zoo:dqn-standard-2p"],
     "baseline": ["heuristic", "greedy"],
     "network + exact endgame": [f"netsearch:{NETWORK},weight=1,worlds=1"],
 }
 """The agents of the chart, by family (the search's curve is the ``fsearch`` family)."""
+LABELS_LEFT = {"zoo:standard-2p-v2"}
+"""Agents whose label goes on the left of their point (on the right it would cover another)."""
 TITLE = "Strength per millisecond (standard, 2 players)"
 ABOUT = (
     "Strength per millisecond in the standard 2-player game: each agent's margin against the compiled "
@@ -147,8 +149,9 @@ def plot(rows: list[dict], path: str) -> None:
         err = [[r["margin"] - r["margin_lo"] for r in mine], [r["margin_hi"] - r["margin"] for r in mine]]
         line = "-" if family in ("fsearch", "netsearch") else "none"
         ax.errorbar(xs, ys, yerr=err, color=color, marker=marker, linestyle=line, capsize=3, label=family)
-        left = family == "network + exact endgame"  # its label would cover the search's curve on the right
         for r in mine:
+            # these labels would cover the search's curve on the right
+            left = family == "network + exact endgame" or r["label"] in LABELS_LEFT
             ax.annotate(
                 r["label"],
                 (r["ms"], r["margin"]),

@@ -48,6 +48,18 @@ def _interval(value: float, lo: float, hi: float, fmt: str) -> str:
     return f"{value:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
 
 
+def _endgame_lines(c: dict) -> list[str]:
+    """The endgame network of an entry made from ``train/dmc/endgame_fit.py`` (none for the others)."""
+    fit = c.get("endgame")
+    if not isinstance(fit, dict):
+        return []
+    return [
+        f"- endgame network: {c['network'].get('endgame')} wide, scores the moves of the last round; fitted "
+        f"to {fit['moves']:,} exactly valued moves in {fit['cpu_hours']:.2f} CPU-hours (counted above): "
+        f"`{fit['command']}`"
+    ]
+
+
 def section(name: str) -> list[str]:
     """The page's section for ``zoo:name``."""
     c = card(name)
@@ -61,6 +73,7 @@ def section(name: str) -> list[str]:
         f"- network: trunk {c['network'].get('trunk')}, head {c['network'].get('head')}"
         if isinstance(c.get("network"), dict)
         else f"- network: {c.get('network')}",
+        *_endgame_lines(c),
         f"- weights: `train/zoo/{name}/` (SHA-256 `{c['weights_sha256'][:16]}…`)",
         f"- card: `train/zoo/{name}/{CARD_FILE}`, evaluation seed {c.get('evaluation_seed')}",
         "",
