@@ -266,3 +266,25 @@ def _npy_header(fh, file: Path, name: str) -> tuple[tuple[int, ...], np.dtype, b
             f"{MAX_PARAMETERS:,} parameters (train/limits.py MAX_PARAMETERS)"
         )
     return tuple(int(d) for d in shape), dtype, fortran
+
+
+def layer_widths(shapes: dict, prefix: str, width: int) -> list[int]:
+    """The output widths of the ``{prefix}.{i}.weight/bias`` arrays of a weights file's ``shapes`` (name ->
+    ``(shape, dtype)``, read from the headers), checked to chain from ``width`` inputs layer by layer.
+
+    Raises:
+        ValueError: a layer whose shapes do not take the width before it, named.
+    """
+    outs, i = [], 0
+    while f"{prefix}.{i}.weight" in shapes:
+        w, b = f"{prefix}.{i}.weight", f"{prefix}.{i}.bias"
+        (w_shape, _), (b_shape, _) = shapes[w], shapes.get(b, ((), None))
+        if len(w_shape) != 2 or w_shape[1] != width or b_shape != (w_shape[0],):
+            raise ValueError(
+                f"{w} has shape {w_shape} and {b} {b_shape or 'is missing'}; the layer takes "
+                f"{width} inputs, so they must be (units, {width}) and (units,)"
+            )
+        width = w_shape[0]
+        outs.append(width)
+        i += 1
+    return outs

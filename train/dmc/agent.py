@@ -60,7 +60,16 @@ from scopa_env.engine.setup import GameSetup
 from train.checkpoint import check_finite
 from train.dmc.endgame import PREFIX as ENDGAME
 from train.dmc.endgame import EndgameNet, check_endgame_layers, endgame_features, endgame_problem
-from train.limits import dmc_parameters, is_int, need_sizes, parameters_problem, read_json, read_npz, shown
+from train.limits import (
+    dmc_parameters,
+    is_int,
+    layer_widths,
+    need_sizes,
+    parameters_problem,
+    read_json,
+    read_npz,
+    shown,
+)
 
 FEATURE_VERSION = 2
 """Bumped whenever :class:`MoveFeatures` changes; a checkpoint with another version is refused."""
@@ -373,22 +382,11 @@ def _check_layers(shapes: dict, meta: dict, obs_size: int, feature_size: int, fi
     """The ``trunk.{i}``/``head.{i}`` arrays chain from the observation (and the move features) to one score,
     as wide as ``meta.json``'s ``trunk`` and ``net_arch`` say (checked from their headers, before any data)."""
     widths: dict[str, list[int]] = {}
-    for prefix, first_in in (("trunk", obs_size), ("head", None)):
-        width, outs, i = first_in, [], 0
-        if prefix == "head":
-            width = (widths["trunk"] or [0])[-1] + feature_size
-        while f"{prefix}.{i}.weight" in shapes:
-            w, b = f"{prefix}.{i}.weight", f"{prefix}.{i}.bias"
-            (w_shape, _), (b_shape, _) = shapes[w], shapes.get(b, ((), None))
-            if len(w_shape) != 2 or w_shape[1] != width or b_shape != (w_shape[0],):
-                raise ValueError(
-                    f"{file}: {w} has shape {w_shape} and {b} {b_shape or 'is missing'}; the layer takes "
-                    f"{width} inputs, so they must be (units, {width}) and (units,)"
-                )
-            width = w_shape[0]
-            outs.append(width)
-            i += 1
-        widths[prefix] = outs
+    try:
+        widths["trunk"] = layer_widths(shapes, "trunk", obs_size)
+        widths["head"] = layer_widths(shapes, "head", (widths["trunk"] or [0])[-1] + feature_size)
+    except ValueError as exc:
+        raise ValueError(f"{file}: {exc}") from None
     if not widths["trunk"] or not widths["head"]:
         raise ValueError(f"{file}: weights hold no trunk.* or head.* layers")
     if widths["head"][-1] != 1:

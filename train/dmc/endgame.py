@@ -49,7 +49,7 @@ from scopa_env.engine.actions import TAKE_ALL
 from scopa_env.engine.cards import PRIMIERA_BY_RANK, RANK_OF, SUIT_OF
 from scopa_env.engine.rules import Rules
 from scopa_env.engine.setup import GameSetup
-from train.limits import is_int, need_sizes, parameters_problem, shown
+from train.limits import is_int, layer_widths, need_sizes, parameters_problem, shown
 
 ENDGAME_VERSION = 1
 """Bumped whenever :class:`EndgameFeatures` changes; a checkpoint with another version is refused."""
@@ -172,18 +172,7 @@ def check_endgame_layers(shapes: dict, meta: dict, rules: Rules, num_players: in
     entry = meta.get(PREFIX)
     if entry is None:
         return set(), 0
-    width, outs, i = EndgameFeatures(rules, num_players).size, [], 0
-    while f"{PREFIX}.{i}.weight" in shapes:
-        w, b = f"{PREFIX}.{i}.weight", f"{PREFIX}.{i}.bias"
-        (w_shape, _), (b_shape, _) = shapes[w], shapes.get(b, ((), None))
-        if len(w_shape) != 2 or w_shape[1] != width or b_shape != (w_shape[0],):
-            raise ValueError(
-                f"{w} has shape {w_shape} and {b} {b_shape or 'is missing'}; the layer takes "
-                f"{width} inputs, so they must be (units, {width}) and (units,)"
-            )
-        width = w_shape[0]
-        outs.append(width)
-        i += 1
+    outs = layer_widths(shapes, PREFIX, EndgameFeatures(rules, num_players).size)
     if not outs or outs[-1] != 1:
         raise ValueError(f"meta.json has an {PREFIX} entry, but weights hold no {PREFIX}.* layers ending in 1 score")
     if entry["arch"] != outs[:-1]:

@@ -134,16 +134,10 @@ def make_policy_entry(
     )
 
 
-def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: bool = True) -> Path:
+def _copy_and_measure(name: str, src: Path, meta: dict, pairs: int, progress: bool) -> tuple[Path, list[dict]]:
+    """Copy a DMC checkpoint's weights and metadata to ``zoo:name`` and play the card's baselines."""
     from train.fast_eval import evaluate_fast_sides
 
-    src = find_dmc_checkpoint(run_dir)
-    if (src / FIT_REPORT).is_file():
-        return make_endgame_entry(name, src, pairs, progress)
-    # the run folder: best/ and latest/ sit in it, a kept evaluation in its evaluated/ folder
-    run_dir = src.parent if (src.parent / "config.yaml").exists() else src.parent.parent
-    cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
-    meta = json.loads((src / META_FILE).read_text())
     dest = ZOO_DIR / name
     dest.mkdir(parents=True, exist_ok=True)
     for f in (WEIGHTS_FILE, META_FILE):
@@ -155,6 +149,18 @@ def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: 
         ),
         pairs,
     )
+    return dest, results
+
+
+def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: bool = True) -> Path:
+    src = find_dmc_checkpoint(run_dir)
+    if (src / FIT_REPORT).is_file():
+        return make_endgame_entry(name, src, pairs, progress)
+    # the run folder: best/ and latest/ sit in it, a kept evaluation in its evaluated/ folder
+    run_dir = src.parent if (src.parent / "config.yaml").exists() else src.parent.parent
+    cfg = yaml.safe_load((run_dir / "config.yaml").read_text())
+    meta = json.loads((src / META_FILE).read_text())
+    dest, results = _copy_and_measure(name, src, meta, pairs, progress)
     state = json.loads((run_dir / "latest" / "state.json").read_text())
     return write_card(
         dest,
@@ -172,24 +178,12 @@ def make_dmc_entry(name: str, run_dir: Path, pairs: int, config: str, progress: 
 def make_endgame_entry(name: str, src: Path, pairs: int, progress: bool = True) -> Path:
     """An entry from a checkpoint of :mod:`train.dmc.endgame_fit` (a zoo network with an endgame network):
     its card names the start's recipe and the fit, and counts the CPU-hours of both."""
-    from train.fast_eval import evaluate_fast_sides
-
     if not (src / START_CARD).is_file():
         raise ValueError(f"{src}: its endgame fit did not start from a zoo network, so it has no start's card")
     fit = json.loads((src / FIT_REPORT).read_text())
     start = json.loads((src / START_CARD).read_text())
     meta = json.loads((src / META_FILE).read_text())
-    dest = ZOO_DIR / name
-    dest.mkdir(parents=True, exist_ok=True)
-    for f in (WEIGHTS_FILE, META_FILE):
-        shutil.copyfile(src / f, dest / f)
-    policy, _ = load_dmc_batch_policy(dest)
-    results = baseline_results(
-        lambda opp: evaluate_fast_sides(
-            policy, opp, pairs, meta["num_players"], meta["rules"], CARD_SEED, progress=progress
-        ),
-        pairs,
-    )
+    dest, results = _copy_and_measure(name, src, meta, pairs, progress)
     flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in fit["config"].items() if k not in ("start", "out"))
     return write_card(
         dest,
