@@ -195,3 +195,47 @@ def test_a_zoo_entry_from_a_fit_counts_both_trainings(fitted, tmp_path, monkeypa
     assert card["endgame"]["command"].startswith("python -m train.dmc.endgame_fit zoo:standard-2p OUT --games 200")
     assert {r["opponent"] for r in card["results"]} == {"random", "greedy", "heuristic"}
     assert zoo.load_zoo_agent("eg-test").net.endgame is not None
+
+
+def test_a_fit_can_go_on_from_another_endgame_network(fitted, tmp_path, monkeypatch):
+    """--init starts the MLP from a checkpoint's endgame network (its layers set the width and depth), and
+    the new entry counts that network's moves and CPU-hours beside its own; so do its zoo card and page."""
+    out = tmp_path / "more"
+    argv = ["zoo:standard-2p", str(out), "--init", f"dmc:{fitted}", "--games", "100", "--val-games", "40"]
+    assert endgame_fit.main([*argv, "--epochs", "1", "--batch", "64", "--lr", "1e-9", "--seed", "3"]) == 0
+    first = json.loads((fitted / "meta.json").read_text())["endgame"]
+    entry = json.loads((out / "meta.json").read_text())["endgame"]
+    report = json.loads((out / "endgame_fit.json").read_text())
+    assert entry["arch"] == first["arch"] == [32, 32]
+    assert entry["init"]["spec"] == f"dmc:{fitted}" and entry["init"]["moves"] == first["moves"]
+    assert entry["moves"] > first["moves"]
+    assert entry["cpu_hours"] == pytest.approx(first["cpu_hours"] + report["fit_cpu_hours"], abs=1e-4)
+    with np.load(fitted / "weights.npz") as a, np.load(out / "weights.npz") as b:
+        for k in a.files:  # a learning rate of 1e-9 leaves the start where it was
+            assert np.allclose(a[k], b[k], atol=1e-5), k
+    from train import zoo
+    from train.zoo import make, page
+
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path / "zoo")
+    monkeypatch.setattr(make, "ZOO_DIR", tmp_path / "zoo")
+    assert make.main(["eg-more", str(out), "--pairs", "2"]) == 0
+    card = json.loads((tmp_path / "zoo" / "eg-more" / "card.json").read_text())
+    assert card["endgame"]["init"]["spec"] == f"dmc:{fitted}" and f"--init dmc:{fitted}" in card["endgame"]["command"]
+    (line,) = page._endgame_lines(card)
+    assert f"going on from `dmc:{fitted}`'s endgame network ({first['moves']:,} moves" in line
+
+
+@pytest.mark.parametrize(
+    ("init", "extra", "message"),
+    [
+        ("zoo:standard-2p", [], "has no endgame network"),
+        ("FITTED", ["--width", "64"], r"is \[32, 32\] wide; leave out --width and --depth"),
+        ("zoo:scopone-4p-v4", [], "not a network of the standard 2-player game"),
+        ("greedy", [], "--init must be a dmc:PATH or zoo:NAME"),
+    ],
+)
+def test_a_bad_init_is_refused_in_one_line(fitted, tmp_path, init, extra, message):
+    init = f"dmc:{fitted}" if init == "FITTED" else init
+    with pytest.raises(SystemExit, match=message) as info:
+        endgame_fit.main(["zoo:standard-2p", str(tmp_path / "x"), "--init", init, *extra])
+    assert "\n" not in str(info.value)

@@ -12,6 +12,11 @@ afterstate and one-ply replies and fits, per position, every move's value less t
 they are: OUT is the start's checkpoint with the ``endgame.*`` arrays and ``meta.json``'s
 ``endgame`` entry added, playable as ``dmc:OUT``.
 
+``--init SPEC`` starts the MLP from the endgame network of another checkpoint (``dmc:PATH`` or
+``zoo:NAME``, for example ``zoo:standard-2p-v2``) instead of fresh weights, so a fit can go on over
+sessions on fresh hands from a committed network; its layers set the width and depth, and the new
+entry counts its moves and CPU-hours too.
+
 After each epoch the fit prints its loss and the regret of its moves on ``--val-games`` hands of
 another seed (``--seed + 1``); ``OUT/endgame_fit.json`` keeps them with the run's CPU time. The
 probe of record is ``benchmarks/endgame_regret.py`` (its own seed, 7), and the play test ``scopa
@@ -97,8 +102,11 @@ def build(size: int, width: int, depth: int):
     return torch.nn.Sequential(*layers, torch.nn.Linear(size, 1))
 
 
-def fit(train: dict, val: dict, args, progress: bool = True) -> tuple[dict[str, np.ndarray], list[dict]]:
-    """The fitted network's arrays (``endgame.{i}.weight/bias``) and the per-epoch log."""
+def fit(
+    train: dict, val: dict, args, progress: bool = True, init: dict[str, np.ndarray] | None = None
+) -> tuple[dict[str, np.ndarray], list[dict]]:
+    """The fitted network's arrays (``endgame.{i}.weight/bias``) and the per-epoch log; ``init``: the
+    ``endgame.*`` arrays to start from (fresh weights without)."""
     import torch
     from tqdm import tqdm
 
@@ -108,6 +116,12 @@ def fit(train: dict, val: dict, args, progress: bool = True) -> tuple[dict[str, 
     starts = np.searchsorted(rows, np.arange(n))
     ends = np.searchsorted(rows, np.arange(n), side="right")
     net = build(x.shape[1], args.width, args.depth)
+    if init is not None:
+        linears = [m for m in net if isinstance(m, torch.nn.Linear)]
+        with torch.no_grad():
+            for i, layer in enumerate(linears):
+                layer.weight.copy_(torch.from_numpy(init[f"{PREFIX}.{i}.weight"]))
+                layer.bias.copy_(torch.from_numpy(init[f"{PREFIX}.{i}.bias"]))
     batch = min(args.batch, n)
     steps = args.epochs * (n // batch)
     optimizer = torch.optim.Adam(net.parameters(), lr=args.lr)
@@ -165,6 +179,32 @@ def write(start: Path, out: Path, arrays: dict[str, np.ndarray], entry: dict) ->
         shutil.copy(card, out / "start_card.json")
 
 
+def resolve(spec: str, role: str) -> tuple[Path, dict[str, np.ndarray], dict]:
+    """The checkpoint folder, weights and meta of a ``dmc:PATH`` or ``zoo:NAME`` network of the standard
+    2-player game.
+
+    Raises:
+        SystemExit: anything else, in one line naming ``role``.
+    """
+    from train.dmc.agent import find_dmc_checkpoint, load_dmc_weights
+
+    prefix, _, name = spec.partition(":")
+    if prefix not in ("dmc", "zoo") or not name:
+        raise SystemExit(f"error: {role} must be a dmc:PATH or zoo:NAME network, got {spec!r}")
+    try:
+        if prefix == "zoo":
+            from train.zoo import checked_path
+
+            name = str(checked_path(name))
+        path = find_dmc_checkpoint(name)
+        weights, meta = load_dmc_weights(path)
+    except (ValueError, OSError) as exc:
+        raise SystemExit(f"error: {spec}: {exc}") from None
+    if meta["rules"] != "standard" or int(meta["num_players"]) != 2:
+        raise SystemExit(f"error: {spec} is not a network of the standard 2-player game")
+    return path, weights, meta
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("start", help="the DMC network of the standard 2-player game to add it to (dmc:PATH or zoo:NAME)")
@@ -172,14 +212,30 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--games", type=int, default=300_000, help="hands played for the labels (default 300,000)")
     p.add_argument("--val-games", type=int, default=4000, help="hands of the validation positions (default 4,000)")
     p.add_argument("--epochs", type=int, default=10)
-    p.add_argument("--width", type=int, default=512)
-    p.add_argument("--depth", type=int, default=3)
+    p.add_argument("--init", help="start from this checkpoint's endgame network (dmc:PATH or zoo:NAME)")
+    p.add_argument("--width", type=int, help="units per hidden layer (default 512, or --init's)")
+    p.add_argument("--depth", type=int, help="hidden layers (default 3, or --init's)")
     p.add_argument("--lr", type=float, default=1e-3, help="the one-cycle schedule's peak")
     p.add_argument("--batch", type=int, default=512, help="positions per step")
     p.add_argument("--level", type=float, default=0.05, help="weight of the values themselves beside the ranking")
     p.add_argument("--seed", type=int, default=11, help="the hands' seed (the probe's is 7, the evaluations' 4242)")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     args = p.parse_args(argv)
+    init_arrays, init_entry = None, None
+    if args.init is not None:
+        _, init_weights, init_meta = resolve(args.init, "--init")
+        init_entry = init_meta.get(PREFIX)
+        if init_entry is None:
+            raise SystemExit(f"error: --init {args.init} has no endgame network")
+        arch = init_entry["arch"]
+        if (args.width not in (None, arch[0]) or args.depth not in (None, len(arch))) or len(set(arch)) != 1:
+            raise SystemExit(
+                f"error: --init {args.init}'s endgame network is {arch} wide; leave out --width and --depth"
+            )
+        init_arrays = {k: v for k, v in init_weights.items() if k.startswith(PREFIX + ".")}
+        args.width, args.depth = arch[0], len(arch)
+    args.width = 512 if args.width is None else args.width
+    args.depth = 3 if args.depth is None else args.depth
     if min(args.games, args.val_games, args.epochs, args.width, args.depth, args.batch, args.threads) < 1:
         raise SystemExit(
             "error: --games, --val-games, --epochs, --width, --depth, --batch and --threads must be positive"
@@ -188,22 +244,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("error: --lr must be positive and --level at least 0")
     if args.out.exists() and any(args.out.iterdir()):
         raise SystemExit(f"error: {args.out} exists and is not empty")
-    from train.dmc.agent import find_dmc_checkpoint, load_dmc_weights
-
-    prefix, _, name = args.start.partition(":")
-    if prefix not in ("dmc", "zoo") or not name:
-        raise SystemExit(f"error: start must be a dmc:PATH or zoo:NAME network, got {args.start!r}")
-    try:
-        if prefix == "zoo":
-            from train.zoo import checked_path
-
-            name = str(checked_path(name))
-        start = find_dmc_checkpoint(name)
-        _, meta = load_dmc_weights(start)
-    except (ValueError, OSError) as exc:
-        raise SystemExit(f"error: {args.start}: {exc}") from None
-    if meta["rules"] != "standard" or int(meta["num_players"]) != 2:
-        raise SystemExit(f"error: {args.start} is not a network of the standard 2-player game")
+    start, _, meta = resolve(args.start, "start")
     if PREFIX in meta:
         raise SystemExit(f"error: {args.start} already has an endgame network")
     import torch
@@ -215,19 +256,24 @@ def main(argv: list[str] | None = None) -> int:
     val = collect(args.val_games, args.seed + 1, progress=False)
     positions = int(train["rows"][-1]) + 1
     print(f"{positions:,} positions, {len(train['y']):,} exactly valued moves in {time.time() - t0:.0f} s", flush=True)
-    arrays, log = fit(train, val, args)
-    cpu_hours = (time.process_time() - c0) / 3600
+    arrays, log = fit(train, val, args, init=init_arrays)
+    fit_hours = (time.process_time() - c0) / 3600
+    # a fit from --init costs that network's fit too
+    cpu_hours = fit_hours + (float(init_entry["cpu_hours"]) if init_entry else 0.0)
     entry = {
         "version": ENDGAME_VERSION,
         "arch": [args.width] * args.depth,
         "games": args.games,
         "seed": args.seed,
-        "moves": len(train["y"]),
+        "moves": len(train["y"]) + (int(init_entry["moves"]) if init_entry else 0),
         "cpu_hours": round(cpu_hours, 4),
     }
+    if init_entry:
+        entry["init"] = {"spec": args.init, **{k: init_entry[k] for k in ("games", "seed", "moves", "cpu_hours")}}
     write(start, args.out, arrays, entry)
     config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}
     report = {"config": config, "start": str(args.start), "epochs": log, "cpu_hours": cpu_hours}
+    report["fit_cpu_hours"] = fit_hours
     (args.out / "endgame_fit.json").write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out} ({cpu_hours:.2f} CPU-hours); play it as dmc:{args.out}", flush=True)
     return 0

@@ -199,6 +199,8 @@ def make_endgame_entry(name: str, src: Path, pairs: int, progress: bool = True) 
             "command": f"python -m train.dmc.endgame_fit {fit['start']} OUT {flags}",
             "moves": meta["endgame"]["moves"],
             "cpu_hours": round(fit["cpu_hours"], 4),
+            # a fit that went on from another endgame network (--init): moves and CPU-hours count it too
+            **({"init": meta["endgame"]["init"]} if "init" in meta["endgame"] else {}),
         },
     )
 

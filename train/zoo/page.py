@@ -57,6 +57,12 @@ def _endgame_lines(c: dict) -> list[str]:
         f"- endgame network: {c['network'].get('endgame')} wide, scores the moves of the last round; fitted "
         f"to {fit['moves']:,} exactly valued moves in {fit['cpu_hours']:.2f} CPU-hours (counted above): "
         f"`{fit['command']}`"
+        + (
+            f", going on from `{fit['init']['spec']}`'s endgame network ({fit['init']['moves']:,} moves of "
+            f"seed {fit['init']['seed']}, counted in both)"
+            if isinstance(fit.get("init"), dict)
+            else ""
+        )
     ]
 
 
