@@ -193,7 +193,7 @@ def play_core(case: Case, games: int, seed: int, plant: str | None, bar: tqdm, t
     rows = max(1, min(ROWS, games))
     batch = BatchedScopa(rows, case.players, rules, action_mode="move", legal_width=LEGAL_WIDTH, threads=threads)
     sides = batch.num_sides
-    S = batch._S  # the state matrix (scopa_env.fast.core.layout): read for the checks, written by --plant only
+    S = batch._S  # the state matrix (scopa_env.fast.layout): read for the checks, written by --plant only
     batch.reset(np.arange(rows) + seed * 1_000_003)
     rng = np.random.default_rng(seed)
     everyone = np.arange(rows)

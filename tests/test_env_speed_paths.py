@@ -445,3 +445,126 @@ def test_plain_reset_equals_reset_with_the_default_options(mode):
                 plain.step(action)
                 general.step(action)
             assert not general.agents
+
+
+def _python_twin(env):
+    """An env of the same setup whose adapter asks the rules' Python on every turn."""
+    from scopa_env.aec.turns import turns_for
+
+    twin = scopa_v0.env(setup=env.unwrapped.setup)
+    twin.unwrapped.turns = turns_for(twin.unwrapped.setup, compiled=False)
+    return twin
+
+
+@pytest.mark.parametrize(
+    ("preset", "n", "episode", "reward"),
+    [
+        ("standard", 2, "hand", "game"),
+        ("standard", 3, "game", "points"),
+        ("scopone", 4, "hand", "points"),
+        ("scopone_scientifico", 4, "hand", "game"),
+        ("hurrikan_last_sweep", 2, "game", "game"),
+        ("napola", 2, "hand", "points"),
+        ("small", 2, "game", "points"),
+    ],
+)
+def test_env_plays_the_same_in_the_compiled_row(preset, n, episode, reward):
+    """A "move" env of rules without decisions plays each hand's cards in one row of the compiled core
+    (scopa_env/aec/turns.py RowMoveTurns, the batch's own play code) and lets the Python engine deal
+    and score: every seeded game shows exactly what an env on the rules' Python shows, every
+    observation (the others' too), mask, reward and info, over hands and whole games."""
+    from scopa_env.aec.turns import RowMoveTurns
+
+    row = scopa_v0.env(num_players=n, rules=preset, action_mode="move", episode=episode, reward=reward)
+    assert isinstance(row.unwrapped.turns, RowMoveTurns), (
+        "the ahead-of-time extension is not built or stale (pip install -e . builds it)"
+    )
+    python = _python_twin(row)
+    episodes = 1 if episode == "game" else 5
+    a, b = _trace(row, episodes), _trace(python, episodes)
+    assert len(a) > 100 and a == b
+
+
+def _play_both(envs, steps: int, rng) -> None:
+    """``steps`` random legal moves, the same in each env (their games equal)."""
+    for _ in range(steps):
+        last = [e.last() for e in envs]
+        assert all(np.array_equal(o["action_mask"], last[0][0]["action_mask"]) for o, *_ in last)
+        ids = np.flatnonzero(last[0][0]["action_mask"])
+        action = None if last[0][2] or last[0][3] else int(ids[rng.integers(len(ids))])
+        for e in envs:
+            e.step(action)
+
+
+def _position(game) -> tuple:
+    return (
+        list(game.hands),
+        list(game.played),
+        list(game.piles),
+        list(game.scope),
+        list(game.scope_points),
+        game.table,
+        game.current,
+        game.last_capturer,
+        list(game.stock),
+        list(game.history),
+        game.hand_result,
+    )
+
+
+def test_reading_the_game_mid_hand_brings_it_level_and_it_plays_on():
+    """``env.game`` read in the middle of a hand played in the row is the position reached (hands,
+    piles, table, stock, history ...); the hand then plays on through that game, so a change the
+    reader makes counts. ``state()`` and the others' observations read the row and keep it."""
+    row = scopa_v0.env(num_players=2, action_mode="move", episode="game")
+    python = _python_twin(row)
+    rng = np.random.default_rng(3)
+    for e in (row, python):
+        e.reset(seed=21)
+    _play_both((row, python), 7, rng)
+    turns = row.unwrapped.turns
+    assert turns.live
+    assert np.array_equal(row.unwrapped.state(), python.unwrapped.state()) and turns.live
+    game = row.unwrapped.game
+    assert not turns.live
+    assert _position(game) == _position(python.unwrapped.game)
+    _play_both((row, python), 20, rng)
+    assert _position(row.unwrapped.game) == _position(python.unwrapped.game)
+    # the reader's change counts: the env plays on through the game it handed out
+    for e in (row, python):
+        g = e.unwrapped.game
+        g.scores[0] += 5
+    _play_both((row, python), 60, rng)
+    assert row.unwrapped.game.scores == python.unwrapped.game.scores
+
+
+def test_a_pickled_or_copied_env_plays_on_from_the_rows_position():
+    """An env pickled or deep-copied in the middle of a row-played hand carries the position reached and
+    plays on as the original does."""
+    import copy
+    import pickle
+
+    env = scopa_v0.env(num_players=4, rules="scopone", action_mode="move", episode="hand")
+    rng = np.random.default_rng(5)
+    env.reset(seed=8)
+    _play_both((env,), 9, rng)
+    assert env.unwrapped.turns.live
+    clones = [pickle.loads(pickle.dumps(env)), copy.deepcopy(env)]
+    _play_both((env, *clones), 27, rng)
+    assert all(_position(c.unwrapped.game) == _position(env.unwrapped.game) for c in clones)
+
+
+def test_the_row_only_where_the_rules_have_no_decisions():
+    """The row plays "move" mode's card plays only where the compiled captures apply and the rules have
+    no decision (Chkobba's first card, declarations, Cirulla's bonuses); elsewhere, and in "select"
+    mode, the env keeps its other adapters."""
+    from scopa_env.aec import turns
+    from scopa_env.engine.rules import get_rules
+
+    for preset, expected in (("standard", True), ("scopone", True), ("napola", True)):
+        n = get_rules(preset).player_counts[0]
+        assert isinstance(scopa_v0.raw_env(n, rules=preset, action_mode="move").turns, turns.RowMoveTurns) == expected
+    for preset in ("chkobba", "scopa_bazzica", "cirulla", "asso_pigliatutto", "chiamarsi_fuori"):
+        n = get_rules(preset).player_counts[0]
+        assert not isinstance(scopa_v0.raw_env(n, rules=preset, action_mode="move").turns, turns.RowMoveTurns), preset
+    assert not isinstance(scopa_v0.raw_env(action_mode="select").turns, turns.RowMoveTurns)

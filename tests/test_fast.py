@@ -423,8 +423,10 @@ def test_each_for_themselves_keeps_a_pile_and_score_per_seat(rules_name, n):
 def test_more_players_than_the_core_holds_raise_naming_the_limit(monkeypatch):
     """The core sizes its columns for ``core.MAX_PLAYERS`` seats and as many sides; a player count
     beyond them (a stand-in: the limit lowered to 4) is refused before a kernel runs."""
-    monkeypatch.setattr(core, "MAX_PLAYERS", 4)
-    monkeypatch.setattr(core, "MAX_SIDES", 4)
+    from scopa_env.fast import layout
+
+    monkeypatch.setattr(layout, "MAX_PLAYERS", 4)
+    monkeypatch.setattr(layout, "MAX_SIDES", 4)
     with pytest.raises(NotImplementedError, match="with 6 players, 6 sides: .* at most 4 players and 4 sides"):
         check_supported(get_rules(EACH_FOR_THEMSELVES), 6)
     with pytest.raises(NotImplementedError, match="with 6 players, 2 sides"):
@@ -436,9 +438,9 @@ def test_a_changed_unsupported_field_raises(monkeypatch):
     """The core plays a whitelist of rules fields: a field off the list (every field of today's Rules is on
     it, so one is taken off to stand in for a field added later) refuses its presets, naming the field, and
     its default value still passes."""
-    from scopa_env.fast import batch
+    from scopa_env.fast import batch, params
 
-    monkeypatch.setattr(batch, "SUPPORTED_FIELDS", tuple(f for f in SUPPORTED_FIELDS if f != "napola"))
+    monkeypatch.setattr(params, "SUPPORTED_FIELDS", tuple(f for f in SUPPORTED_FIELDS if f != "napola"))
     with pytest.raises(NotImplementedError, match="napola"):
         BatchedScopa(2, 2, "napola")
     batch.check_supported(get_rules("standard"))

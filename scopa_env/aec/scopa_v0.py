@@ -183,7 +183,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         state_size = self.layout.cards * (num_players + 2 + self.layout.num_sides) + self.layout.size
         self.state_space = spaces.Box(low=0, high=np.inf, shape=(state_size,), dtype=np.float32)
         self._np_random: np.random.Generator | None = None
-        self.game: Game | None = None
+        self._game: Game | None = None
+        self._row_ok = False
+        """Whether this episode's hands may be played in the adapter's compiled row (until someone
+        reads :attr:`game`, who may then change it: the game plays on in Python until the next reset)."""
         self._turn_state()
 
     def _turn_state(self) -> None:
@@ -201,8 +204,34 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._pending_outcomes: list[int] = []
         """ "select" mode: the named card's captured masks (its legal moves)."""
 
+    @property
+    def game(self) -> Game | None:
+        """The game being played (the Python engine's :class:`~scopa_env.engine.game.Game`). Where the
+        adapter plays the hand's cards in a compiled row (:class:`~scopa_env.aec.turns.RowMoveTurns`),
+        reading it brings it level first, and the episode then plays on through it, so that what the
+        reader does to it counts."""
+        game = self._synced()
+        self._row_ok = False
+        self.turns.stop()
+        return game
+
+    @game.setter
+    def game(self, game: Game | None) -> None:
+        self._game = game
+        self._row_ok = False
+        self.turns.stop()
+
+    def _synced(self) -> Game | None:
+        """The game, level with the plays made in the adapter's row (which keeps playing)."""
+        game = self._game
+        if self.turns.live:
+            self.turns.sync(game)
+        return game
+
     def __getstate__(self) -> dict:
-        # The adapter holds the compiled core's functions, which do not pickle: made again on load.
+        # The adapter holds the compiled core's functions, which do not pickle: made again on load
+        # (the game brought level with its row first).
+        self._synced()
         return {k: v for k, v in self.__dict__.items() if k != "turns"}
 
     def __setstate__(self, state: dict) -> None:
@@ -227,7 +256,8 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def _table(self) -> int | None:
         """The table for take-all ids (``ace_takes_all`` rules), once a game is running."""
-        return None if self.game is None else self.game.table
+        game = self._synced()
+        return None if game is None else game.table
 
     # --- episode -----------------------------------------------------------------
 
@@ -241,7 +271,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self.np_random = self._np_random
         auto = self.episode == "game"
         if not options:  # the usual reset: a shuffled deal, the first dealer the last seat
-            self.game = Game(self.num_players, self.rules, seed=self._np_random, auto_next_hand=auto)
+            self._game = Game(self.num_players, self.rules, seed=self._np_random, auto_next_hand=auto)
             self._start()
             return
         options = dict(options)
@@ -254,9 +284,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             deal = dict(options["deal"])
             if len(deal.get("hands", ())) != self.num_players:
                 raise ValueError(f"options['deal']['hands'] must give {self.num_players} hands")
-            self.game = Game.from_deal(**deal, rules=self.rules, seed=self._np_random, auto_next_hand=auto)
+            self._game = Game.from_deal(**deal, rules=self.rules, seed=self._np_random, auto_next_hand=auto)
         else:
-            self.game = Game(
+            self._game = Game(
                 self.num_players, self.rules, seed=self._np_random, dealer=options.get("dealer"), auto_next_hand=auto
             )
         self._start()
@@ -272,7 +302,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         self._turn_state()
         self._rewards_set = False
         """Whether the last step gave someone a reward (then the next step clears ``rewards``)."""
-        self.agent_selection = self.possible_agents[self.game.current]
+        self.agent_selection = self.possible_agents[self._game.current]
+        self._row_ok = True
+        self.turns.start(self._game)
 
     # --- observation ------------------------------------------------------------
 
@@ -281,8 +313,18 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             seat = self._seat_of[agent]
         except KeyError:
             seat = self.possible_agents.index(agent)  # raises ValueError naming the agent
-        game = self.game
         turns = self.turns
+        if turns.live:  # the hand is played in the adapter's compiled row
+            if seat != turns.current:
+                return {"observation": turns.row_observation(seat), "action_mask": turns.no_actions()}
+            # The usual call: the mover's observation, mask and legal ids, written by the last play's
+            # compiled call (or now).
+            found = turns.row_card_turn(seat)
+            if found is not None:
+                obs, mask, self._legal_ids = found
+                self._card_turn = True
+                return {"observation": obs, "action_mask": mask}
+        game = self._synced()
         if seat != game.current:
             return {"observation": turns.observe(game, seat), "action_mask": turns.no_actions()}
         if (
@@ -308,7 +350,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return ids
 
     def _compute_legal_ids(self) -> list[int]:
-        game = self.game
+        game = self._synced()
         if self._move_mode:
             return self.turns.legal_ids(game)
         if self._pending_card is None:
@@ -327,7 +369,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         """Full-information state for centralized critics: every hand, the table, every
         pile and the stock (as a set) as 40-wide planes (52-wide for the 52-card deck), then the observation of the
         player to move."""
-        g = self.game
+        g = self._synced()
         planes = list(g.hands) + [g.table] + list(g.piles) + [sum(1 << c for c in g.stock)]
         head = np.concatenate([_plane(m, self.layout.cards) for m in planes])
         return np.concatenate([head, self.observe(self.agent_selection)["observation"]])
@@ -336,12 +378,12 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def step(self, action: int | None) -> None:
         if not self.agents:  # none before the first reset (no game yet) and after every agent is done
-            if self.game is None:
+            if self._game is None:
                 raise RuntimeError("step() before reset(): call env.reset() to start an episode")
             raise RuntimeError(
                 "step() after the episode ended (every agent is done): call env.reset() to start a new one"
             )
-        game = self.game
+        game = self._game
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -362,7 +404,17 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
             self.infos[agent] = {}
         self._legal_ids = None
         if self._move_mode:
-            card, captured = self.turns.pairs[action]
+            turns = self.turns
+            card, captured = turns.pairs[action]
+            if turns.live:  # the hand is played in the adapter's compiled row
+                if turns.play(card, captured):
+                    turns.sync(game)  # its last card: the game ends the hand
+                    self._after_hand()
+                else:
+                    self.agent_selection = self.possible_agents[turns.current]
+                if self.render_mode == "human":
+                    self.render()
+                return
             game.play_pair(card, game.table if captured == TAKE_ALL else captured)
             played = True
         elif self._pending_card is None:  # "select", naming a hand card: played at once if it has one capture
@@ -411,7 +463,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
         return ValueError(f"action {action} ({self._describe(action)}) is illegal now; {self._legal_text()}")
 
     def _describe(self, action: int) -> str:
-        return self.turns.describe(action, self.game.table)
+        return self.turns.describe(action, self._synced().table)
 
     def _legal_text(self) -> str:
         ids = self._legal_action_ids()
@@ -419,7 +471,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
     def _after_hand(self) -> None:
         """After a play that ended a hand: infos, rewards, terminations and the next agent."""
-        g = self.game
+        g = self._game
         result = g.hand_result
         totals = [row["total"] for row in result.hand_score]
         info = {"hand_score": result.hand_score, "piles": result.piles, "scope": result.scope}
@@ -448,11 +500,13 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
                 self.rewards[a] = self._game_reward(side, totals)
         if over:
             self.terminations = dict.fromkeys(self.agents, True)
+        elif self._row_ok:  # the game dealt the next hand: its card plays go on in the adapter's row
+            self.turns.start(g)
         self.agent_selection = self.possible_agents[g.current]
         self._accumulate_rewards()
 
     def _game_reward(self, side: int, hand_totals: list[int]) -> float:
-        g = self.game
+        g = self._game
         if self.episode == "game":
             return 1.0 if g.winner == side else -1.0
         best = max(hand_totals)
@@ -468,7 +522,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
 
             warn("render() called with render_mode=None")
             return None
-        text = render_game(self.game)
+        text = render_game(self._synced())
         if self._pending_card is not None:
             text += (
                 f"\n  selecting: {format_card(self._pending_card, self.rules.ranks_per_suit)} takes "

@@ -40,10 +40,11 @@ import numpy as np
 
 from scopa_env.engine.actions import move_enumeration, num_select_actions
 from scopa_env.engine.cards import NUM_CARDS, cards_of, format_card
-from scopa_env.engine.game import Game
+from scopa_env.engine.game import CardPlayPosition, Game
 from scopa_env.engine.rules import Rules
 from scopa_env.engine.setup import GameSetup
 from scopa_env.fast import aot
+from scopa_env.fast import layout as core_layout
 from scopa_env.fast.observers import observers_for
 
 FEW_IDS = 8
@@ -126,6 +127,9 @@ class Turns:
 
     compiled = False
     """Whether this adapter asks the compiled core on card-play turns (see the module docstring)."""
+    live = False
+    """Whether the hand's card plays go on in a compiled row ahead of the env's ``Game``
+    (:class:`RowMoveTurns`; :meth:`sync` brings the game level)."""
 
     __slots__ = ("num_actions", "observers", "setup", "tables")
 
@@ -158,6 +162,15 @@ class Turns:
     def describe(self, action: int, table: int) -> str:
         """``action`` in words, with ``table`` face up (for error messages)."""
         raise NotImplementedError
+
+    def start(self, game: Game) -> None:
+        """A new hand (or a new game) is in ``game``: :class:`RowMoveTurns` copies it into its row."""
+
+    def sync(self, game: Game) -> None:
+        """Bring ``game`` level with the plays made in the row (:class:`RowMoveTurns`); else nothing."""
+
+    def stop(self) -> None:
+        """Play no more in the row (:class:`RowMoveTurns`) until the next :meth:`start`; else nothing."""
 
 
 class MoveTurns(Turns):
@@ -240,6 +253,143 @@ class CompiledMoveTurns(MoveTurns):
         return (self.prefixes[count] if count < ID_PREFIXES else self.out[:count]).tolist()
 
 
+class RowMoveTurns(CompiledMoveTurns):
+    """ "move" mode with each hand's card plays in one state row of the compiled core
+    (:mod:`scopa_env.fast.core.row`), for rules without decisions whose card-play turns are the
+    core's: :meth:`start` copies a new deal from the env's ``Game`` into the row; then each turn
+    is one compiled call for the mover's observation, legal ids and mask (:meth:`row_card_turn`)
+    and one for the play (:meth:`play`), the batch's own code, so the rules are not written a
+    third time. The ``Game`` stays behind until :meth:`sync` hands it the position
+    (:meth:`Game.adopt_plays <scopa_env.engine.game.Game.adopt_plays>`), which the env does
+    before anything reads the game and at the hand's end, where the ``Game`` scores and deals."""
+
+    __slots__ = (
+        "P",
+        "S",
+        "TBL",
+        "current",
+        "deck_size",
+        "live",
+        "plays",
+        "ready",
+        "row_observe",
+        "row_play",
+        "row_turn",
+        "size",
+    )
+
+    def __init__(self, setup: GameSetup, move_ids, move_observers: tuple, rows: tuple, P, TBL) -> None:
+        super().__init__(setup, move_ids, move_observers)
+        self.row_turn, self.row_observe, self.row_play = rows
+        self.P, self.TBL = np.array(P), np.array(TBL)  # the exports take writable arrays: this env's copies
+        self.S = np.zeros((1, core_layout.NUM_COLS), np.int64)
+        """The row: the hand being played, ahead of the game while :attr:`live`."""
+        aot.check_arrays(S=(self.S, np.int64, 2), P=(self.P, np.int64, 1), TBL=(self.TBL, np.int64, 1))
+        self.size = setup.layout.size
+        self.live = False
+        self.current = 0
+        """The seat to move in the row (while :attr:`live`)."""
+        self.plays: list[tuple[int, int, int]] = []
+        """The plays made in the row since the game was last level with it."""
+        self.ready: tuple | None = None
+        """The next mover's observation, mask and legal ids that the last :meth:`play` wrote."""
+        self.deck_size = int(self.P[core_layout.P_DECK_SIZE])
+
+    def start(self, game: Game) -> None:
+        self.live = False
+        self.ready = None
+        if not game.card_turn:
+            return
+        L = core_layout
+        row = [0] * L.NUM_COLS
+        for col, values in (
+            (L.COL_HAND, game.hands),
+            (L.COL_PLAYED, game.played),
+            (L.COL_PILE, game.piles),
+            (L.COL_SCOPE, game.scope),
+            (L.COL_SCOPE_PTS, game.scope_points),
+            (L.COL_SCORE, game.scores),
+        ):
+            row[col : col + len(values)] = values
+        row[L.COL_TABLE] = game.table
+        row[L.COL_CURRENT] = self.current = game.current
+        row[L.COL_DEALER] = game.dealer
+        row[L.COL_LASTCAP] = L.NO_SEAT if game.last_capturer is None else game.last_capturer
+        row[L.COL_IN_HANDS] = sum(h.bit_count() for h in game.hands)
+        pos = row[L.COL_STOCK_POS] = self.deck_size - len(game.stock)
+        row[L.COL_DECK + pos : L.COL_DECK + self.deck_size] = game.stock
+        row[L.COL_PENDING] = L.NO_SEAT
+        self.S[0] = row  # a game of more seats or sides than the core holds fails here (the rules check it)
+        self.plays = []
+        self.live = True
+
+    def stop(self) -> None:
+        self.live = False
+        self.ready = None
+
+    def sync(self, game: Game) -> None:
+        if not self.live or not self.plays:
+            return
+        L = core_layout
+        row = self.S[0].tolist()
+        n, sides = game.num_players, len(game.piles)
+        game.adopt_plays(
+            CardPlayPosition(
+                hands=tuple(row[L.COL_HAND : L.COL_HAND + n]),
+                played=tuple(row[L.COL_PLAYED : L.COL_PLAYED + n]),
+                piles=tuple(row[L.COL_PILE : L.COL_PILE + sides]),
+                scope=tuple(row[L.COL_SCOPE : L.COL_SCOPE + sides]),
+                scope_points=tuple(row[L.COL_SCOPE_PTS : L.COL_SCOPE_PTS + sides]),
+                table=row[L.COL_TABLE],
+                current=row[L.COL_CURRENT],
+                last_capturer=row[L.COL_LASTCAP],
+                stock_left=self.deck_size - row[L.COL_STOCK_POS],
+            ),
+            self.plays,
+        )
+        self.plays = []
+        if game.hand_result is not None:  # the hand ended: the game scored it (and may have dealt the next)
+            self.live = False
+
+    def row_card_turn(self, seat: int) -> tuple[np.ndarray, np.ndarray, list[int]] | None:
+        """On the row's card-play turn of ``seat`` (the seat to move): its observation, mask and legal
+        ids, written by the last :meth:`play` (handed out once) or now, in one compiled call; None
+        where the compiled ids do not cover the position (then sync and ask the game)."""
+        found = self.ready
+        if found is not None:
+            self.ready = None
+            return found
+        observation = np.empty(self.size, np.float32)
+        mask = np.zeros(self.num_actions, MASK_DTYPE)
+        count = self.row_turn(self.S, self.P, seat, observation, mask, self.out, self.pairs_array, self.starts)
+        if count < 0:
+            return None
+        return observation, mask, self._written(count)
+
+    def row_observation(self, seat: int) -> np.ndarray:
+        """``seat``'s observation of the hand in the row, a new array (any seat)."""
+        observation = np.empty(self.size, np.float32)
+        self.row_observe(self.S, self.P, seat, observation)
+        return observation
+
+    def play(self, card: int, captured: int) -> bool:
+        """Play the mover's legal ``(card, captured)`` in the row and write the next mover's turn (for
+        :meth:`row_card_turn`) in the same compiled call; True when it was the hand's last card (then
+        :meth:`sync` ends the hand in the game)."""
+        self.plays.append((self.current, card, captured))
+        observation = np.empty(self.size, np.float32)
+        mask = np.zeros(self.num_actions, MASK_DTYPE)
+        count = self.row_play(
+            self.S, self.P, self.TBL, card, captured, observation, mask, self.out, self.pairs_array, self.starts
+        )
+        if count == -3:
+            self.ready = None
+            return True
+        self.current = int(self.S[0, core_layout.COL_CURRENT])
+        self.ready = (observation, mask, self._written(count)) if count >= 0 else None
+        return False
+
+
 class SelectTurns(Turns):
     """ "select" mode on the rules' Python: name a hand card, then (where it has several captures)
     the table cards it takes one by one, then ``confirm`` where the choice may stop there."""
@@ -317,6 +467,23 @@ def compiled_plays(rules: Rules) -> bool:
     )
 
 
+def row_plays(setup: GameSetup) -> tuple | None:
+    """``(P, TBL)`` of the compiled core for ``setup`` where a hand's card plays may go on in its row
+    (:class:`RowMoveTurns`): the compiled card-play turns (:func:`compiled_plays`), no decision
+    (Chkobba's first card, declarations, Cirulla's table bonus) and rules the core plays
+    (:func:`~scopa_env.fast.params.check_supported`); else None."""
+    rules = setup.rules
+    if not compiled_plays(rules) or rules.first_card_choice or rules.declarations or rules.table_bonus:
+        return None
+    from scopa_env.fast.params import compiled_rules
+
+    try:
+        P, _, TBL, _ = compiled_rules(setup)
+    except NotImplementedError:  # a field or house rule the core does not play
+        return None
+    return P, TBL
+
+
 def turns_for(setup: GameSetup, compiled: bool = True) -> Turns:
     """A new adapter for an env of ``setup``: with ``compiled``, the compiled one where the core plays
     the rules' card-play turns (:func:`compiled_plays`) and its extension is built and fresh (else
@@ -326,6 +493,9 @@ def turns_for(setup: GameSetup, compiled: bool = True) -> Turns:
         if theirs:
             move_ids, move_observers = aot.move_ids(checked=False), observers_for(setup.layout).moves
             if move_ids is not None and move_observers is not None:
+                rows, arrays = aot.row_exports(), row_plays(setup)
+                if rows is not None and arrays is not None:
+                    return RowMoveTurns(setup, move_ids, move_observers, rows, *arrays)
                 return CompiledMoveTurns(setup, move_ids, move_observers)
         return MoveTurns(setup)
     if theirs:
@@ -337,6 +507,7 @@ def turns_for(setup: GameSetup, compiled: bool = True) -> Turns:
 
 __all__ = [
     "CompiledMoveTurns",
+    "RowMoveTurns",
     "CompiledMoves",
     "CompiledSelectTurns",
     "MoveTurns",
@@ -344,6 +515,7 @@ __all__ = [
     "SelectTurns",
     "Turns",
     "compiled_plays",
+    "row_plays",
     "tables_for",
     "turns_for",
 ]

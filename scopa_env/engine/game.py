@@ -134,6 +134,22 @@ def _rule_flags(rules: Rules) -> tuple:
     return deck, deck == _FULL_DECK, bool(rules.table_bonus or rules.declarations), bool(redeal), rules.declare_at_turn
 
 
+class CardPlayPosition(NamedTuple):
+    """What card plays change in a hand (:meth:`Game.adopt_plays`): by seat the hands and the cards
+    played, by side the piles, the scope and their points; the table, the seat to move, the last
+    capturer (-1: none yet) and the cards left in the stock."""
+
+    hands: tuple[int, ...]
+    played: tuple[int, ...]
+    piles: tuple[int, ...]
+    scope: tuple[int, ...]
+    scope_points: tuple[int, ...]
+    table: int
+    current: int
+    last_capturer: int
+    stock_left: int
+
+
 class Game:
     """Full-information state of a game of Scopa.
 
@@ -805,6 +821,29 @@ class Game:
             )
         legal = "; ".join(m.text(deck) for m in self.legal_moves())
         return f"{why}; legal moves: {legal}"
+
+    def adopt_plays(self, position: CardPlayPosition, plays: list[tuple[int, int, int]]) -> None:
+        """Take on the position that ``plays`` (``(seat, card, captured)``, legal card plays in order)
+        reached from this one, played elsewhere: by the compiled core's row behind the AEC env
+        (:class:`scopa_env.aec.turns.RowMoveTurns`), whose rules have no decisions, in the same deal
+        order (the stock's cards dealt from its front, as :meth:`play_pair` deals them). The plays join
+        :attr:`history`; where the hand's last card is down the hand ends here (the sweep, the
+        scoring, the next hand's deal), as :meth:`play_pair` would have ended it."""
+        self.hands = list(position.hands)
+        self.played = list(position.played)
+        self.piles = list(position.piles)
+        self.scope = list(position.scope)
+        self.scope_points = list(position.scope_points)
+        self.table = position.table
+        self.current = position.current
+        self.last_capturer = None if position.last_capturer < 0 else position.last_capturer
+        del self.stock[: len(self.stock) - position.stock_left]
+        self._cards_in_hands = sum(h.bit_count() for h in self.hands)
+        self.history += plays
+        self._legal = None
+        self.hand_result = None
+        if not self._cards_in_hands and not self.stock:
+            self._end_hand()
 
     def play_pair(self, card: int, captured: int) -> None:
         """Apply a legal move given as ``(card, captured_mask)`` without checking it."""

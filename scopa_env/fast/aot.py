@@ -81,9 +81,14 @@ SEARCH = "search"
 """The compiled search's extension (after :data:`PREFIX`): :func:`scopa_env.fast.search.search_kernel`."""
 EXTENSIONS = (*SPECS, OBSERVER, SEARCH)
 """Every extension ``setup.py`` builds (tests/test_aot.py holds its list equal to this)."""
-BUILT_FROM = (Path(__file__).with_name("core") / "kernels.py", Path(__file__).with_name("aot_build.py"))
+BUILT_FROM = (
+    Path(__file__).with_name("core") / "kernels.py",
+    Path(__file__).with_name("core") / "row.py",
+    Path(__file__).with_name("aot_build.py"),
+)
 """What the extensions are compiled from: the compiled core's entry points (``core/kernels.py``, which
-imports every module whose kernels they hold: the row loop's, the observer's and the env helpers'),
+imports every module whose kernels they hold: the row loop's, the observer's and the env helpers';
+``core/row.py``, the AEC env's row),
 with every file of ``scopa_env.fast`` it imports (:func:`source_files`), and the build, which wraps
 :func:`core.observe` for export."""
 SEARCH_BUILT_FROM = Path(__file__).with_name("search.py")
@@ -99,10 +104,10 @@ def source_files(name: str | None = None) -> tuple[Path, ...]:
     (:func:`scopa_env.fast.sources.kernel_sources`), and the build itself."""
     from scopa_env.fast.sources import kernel_sources
 
-    entry, build = BUILT_FROM
+    *entries, build = BUILT_FROM
     if name == SEARCH:
-        entry = SEARCH_BUILT_FROM
-    return tuple(sorted({*kernel_sources(entry), build.resolve()}))
+        entries = [SEARCH_BUILT_FROM]
+    return tuple(sorted({*kernel_sources(*entries), build.resolve()}))
 
 
 @functools.cache
@@ -266,6 +271,15 @@ def move_ids(checked: bool = True):
         return raw(hand, table, priority, optional, pairs, starts, out)
 
     return plain_move_ids
+
+
+def row_exports():
+    """The compiled AEC env's row (:mod:`scopa_env.fast.core.row`): ``(row_turn, row_observe,
+    row_play)``, else None (:func:`env_export`). Unchecked: their caller,
+    :class:`scopa_env.aec.turns.RowMoveTurns`, makes their arrays and checks them once
+    (:func:`check_arrays`)."""
+    found = tuple(env_export(name) for name in ("row_turn", "row_observe", "row_play"))
+    return None if None in found else found
 
 
 def check_arrays(**arrays) -> None:

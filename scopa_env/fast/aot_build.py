@@ -120,6 +120,20 @@ def _move_ids_signature():
     return i8(i8, i8, i8, i8, i8[:, ::1], i8[::1], i8[::1])
 
 
+def _row_signatures() -> dict:
+    """The numba signatures of the AEC env's row exports (:mod:`scopa_env.fast.core.row`), by name:
+    the row, ``P`` and ``TBL`` writable C-contiguous int64 arrays (the env's own copies)."""
+    from numba import types
+
+    i8, row, vec = types.int64, types.int64[:, ::1], types.int64[::1]
+    out, mask = types.float32[::1], types.int8[::1]
+    return {
+        "row_turn": i8(row, vec, i8, out, mask, vec, types.int64[:, ::1], vec),
+        "row_observe": i8(row, vec, i8, out),
+        "row_play": i8(row, vec, vec, i8, i8, out, mask, vec, types.int64[:, ::1], vec),
+    }
+
+
 def _search_signature():
     """The numba signature of :func:`scopa_env.fast.search.search_kernel` for what
     :func:`~scopa_env.fast.search.search_rows` passes it (:func:`~scopa_env.fast.search.aot_args`)."""
@@ -164,6 +178,7 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
     from numba.pycc import CC
 
     from scopa_env.fast import core
+    from scopa_env.fast.core import row
 
     stamp = source_hash(name if name == SEARCH else None)
 
@@ -190,6 +205,8 @@ def build_one(name: str, output_dir: str | Path, target_cpu: str = "host") -> Pa
         cc.export("card_capture", "i8(i8, i8, i8, i8)")(core.card_capture.py_func)
         cc.export("plain_move_ids", _move_ids_signature())(core.plain_move_ids.py_func)
         cc.export("seed_words", "i8(i8, u8[::1])")(core.seed_words.py_func)
+        for export, signature in _row_signatures().items():
+            cc.export(export, signature)(getattr(row, export).py_func)
     else:
         cc.export("rows", _signature(SPECS[name]))(core.batch_rows.py_func)
     cc.export("source_hash", "i8()")(built_hash)

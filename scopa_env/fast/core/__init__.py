@@ -69,7 +69,20 @@ from scopa_env.fast.core.kernels import (
     new_scratch,
     playout_kernel,
 )
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.core.observation import (
+    observation_need,
+    observe,
+    write_observation,
+)
+from scopa_env.fast.core.opponents import choose_move
+from scopa_env.fast.core.scoring import (
+    CLAIM_CARDS,
+    CLAIM_COINS,
+    CLAIM_COUNTS,
+    CLAIM_PRIMIERA,
+    CLAIM_SEVENS,
+)
+from scopa_env.fast.layout import (
     BAZZICA_FACE,
     BAZZICA_FACE_FROM,
     BAZZICA_MAX,
@@ -294,19 +307,6 @@ from scopa_env.fast.core.layout import (
     WILD_TOTAL_RANK,
     WILDCARD,
     WILDCARD_RANK,
-)
-from scopa_env.fast.core.observation import (
-    observation_need,
-    observe,
-    write_observation,
-)
-from scopa_env.fast.core.opponents import choose_move
-from scopa_env.fast.core.scoring import (
-    CLAIM_CARDS,
-    CLAIM_COINS,
-    CLAIM_COUNTS,
-    CLAIM_PRIMIERA,
-    CLAIM_SEVENS,
 )
 
 __all__ = [

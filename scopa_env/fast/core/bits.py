@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.layout import (
     JACKS_52,
     NUM_CARDS,
     ONE_OF_EACH_SUIT,

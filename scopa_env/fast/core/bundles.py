@@ -19,7 +19,7 @@ step (benchmarks/results/core_bundles_pairs.json). The entry points borrow their
 kernel allocates (a :class:`Scratch`) keep their counts, so the hot helpers bind their fields to
 names once rather than hand them on.
 
-Nothing here is compiled; :mod:`scopa_env.fast.core.layout` names the indices into the arrays.
+Nothing here is compiled; :mod:`scopa_env.fast.layout` names the indices into the arrays.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from scopa_env.fast.core.bits import (
     _wild_for,
     popcount,
 )
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.layout import (
     MAX_RANK,
     NUM_CARDS,
     NUM_PARAMS,

@@ -22,7 +22,7 @@ from scopa_env.fast.core.captures import (
     legal_pairs,
     wild_pairs,
 )
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.layout import (
     BAZZICA_FACE,
     BAZZICA_FACE_FROM,
     BAZZICA_MAX,

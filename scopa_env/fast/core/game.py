@@ -22,7 +22,15 @@ from scopa_env.fast.core.decisions import (
     _open_declarations,
     _table_bonus,
 )
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.core.scoring import (
+    _claim,
+    _game_winner,
+    _hand_end_rewards,
+    _hand_events,
+    _scopa_worth,
+    _score_hand,
+)
+from scopa_env.fast.layout import (
     COL_CURRENT,
     COL_DEALER,
     COL_DECK,
@@ -89,14 +97,6 @@ from scopa_env.fast.core.layout import (
     SCORE_DOUBLE_GAME,
     TBL_DECK,
     TBL_NEXT_DEAL,
-)
-from scopa_env.fast.core.scoring import (
-    _claim,
-    _game_winner,
-    _hand_end_rewards,
-    _hand_events,
-    _scopa_worth,
-    _score_hand,
 )
 
 
@@ -261,28 +261,17 @@ def new_game(S, i, rng, P, F, TBL, D):
     _deal(S, i, rng, P, TBL, D)
 
 
-@njit(cache=True)
-def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D):
-    """Play ``(card, captured)`` for the seat to move (Game.play_pair); returns 1 if the episode ended.
-
-    At a hand end it scores the hand, sets the env's rewards (added into ``rewards[i]``)
-    and deals the next hand unless the episode is over. A decision (Chkobba's first card)
-    and a claim (chiamarsi fuori) are plays too: ``(card, 1 << card)`` keeps or claims.
-    """
+@njit(cache=True, inline="always")
+def play_card(S, i, P, TBL, card, captured, D):
+    """The card-play part of :func:`play` (Game.play_pair on a card-play turn): the card leaves the
+    hand, takes ``captured`` (a scopa where it clears the table) or trails, the turn passes, and a
+    new round is dealt from the deal order when the hands are empty. Returns True when the hand's
+    last card was played: its end (the sweep to the last capturer, the scoring) is left to the caller
+    (:func:`play`; the AEC env's row, :mod:`scopa_env.fast.core.row`, which the Python engine scores)."""
     n = P[P_PLAYERS]
     ns = P[P_SIDES]
     seat = S[i, COL_CURRENT]
     bit = np.int64(1) << card
-    phase = S[i, COL_PHASE]
-    if D is not None:  # a compile-time branch: pruned for the rules without decisions (D None)
-        if phase != PHASE_PLAY:  # one test on the card-play path of every decision preset
-            if phase == PHASE_FIRST_CARD:
-                _decide(S, i, rng, P, TBL, captured == bit)
-            else:
-                _declare(S, i, P, captured)
-            return 0
-        if P[P_CLAIM_OUT] and captured == bit:
-            return _claim(S, i, P, F, TBL, seat, rewards, info, hand_score)
     S[i, COL_HAND + seat] ^= bit
     if P[P_DECLARE]:  # a declared card leaves the shown hand when played
         S[i, COL_REVEALED + seat] &= ~bit
@@ -313,13 +302,40 @@ def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D):
     if S[i, COL_IN_HANDS] != 0:
         if D is not None and P[P_DECLARE] == DECLARE_HAND_BONUS:  # Cirulla: the next seat's first turn?
             _offer_declaration(S, i, P)
-        return 0
+        return False
     if not stock_empty:
         per_deal = n * TBL[TBL_NEXT_DEAL + P[P_DECK_SIZE] - S[i, COL_STOCK_POS]]
         _deal_round(S, i, n, S[i, COL_STOCK_POS], per_deal)
         S[i, COL_STOCK_POS] += per_deal
         if D is not None and P[P_DECLARE]:
             _open_declarations(S, i, P)
+        return False
+    return True
+
+
+@njit(cache=True)
+def play(S, i, rng, P, F, TBL, card, captured, rewards, info, hand_score, D):
+    """Play ``(card, captured)`` for the seat to move (Game.play_pair); returns 1 if the episode ended.
+
+    At a hand end it scores the hand, sets the env's rewards (added into ``rewards[i]``)
+    and deals the next hand unless the episode is over. A decision (Chkobba's first card)
+    and a claim (chiamarsi fuori) are plays too: ``(card, 1 << card)`` keeps or claims.
+    """
+    n = P[P_PLAYERS]
+    ns = P[P_SIDES]
+    seat = S[i, COL_CURRENT]
+    bit = np.int64(1) << card
+    phase = S[i, COL_PHASE]
+    if D is not None:  # a compile-time branch: pruned for the rules without decisions (D None)
+        if phase != PHASE_PLAY:  # one test on the card-play path of every decision preset
+            if phase == PHASE_FIRST_CARD:
+                _decide(S, i, rng, P, TBL, captured == bit)
+            else:
+                _declare(S, i, P, captured)
+            return 0
+        if P[P_CLAIM_OUT] and captured == bit:
+            return _claim(S, i, P, F, TBL, seat, rewards, info, hand_score)
+    if not play_card(S, i, P, TBL, card, captured, D):
         return 0
     # End of the hand: the last capturer's side sweeps up the table.
     lc = S[i, COL_LASTCAP]

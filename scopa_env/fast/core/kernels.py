@@ -35,7 +35,13 @@ from scopa_env.fast.core.game import (
     new_game,
     play,
 )
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.core.observation import (
+    write_observation,
+)
+from scopa_env.fast.core.opponents import (
+    choose_move,
+)
+from scopa_env.fast.layout import (
     CLAIM_NONE,
     COL_CURRENT,
     COL_HAND,
@@ -73,12 +79,6 @@ from scopa_env.fast.core.layout import (
     STATUS_LEGAL_OVERFLOW,
     STATUS_OK,
     TAKE_ALL_ID,
-)
-from scopa_env.fast.core.observation import (
-    write_observation,
-)
-from scopa_env.fast.core.opponents import (
-    choose_move,
 )
 
 

@@ -13,7 +13,7 @@ from scopa_env.fast.core.bits import (
     popcount,
 )
 from scopa_env.fast.core.bundles import ObservationFormat, ObservedGame
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.layout import (
     COL_CURRENT,
     COL_DEALER,
     COL_HAND,

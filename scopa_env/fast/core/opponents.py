@@ -30,7 +30,7 @@ from scopa_env.fast.core.decisions import (
     _plain_turn,
     mover_pairs,
 )
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.layout import (
     COL_CURRENT,
     COL_HAND,
     COL_IN_HANDS,

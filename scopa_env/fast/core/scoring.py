@@ -14,7 +14,7 @@ from scopa_env.fast.core.bits import (
     _suit_mask,
     popcount,
 )
-from scopa_env.fast.core.layout import (
+from scopa_env.fast.layout import (
     CAPPOTTO_LEAD,
     CLAIM_FALSE,
     CLAIM_SOUND,
