@@ -324,7 +324,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming)
                 obs, mask, self._legal_ids = found
                 self._card_turn = True
                 return {"observation": obs, "action_mask": mask}
-        game = self._synced()
+            game = self._synced()
+        else:
+            game = self._game
         if seat != game.current:
             return {"observation": turns.observe(game, seat), "action_mask": turns.no_actions()}
         if (
