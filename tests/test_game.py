@@ -329,3 +329,46 @@ def test_card_outcomes_are_one_cards_action_pairs(preset):
                 card, mask = rng.choice(pairs)
                 game.play(Move(card, cards_of(mask)) if mask != 1 << card else Move(card, itself=True))
     assert turns >= 20, turns  # chiamarsi fuori's random claims end games early
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), every=st.integers(1, 12), players=st.sampled_from([2, 3, 4]))
+def test_adopting_plays_made_elsewhere_equals_playing_them(seed, every, players):
+    """Game.adopt_plays takes on a position reached by card plays made elsewhere (the AEC env's compiled
+    row) and joins them to the history; where the last card is down it ends the hand as play_pair does:
+    "any face up cards remaining on the table are collected by the last player or team that made a capture"
+    (pagat.com's Scopa page), then the scoring. Here the plays come from a twin game that played them itself, handed over
+    every few plays: both games end equal, hand result and scores included."""
+    from scopa_env.engine.game import CardPlayPosition
+
+    played, adopted = (Game(players, "standard", seed=seed, auto_next_hand=False) for _ in range(2))
+    rng = random.Random(seed)
+    plays = []
+    while played.hand_result is None:
+        card, captured = rng.choice(played.legal_pairs())
+        plays.append((played.current, card, captured))
+        played.play_pair(card, captured)
+        if len(plays) == every or played.hand_result is not None:
+            # the position after the plays, before the hand's end sweeps the table
+            position = CardPlayPosition(
+                hands=tuple(played.hands),
+                played=tuple(played.played),
+                piles=tuple(played.piles),
+                scope=tuple(played.scope),
+                scope_points=tuple(played.scope_points),
+                table=played.table,
+                current=played.current,
+                last_capturer=-1 if played.last_capturer is None else played.last_capturer,
+                stock_left=len(played.stock),
+            )
+            if played.hand_result is not None:  # undo the sweep for the hand-over: the adopter sweeps itself
+                lc_side = played.side_of[played.last_capturer] if played.last_capturer is not None else None
+                piles = list(position.piles)
+                if lc_side is not None:
+                    piles[lc_side] &= ~sum(1 << c for c in played.hand_result.leftover)
+                position = position._replace(piles=tuple(piles), table=sum(1 << c for c in played.hand_result.leftover))
+            adopted.adopt_plays(position, plays)
+            plays = []
+            assert adopted.history == played.history and adopted.stock == played.stock
+    assert adopted.hand_result == played.hand_result and adopted.scores == played.scores
+    assert adopted.piles == played.piles and adopted.table == played.table == 0
