@@ -240,7 +240,7 @@ def core_fingerprint(rules: Rules, num_players: int, seed: int, deals: int) -> s
 
     from scopa_env.fast import BatchedScopa
     from scopa_env.fast.batch import check_supported
-    from scopa_env.fast.core import layout
+    from scopa_env.fast import layout
 
     try:
         check_supported(rules, num_players)

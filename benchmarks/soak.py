@@ -48,7 +48,7 @@ from scopa_env.engine.cards import cards_of
 from scopa_env.engine.game import Game
 from scopa_env.engine.rules import PRESETS, Rules, get_rules
 from scopa_env.fast import BatchedScopa
-from scopa_env.fast.core import layout as L
+from scopa_env.fast import layout as L
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "benchmarks" / "results" / "soak.json"

@@ -68,7 +68,7 @@ def test_french_52_compiled_core_counts_the_same_sum():
     the same way, pictures (ids 40..51) included: wikipedia "(sum=63)"."""
     from scopa_env.fast import check_supported
     from scopa_env.fast.batch import compiled_rules
-    from scopa_env.fast.core import layout
+    from scopa_env.fast import layout
     from scopa_env.fast.core.scoring import _primiera_sum
 
     check_supported(F52, 8)
