@@ -238,9 +238,8 @@ def core_fingerprint(rules: Rules, num_players: int, seed: int, deals: int) -> s
     """
     import numpy as np
 
-    from scopa_env.fast import BatchedScopa
+    from scopa_env.fast import BatchedScopa, layout
     from scopa_env.fast.batch import check_supported
-    from scopa_env.fast import layout
 
     try:
         check_supported(rules, num_players)

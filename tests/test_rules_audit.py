@@ -66,9 +66,8 @@ def test_french_52_three_suit_primiera_beats_a_lower_full_set():
 def test_french_52_compiled_core_counts_the_same_sum():
     """The compiled core plays the field in the 52-card deck (``french=True`` next to it) and sums
     the same way, pictures (ids 40..51) included: wikipedia "(sum=63)"."""
-    from scopa_env.fast import check_supported
+    from scopa_env.fast import check_supported, layout
     from scopa_env.fast.batch import compiled_rules
-    from scopa_env.fast import layout
     from scopa_env.fast.core.scoring import _primiera_sum
 
     check_supported(F52, 8)
