@@ -239,3 +239,25 @@ def test_a_bad_init_is_refused_in_one_line(fitted, tmp_path, init, extra, messag
     with pytest.raises(SystemExit, match=message) as info:
         endgame_fit.main(["zoo:standard-2p", str(tmp_path / "x"), "--init", init, *extra])
     assert "\n" not in str(info.value)
+
+
+def test_the_labels_can_fall_on_the_positions_a_network_reaches():
+    """--driver plays the labelled hands with a network instead of heuristic (DAgger's idea: label the
+    positions the network itself reaches): the same deals then reach other last-round positions, every
+    one still valued exactly."""
+    from train.dmc.agent import load_dmc_batch_policy
+
+    policy, _ = load_dmc_batch_policy(checked_path("standard-2p"))
+    by_heuristic, by_network = (
+        endgame_fit.collect(60, 5, progress=False),
+        endgame_fit.collect(60, 5, progress=False, driver=policy),
+    )
+    assert len(by_network["y"]) > 100 and np.isfinite(by_network["y"]).all()
+    assert by_network["x"].shape != by_heuristic["x"].shape or not np.array_equal(by_network["x"], by_heuristic["x"])
+
+
+def test_a_bad_driver_is_refused_in_one_line(tmp_path):
+    for driver, message in (("fsearch", "--driver must be random, greedy, heuristic"), ("zoo:nope", "zoo:nope")):
+        with pytest.raises(SystemExit, match=message) as info:
+            endgame_fit.main(["zoo:standard-2p", str(tmp_path / "x"), "--driver", driver, "--games", "10"])
+        assert "\n" not in str(info.value)

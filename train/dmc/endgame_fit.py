@@ -3,7 +3,8 @@
     python -m train.dmc.endgame_fit zoo:standard-2p runs/endgame_net --games 300000 --epochs 10
 
 ``--games`` hands of the standard 2-player game are played by ``heuristic`` on the compiled core
-(seed ``--seed``). At every last-round position with a choice (the stock empty: the other hand is
+(seed ``--seed``), or by ``--driver``, another compiled baseline or a network (``dmc:PATH``,
+``zoo:NAME``: the labels then fall on the positions that network reaches, DAgger's idea). At every last-round position with a choice (the stock empty: the other hand is
 known by counting) the compiled search values every legal move exactly, minimax to the end of the
 hand in hand points; exact labels cost little (a million moves in about a minute), so they are not
 reused across runs. A fresh MLP (``--width`` units, ``--depth`` hidden layers) reads each move's
@@ -40,9 +41,10 @@ CHUNK = 20_000
 """Hands played at once (the search's work space grows with the rows)."""
 
 
-def collect(games: int, seed: int, progress: bool = True) -> dict[str, np.ndarray]:
-    """The last-round positions with a choice of ``games`` heuristic-played hands: every legal move's
-    endgame row, exact value and position index."""
+def collect(games: int, seed: int, progress: bool = True, driver="heuristic") -> dict[str, np.ndarray]:
+    """The last-round positions with a choice of ``games`` hands played by ``driver`` (a compiled
+    baseline's name or a network's batch policy, every seat): every legal move's endgame row, exact
+    value and position index."""
     from tqdm import tqdm
 
     from agents.compiled import side_moves
@@ -73,7 +75,7 @@ def collect(games: int, seed: int, progress: bool = True) -> dict[str, np.ndarra
                     raise RuntimeError("an exactly solved position with cards in the stock: exact_cards is too large")
                 parts.append((features(obs, rows, ids), values[rows, cols].astype(np.float32), rows + positions))
                 positions += g.size
-            batch.step(side_moves(batch, "heuristic", open_, rng, threads=1))
+            batch.step(side_moves(batch, driver, open_, rng, threads=1))
             open_ &= ~batch.hand_ended
         bar.update(n)
     bar.close()
@@ -213,6 +215,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--val-games", type=int, default=4000, help="hands of the validation positions (default 4,000)")
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--init", help="start from this checkpoint's endgame network (dmc:PATH or zoo:NAME)")
+    p.add_argument(
+        "--driver",
+        default="heuristic",
+        help="who plays the labelled hands: random, greedy, heuristic (default) or a network (dmc:PATH, "
+        "zoo:NAME), so that the labels fall on the positions that network reaches",
+    )
     p.add_argument("--width", type=int, help="units per hidden layer (default 512, or --init's)")
     p.add_argument("--depth", type=int, help="hidden layers (default 3, or --init's)")
     p.add_argument("--lr", type=float, default=1e-3, help="the one-cycle schedule's peak")
@@ -245,6 +253,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.out.exists() and any(args.out.iterdir()):
         raise SystemExit(f"error: {args.out} exists and is not empty")
     start, _, meta = resolve(args.start, "start")
+    driver = args.driver
+    if driver.partition(":")[0] in ("dmc", "zoo"):
+        from train.dmc.agent import load_dmc_batch_policy
+
+        driver = load_dmc_batch_policy(resolve(driver, "--driver")[0])[0]
+    elif driver not in ("random", "greedy", "heuristic"):
+        raise SystemExit(f"error: --driver must be random, greedy, heuristic, dmc:PATH or zoo:NAME, got {driver!r}")
     if PREFIX in meta:
         raise SystemExit(f"error: {args.start} already has an endgame network")
     import torch
@@ -252,8 +267,8 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     print("the compiled core compiles on first use: the first minute can be slow", flush=True)
     t0, c0 = time.time(), time.process_time()
-    train = collect(args.games, args.seed)
-    val = collect(args.val_games, args.seed + 1, progress=False)
+    train = collect(args.games, args.seed, driver=driver)
+    val = collect(args.val_games, args.seed + 1, progress=False, driver=driver)
     positions = int(train["rows"][-1]) + 1
     print(f"{positions:,} positions, {len(train['y']):,} exactly valued moves in {time.time() - t0:.0f} s", flush=True)
     arrays, log = fit(train, val, args, init=init_arrays)
