@@ -54,7 +54,7 @@ DEFAULT_OPPONENT = "heuristic"
 
 def default_opponent(rules: Rules | str | None = None, num_players: int = 2) -> str:
     """The default opponent of a game: the zoo's trained agent for these rules and player count
-    (``zoo:standard-2p-v2`` for the standard 2-player game, about a millisecond per move; the one with the
+    (``zoo:standard-2p-v3`` for the standard 2-player game, about a millisecond per move; the one with the
     highest margin against ``heuristic`` on its card when several play the game), else
     :data:`DEFAULT_OPPONENT` (also when the ``train`` package is not installed)."""
     try:
@@ -703,7 +703,7 @@ def add_play_parser(subparsers) -> argparse.ArgumentParser:
         "--opponent",
         default=None,
         metavar="AGENT",
-        help=f"agent (default: the zoo's trained agent for the game, zoo:standard-2p-v2 for the standard 2-player "
+        help=f"agent (default: the zoo's trained agent for the game, zoo:standard-2p-v3 for the standard 2-player "
         f"game, else {DEFAULT_OPPONENT}; `scopa zoo` lists them): {agents_help()}",
     )
     p.add_argument(

@@ -751,7 +751,7 @@ def test_compiled_heuristic_scores_are_the_python_agents():
 
 @pytest.mark.parametrize(
     "rules, players, expected",
-    [("standard", 2, "zoo:standard-2p-v2"), ("scopone", 4, "zoo:scopone-4p-v4"), ("standard", 4, "heuristic")],
+    [("standard", 2, "zoo:standard-2p-v3"), ("scopone", 4, "zoo:scopone-4p-v4"), ("standard", 4, "heuristic")],
 )
 def test_the_default_opponent_is_the_zoo_agent_for_the_game(rules, players, expected):
     """The terminal game and the web page default to the zoo's agent for the game, else the heuristic."""

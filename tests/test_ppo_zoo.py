@@ -232,4 +232,4 @@ def test_weights_that_are_not_the_network_are_refused(tmp_path):
 def test_the_default_opponent_stays_the_strongest_entry():
     from scopa_app.play import default_opponent
 
-    assert default_opponent("standard", 2) == "zoo:standard-2p-v2"
+    assert default_opponent("standard", 2) == "zoo:standard-2p-v3"
