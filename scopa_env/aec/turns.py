@@ -256,10 +256,10 @@ class CompiledMoveTurns(MoveTurns):
 class RowMoveTurns(CompiledMoveTurns):
     """ "move" mode with each hand's card plays in one state row of the compiled core
     (:mod:`scopa_env.fast.core.row`), for rules without decisions whose card-play turns are the
-    core's: :meth:`start` copies a new deal from the env's ``Game`` into the row; then each turn
-    is one compiled call for the mover's observation, legal ids and mask (:meth:`row_card_turn`)
-    and one for the play (:meth:`play`), the batch's own code, so the rules are not written a
-    third time. The ``Game`` stays behind until :meth:`sync` hands it the position
+    core's: :meth:`start` copies a new deal from the env's ``Game`` into the row; then each step
+    is one compiled call (:meth:`play`) that plays the card with the batch's own code, so the
+    rules are not written a third time, and writes the next mover's observation, legal ids and
+    mask, which :meth:`row_card_turn` hands out. The ``Game`` stays behind until :meth:`sync` hands it the position
     (:meth:`Game.adopt_plays <scopa_env.engine.game.Game.adopt_plays>`), which the env does
     before anything reads the game and at the hand's end, where the ``Game`` scores and deals."""
 
