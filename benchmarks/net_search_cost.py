@@ -69,12 +69,20 @@ def positions(count: int, seed: int, rules: str = "standard", num_players: int =
     return out
 
 
+WARMUP_VIEWS = 50
+"""Views each agent plays untimed before the timing: more than a hand's decisions with a choice
+(the standard 2-player game has at most 36 decisions a hand, the 8-player game 48)."""
+
+
 def ms_per_decision(specs: list[str], views: list, seed: int) -> list[float]:
     """Mean CPU ms of each spec's ``act`` over ``views``, the specs taking turns on each view so that a
-    change of load falls on all of them alike (each one's first call, a compile or cache load, untimed)."""
+    change of load falls on all of them alike. Each one first acts, untimed, on the first
+    :data:`WARMUP_VIEWS` views: a whole hand of positions, so that one-time costs (a compile, a
+    cache load, a network kept for the last round) fall outside the timing."""
     agents = [make_agent(spec, seed=seed) for spec in specs]
     for agent in agents:
-        agent.act(views[0])
+        for view in views[:WARMUP_VIEWS]:
+            agent.act(view)
     totals = [0.0] * len(agents)
     for view in views:
         for k, agent in enumerate(agents):

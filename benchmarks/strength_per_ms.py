@@ -49,7 +49,7 @@ NETWORK = "zoo:standard-2p"
 FAMILIES = {
     "fsearch": [f"fsearch:worlds={w}" for w in WORLDS],
     "netsearch": [f"netsearch:{NETWORK},worlds={w}" for w in WORLDS],
-    "network": [NETWORK, "zoo:standard-2p-v2", "zoo:ppo-standard-2p", "zoo:dqn-standard-2p"],
+    "network": [NETWORK, "zoo:standard-2p-v2", "zoo:standard-2p-v3", "zoo:ppo-standard-2p", "zoo:dqn-standard-2p"],
     "baseline": ["heuristic", "greedy"],
     "network + exact endgame": [f"netsearch:{NETWORK},weight=1,worlds=1"],
 }
