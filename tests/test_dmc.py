@@ -788,8 +788,10 @@ def test_every_dmc_config_trains_with_a_tiny_budget(config, tmp_path, scopa_cli)
     data = yaml.safe_load(config.read_text())
     budget = 1500 if data.get("stages") else 400
     tiny = DMC_TINY
-    if data.get("init_weights"):  # the network it starts from sets the widths
-        tiny = [o for o in DMC_TINY if not o.startswith(("trunk=", "net_arch="))]
+    if data.get("init_weights"):  # the network it starts from sets the widths: its full-width
+        # network plays the evaluations, so they play one deal against one opponent
+        skip = ("trunk=", "net_arch=", "eval_pairs=", "eval_opponents=")
+        tiny = [o for o in DMC_TINY if not o.startswith(skip)] + ["eval_pairs=1", 'eval_opponents=["random"]']
     stages = [{**st, "at": budget * st["at"] // data["total_timesteps"]} for st in data.get("stages", [])]
     extra = [f"stages={yaml.safe_dump(stages, default_flow_style=True, width=10**6).strip()}"] if stages else []
     result = scopa_cli("train", str(config), f"runs_dir={tmp_path}", *tiny, f"total_timesteps={budget}", *extra)
