@@ -253,6 +253,18 @@ class CompiledMoveTurns(MoveTurns):
         return (self.prefixes[count] if count < ID_PREFIXES else self.out[:count]).tolist()
 
 
+ROW_BLOCKS = (
+    ("hands", core_layout.COL_HAND),
+    ("played", core_layout.COL_PLAYED),
+    ("piles", core_layout.COL_PILE),
+    ("scope", core_layout.COL_SCOPE),
+    ("scope_points", core_layout.COL_SCOPE_PTS),
+)
+"""The per-seat and per-side fields of a hand's card plays (:class:`CardPlayPosition`'s tuples, named as
+:class:`Game` names them) and their first column in the compiled row: :meth:`RowMoveTurns.start` copies
+them into the row, :meth:`RowMoveTurns.sync` back (each as long as the game's own)."""
+
+
 class RowMoveTurns(CompiledMoveTurns):
     """ "move" mode with each hand's card plays in one state row of the compiled core
     (:mod:`scopa_env.fast.core.row`), for rules without decisions whose card-play turns are the
@@ -302,14 +314,8 @@ class RowMoveTurns(CompiledMoveTurns):
             return
         L = core_layout
         row = [0] * L.NUM_COLS
-        for col, values in (
-            (L.COL_HAND, game.hands),
-            (L.COL_PLAYED, game.played),
-            (L.COL_PILE, game.piles),
-            (L.COL_SCOPE, game.scope),
-            (L.COL_SCOPE_PTS, game.scope_points),
-            (L.COL_SCORE, game.scores),
-        ):
+        for name, col in (*ROW_BLOCKS, ("scores", L.COL_SCORE)):
+            values = getattr(game, name)
             row[col : col + len(values)] = values
         row[L.COL_TABLE] = game.table
         row[L.COL_CURRENT] = self.current = game.current
@@ -332,14 +338,10 @@ class RowMoveTurns(CompiledMoveTurns):
             return
         L = core_layout
         row = self.S[0].tolist()
-        n, sides = game.num_players, len(game.piles)
+        blocks = {name: tuple(row[col : col + len(getattr(game, name))]) for name, col in ROW_BLOCKS}
         game.adopt_plays(
             CardPlayPosition(
-                hands=tuple(row[L.COL_HAND : L.COL_HAND + n]),
-                played=tuple(row[L.COL_PLAYED : L.COL_PLAYED + n]),
-                piles=tuple(row[L.COL_PILE : L.COL_PILE + sides]),
-                scope=tuple(row[L.COL_SCOPE : L.COL_SCOPE + sides]),
-                scope_points=tuple(row[L.COL_SCOPE_PTS : L.COL_SCOPE_PTS + sides]),
+                **blocks,
                 table=row[L.COL_TABLE],
                 current=row[L.COL_CURRENT],
                 last_capturer=row[L.COL_LASTCAP],
