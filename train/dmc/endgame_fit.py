@@ -258,8 +258,12 @@ def main(argv: list[str] | None = None) -> int:
         from train.dmc.agent import load_dmc_batch_policy
 
         driver = load_dmc_batch_policy(resolve(driver, "--driver")[0])[0]
-    elif driver not in ("random", "greedy", "heuristic"):
-        raise SystemExit(f"error: --driver must be random, greedy, heuristic, dmc:PATH or zoo:NAME, got {driver!r}")
+    else:
+        from agents.compiled import COMPILED_BASELINES
+
+        if driver not in COMPILED_BASELINES:
+            choices = ", ".join(COMPILED_BASELINES)
+            raise SystemExit(f"error: --driver must be {choices}, dmc:PATH or zoo:NAME, got {driver!r}")
     if PREFIX in meta:
         raise SystemExit(f"error: {args.start} already has an endgame network")
     import torch
