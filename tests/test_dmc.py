@@ -467,6 +467,50 @@ def test_a_stage_may_move_the_games_between_self_play_and_the_opponents(tmp_path
         tiny_config(tmp_path, stages=[{"at": 700, "selfplay_games": 0, "opponent_games": 0}])
 
 
+def test_an_fsearch_opponent_plays_the_opponent_games(tmp_path):
+    """``opponents: "fsearch:..."``: the opponent games are played against the compiled search, the
+    network in one seat of each (every seat equally often over the batch), and only the network's
+    decisions are samples; the run trains end to end."""
+    from train.dmc.actors import FrozenActors
+    from train.dmc.learner import start_segment
+
+    spec = "fsearch:worlds=2"
+    base = {"opponents": spec, "teacher": "", "label_threads": 1}
+    cfg = tiny_config(tmp_path, **base, opponent_games=6, num_players=3, eval_opponents=["greedy"])
+    seg = start_segment(cfg, cfg.for_stage(0), 0)
+    frozen = seg.actors[1]
+    assert isinstance(frozen, FrozenActors) and (frozen.player, frozen.threads) == (spec, 1)
+    assert frozen.side.tolist() == [0, 1, 2, 0, 1, 2], "the network's seat should cycle over the games"
+    searched = []
+    for _ in range(6):
+        mine = frozen.batch.to_play % 3 == frozen.side
+        searched.append(int((~mine).sum()))
+        before = sum(len(p[2]) for p in frozen.pending)
+        frozen.act(lambda obs, rows, feats: np.zeros(len(rows), np.float32), 0.0, "", 0.0)
+        assert sum(len(p[2]) for p in frozen.pending) - before == int(mine.sum()), (
+            "only the network's moves are samples"
+        )
+    assert sum(searched) > 0, "the search never played"
+    run = train(tiny_config(tmp_path, name="vs_search", **base, total_timesteps=400), report=False)
+    assert json.loads((run / "latest" / "state.json").read_text())["timestep"] >= 400
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"teacher": "heuristic"}, "set teacher: ''"),
+        ({"label_positions": 4}, "set label_positions: 0"),
+        ({"stages": [{"at": 700, "label_positions": 4}]}, "set label_positions: 0"),
+        ({"opponents": "fsearch:worlds=0"}, "opponents: fsearch worlds must be"),
+        ({"opponents": {"fsearch": 1.0, "greedy": 1.0}}, "not compiled players"),
+    ],
+)
+def test_an_fsearch_opponent_refuses_what_its_games_cannot_have(override, message, tmp_path):
+    with pytest.raises(ConfigError) as err:
+        tiny_config(tmp_path, **{"opponents": "fsearch:worlds=2", "teacher": "", **override})
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
 @pytest.mark.parametrize(
     "stages, message",
     [

@@ -19,7 +19,7 @@ import numpy as np
 from train.dmc.agent import best_of, flatten_legal, move_features
 from train.dmc.config import DmcConfig
 
-__all__ = ["RETURN_SLOTS", "Actors", "Buffer", "Labeller", "build_network", "numpy_weights"]
+__all__ = ["RETURN_SLOTS", "Actors", "Buffer", "FrozenActors", "Labeller", "build_network", "numpy_weights"]
 
 RETURN_SLOTS = 16
 """Hands remembered per game while their decisions wait for the return (a hand is short)."""
@@ -159,6 +159,66 @@ class Actors:
         keep = ~done
         self.pending = [(obs[keep], feats[keep], rows[keep], seats[keep], serial[keep])] if keep.any() else []
         return obs[done], feats[done], ret
+
+
+class FrozenActors(Actors):
+    """Actor games against a frozen agent that plays from Python between the core's steps.
+
+    The core plays no seat: in every step the learner moves in the games where a seat of its side is
+    to play (row ``i`` holds side ``i % sides``, so every side is played equally often; in a partnership
+    game both partners' seats, as in the evaluation) and the frozen agent
+    (:func:`train.fast_eval.side_moves`: a compiled player, an ``fsearch`` spec searched only where it
+    is to play, or a batch policy) in the others; only the learner's decisions are samples. A DMC run
+    whose ``opponents`` is an ``fsearch`` spec plays its opponent games here, as does the
+    exploitability proxy (:mod:`train.dmc.exploit`).
+    """
+
+    def __init__(
+        self,
+        cfg: DmcConfig,
+        num_games: int,
+        player,
+        seeds: np.ndarray,
+        rng: np.random.Generator,
+        threads: int | None = None,
+    ):
+        super().__init__(cfg, num_games, None, seeds, rng)
+        self.player = player
+        self.threads = threads
+        """Threads of a searching player (None: every core; its moves do not depend on it)."""
+        self.sides = self.batch.rules.num_sides(cfg.num_players)
+        self.side = np.arange(num_games) % self.sides
+        self.search_rng = np.random.default_rng(rng.integers(0, 2**62))
+
+    def act(self, score_fn, epsilon: float, teacher: str, teacher_share: float, labeller=None) -> None:
+        from train.fast_eval import side_moves
+
+        if (teacher and teacher_share > 0) or labeller is not None:
+            raise ValueError("FrozenActors play without a teacher and without search labels")
+        b = self.batch
+        mine = b.to_play % self.sides == self.side
+        actions = np.zeros(b.num_games, np.int64)
+        if not mine.all():
+            actions[~mine] = side_moves(b, self.player, ~mine, self.search_rng, self.threads)[~mine]
+        games = np.flatnonzero(mine)
+        if games.size:
+            obs = b.obs[games].copy()
+            legal_ids, count = b.legal_ids[games], b.legal_count[games]
+            rows, cols, ids = flatten_legal(legal_ids, count)
+            h = None
+            if self.features.heuristic:
+                from scopa_env.fast.features import heuristic_move_scores
+
+                h = heuristic_move_scores(b)[games[rows], cols]
+            feats = self.features(obs, rows, ids, h)
+            choice = best_of(score_fn(obs, rows, feats), rows, cols, legal_ids.shape)
+            explore = self.rng.random(games.size) < epsilon
+            if explore.any():
+                choice[explore] = (self.rng.random(int(explore.sum())) * count[explore]).astype(np.int64)
+            actions[games] = legal_ids[np.arange(games.size), choice]
+            start = np.concatenate([[0], np.cumsum(count)[:-1]])
+            self.pending.append((obs, feats[start + choice], games, b.to_play[games].copy(), self.serial[games].copy()))
+        self.step(actions)
 
 
 def _empty(obs_size: int, feat_size: int):

@@ -45,7 +45,11 @@ class DmcConfig(RunConfig):
     gamma: float = 1.0
     """Returns are the undiscounted hand margin (must be 1)."""
     opponents: Any = field(default_factory=lambda: {"heuristic": 1.0})
-    """Compiled opponents of the baseline actors: "random", "greedy", "heuristic" or a mixture."""
+    """Opponents of the baseline actors: "random", "greedy", "heuristic" or a mixture of them (played
+    inside the core's step), or one ``fsearch`` spec, e.g. ``"fsearch:worlds=32"`` (the compiled search,
+    played from Python between the steps on ``label_threads`` threads; no teacher, search labels or
+    workers then). The network holds one seat of each opponent game, its side's seats in a
+    partnership game."""
     selfplay_games: int = 256
     """Games in the self-play batch (the network plays every seat); 0: none; at most 4,096."""
     opponent_games: int = 256
@@ -64,7 +68,8 @@ class DmcConfig(RunConfig):
     label_buffer_size: int = 400_000
     """Recent labelled moves the label minibatches are drawn from."""
     label_threads: int = 2
-    """Threads of the labelling search (at most the cores); the labels do not depend on it."""
+    """Threads of the labelling search, and of an ``fsearch`` opponent's (at most the cores); the labels
+    and the search's moves do not depend on it."""
     label_exact_only: bool = False
     """Label only positions that ``label_search`` solves exactly (at most its ``exact_cards`` cards left to
     play): exact labels of the last cards, cheap to compute, with the rest of the game learnt from the
@@ -231,6 +236,35 @@ class DmcConfig(RunConfig):
         extra = parse_overrides(overrides or [])
         return cls.from_dict({**cfg.to_dict(), **extra}, "command line") if extra else cfg
 
+    @property
+    def search_opponent(self) -> str | None:
+        """The ``fsearch`` spec of ``opponents`` where it names one search alone (the opponent games
+        are then played against it from Python between the core's steps), else None."""
+        from agents.compiled import is_fsearch
+
+        specs = [self.opponents] if isinstance(self.opponents, str) else list(self.opponents or ())
+        if len(specs) == 1 and is_fsearch(specs[0]):
+            return specs[0].strip()
+        return None
+
+    def _check_search_opponent(self, source: str) -> None:
+        """An ``fsearch`` opponent: a spec the compiled search plays for this game, in the learner's
+        process, with none of what its games cannot have (a teacher, search labels, Ray workers)."""
+        from agents.compiled import check_fsearch
+
+        spec = self.search_opponent
+        try:
+            check_fsearch(spec, self.rules)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: opponents: {exc}") from None
+        stages = [stage for stage in self.stages if isinstance(stage, dict)]
+        for key, off in (("teacher", ""), ("label_positions", 0), ("workers", 0)):
+            if getattr(self, key) != off or any(stage.get(key, off) != off for stage in stages):
+                raise ConfigError(
+                    f"{source}: opponents {spec!r} plays its games in the learner's process without a teacher, "
+                    f"search labels or workers: set {key}: {off!r}"
+                )
+
     def validate(self, source: str = "config") -> None:
         from train.opponents import check_fair_specs
 
@@ -284,11 +318,19 @@ class DmcConfig(RunConfig):
         self.initial_network(source)
         from train.opponents import normalize_weights
 
-        wrong = [s for s in normalize_weights(self.opponents) if s not in COMPILED]
-        if wrong:
-            raise ConfigError(
-                f"{source}: opponents {wrong} are not compiled players; dmc plays against {list(COMPILED)}"
-            )
+        try:
+            specs = normalize_weights(self.opponents)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: opponents: {exc}") from None
+        if self.search_opponent is not None:
+            self._check_search_opponent(source)
+        else:
+            wrong = [s for s in specs if s not in COMPILED]
+            if wrong:
+                raise ConfigError(
+                    f"{source}: opponents {wrong} are not compiled players; dmc plays against {list(COMPILED)} "
+                    "or one fsearch spec"
+                )
         wrong = [s for s in self.eval_opponents if s not in COMPILED]
         if wrong:
             raise ConfigError(

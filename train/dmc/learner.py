@@ -56,7 +56,7 @@ import numpy as np
 import yaml
 
 from train.config import ConfigError, check_resume_budget
-from train.dmc.actors import RETURN_SLOTS, Actors, Buffer, Labeller, build_network, numpy_weights
+from train.dmc.actors import RETURN_SLOTS, Actors, Buffer, FrozenActors, Labeller, build_network, numpy_weights
 from train.dmc.agent import ALGO, FEATURE_VERSION, META_FILE, WEIGHTS_FILE, BatchPolicy, NumpyQNet
 from train.dmc.config import COMPILED, DmcConfig, is_dmc_config, is_dmc_run
 
@@ -187,7 +187,14 @@ def start_segment(cfg: DmcConfig, eff: DmcConfig, timestep: int) -> Segment:
     for games, opponent in ((eff.selfplay_games, None), (eff.opponent_games, cfg.opponents)):
         if games:
             seeds = rng.integers(0, 2**62, games)
-            actors.append(Actors(cfg, games, opponent, seeds, np.random.default_rng(rng.integers(0, 2**62))))
+            actor_rng = np.random.default_rng(rng.integers(0, 2**62))
+            if opponent is not None and cfg.search_opponent is not None:  # the search, from Python
+                from scopa_env.fast.batch import max_threads
+
+                threads = min(cfg.label_threads, max_threads())
+                actors.append(FrozenActors(cfg, games, cfg.search_opponent, seeds, actor_rng, threads))
+            else:
+                actors.append(Actors(cfg, games, opponent, seeds, actor_rng))
     size, feat_size = actors[0].batch.layout.size, actors[0].features.size
     label_buffer = (
         Buffer(eff.label_buffer_size, size, feat_size, pairs=eff.label_loss == "differences")
