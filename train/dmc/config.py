@@ -241,11 +241,10 @@ class DmcConfig(RunConfig):
         """The ``fsearch`` spec of ``opponents`` where it names one search alone (the opponent games
         are then played against it from Python between the core's steps), else None."""
         from agents.compiled import is_fsearch
+        from train.opponents import normalize_weights
 
-        specs = [self.opponents] if isinstance(self.opponents, str) else list(self.opponents or ())
-        if len(specs) == 1 and is_fsearch(specs[0]):
-            return specs[0].strip()
-        return None
+        specs = list(normalize_weights(self.opponents))
+        return specs[0].strip() if len(specs) == 1 and is_fsearch(specs[0]) else None
 
     def _check_search_opponent(self, source: str) -> None:
         """An ``fsearch`` opponent: a spec the compiled search plays for this game, in the learner's

@@ -144,15 +144,21 @@ def open_run_folder(cfg: DmcConfig, resume: bool) -> tuple[Path, dict]:
 # --- actors ---------------------------------------------------------------------------
 
 
+def search_threads(cfg: DmcConfig) -> int:
+    """Threads of the run's compiled search (its labeller's and an ``fsearch`` opponent's): ``label_threads``,
+    at most the cores."""
+    from scopa_env.fast.batch import max_threads
+
+    return min(cfg.label_threads, max_threads())
+
+
 def _labellers(cfg: DmcConfig, actors: list[Actors]) -> list[Labeller | None]:
     """``label_positions`` shared among the actor batches in proportion to their games."""
     if not cfg.label_positions:
         return [None] * len(actors)
-    from scopa_env.fast.batch import max_threads
-
     C = cfg.label_config()
     total = sum(a.batch.num_games for a in actors)
-    threads = min(cfg.label_threads, max_threads())
+    threads = search_threads(cfg)
     differences = cfg.label_loss == "differences"
     return [
         Labeller(round(cfg.label_positions * a.batch.num_games / total), C, threads, differences, cfg.label_exact_only)
@@ -189,10 +195,7 @@ def start_segment(cfg: DmcConfig, eff: DmcConfig, timestep: int) -> Segment:
             seeds = rng.integers(0, 2**62, games)
             actor_rng = np.random.default_rng(rng.integers(0, 2**62))
             if opponent is not None and cfg.search_opponent is not None:  # the search, from Python
-                from scopa_env.fast.batch import max_threads
-
-                threads = min(cfg.label_threads, max_threads())
-                actors.append(FrozenActors(cfg, games, cfg.search_opponent, seeds, actor_rng, threads))
+                actors.append(FrozenActors(cfg, games, cfg.search_opponent, seeds, actor_rng, search_threads(cfg)))
             else:
                 actors.append(Actors(cfg, games, opponent, seeds, actor_rng))
     size, feat_size = actors[0].batch.layout.size, actors[0].features.size
