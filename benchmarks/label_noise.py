@@ -4,36 +4,53 @@
 
     python benchmarks/label_noise.py zoo:standard-2p --steps 150
     python benchmarks/label_noise.py runs/dmc_expert/latest --steps 150
+    python benchmarks/label_noise.py zoo:french52-8p --steps 40 --labeller fsearch \
+        --reference fsearch:worlds=1024 --chooser fsearch:worlds=32
 
-The checkpoint plays its games against the compiled ``heuristic`` (256 games on the compiled core,
-whole games, the learner's seat drawn per game). At every step, up to 48 positions with a choice
-are valued three times by the compiled search (``search_values``): twice with 64 worlds
-(``fsearch:worlds=64``, independent worlds: the labeller of ``configs/dmc_expert.yaml``) and once
-with 256 worlds (the reference). The script prints, per legal move (squared hand points):
+The checkpoint plays its games (its rules and player count, from its ``meta.json``) against the
+compiled ``heuristic`` (256 games on the compiled core, whole games, the learner's seat drawn per
+game). At every step, up to 48 positions with a choice are valued by the compiled search
+(``search_values``): twice by the labeller (``--labeller``, default ``fsearch:worlds=64``,
+independent worlds: the labeller of ``configs/dmc_expert.yaml``), once by the reference
+(``--reference``, default ``fsearch:worlds=256``) and once by each ``--chooser``. The script
+prints, per legal move (squared hand points):
 
-* the noise of a 64-world label, half the squared difference of the two labellings, split into
+* the noise of a label, half the squared difference of the two labellings, split into
   its *level* (the mean over the position's moves: how good the sampled worlds are for the mover)
   and its *differences* (what is left: the part that ranks the moves);
 * the network's error against the reference, split the same way;
 * the regret of each chooser against the reference (the reference's value of its best move minus
-  its value of the chosen move, per position): the network, a 64-world search, and ``search``'s
-  compiled twin (``fsearch:worlds=64,ply_budget=2000,exact_cards=6``).
+  its value of the chosen move, per position): the network, the labeller, and each
+  ``--chooser`` (default, in the standard game: ``search``'s compiled twin,
+  ``fsearch:worlds=64,ply_budget=2000,exact_cards=6``).
 
-The 256-world reference is itself noisy, so the regrets are comparisons, not absolute numbers.
+The reference is itself noisy, so the regrets are comparisons, not absolute numbers. ``--json``
+writes the means and their 95% half-widths with the command.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 import numpy as np
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("checkpoint", help="a DMC checkpoint folder or zoo:NAME (standard rules, 2 players)")
+    p.add_argument("checkpoint", help="a DMC checkpoint folder or zoo:NAME")
     p.add_argument("--steps", type=int, default=150, help="actor steps of the 256 games (default 150)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--labeller", default="fsearch:worlds=64", help="the labelling search, run twice (its noise)")
+    p.add_argument("--reference", default="fsearch:worlds=256", help="the search the regrets are measured against")
+    p.add_argument(
+        "--chooser",
+        action="append",
+        default=None,
+        help="an fsearch spec whose regret is measured too, repeatable (default: the standard game's "
+        "twin of search, fsearch:worlds=64,ply_budget=2000,exact_cards=6; none in other games)",
+    )
+    p.add_argument("--json", default=None, help="write the results (means, 95%% half-widths, command) here")
     args = p.parse_args(argv)
 
     from tqdm import tqdm
@@ -54,33 +71,32 @@ def main(argv: list[str] | None = None) -> int:
         policy, meta = load_dmc_batch_policy(path)
     except ValueError as exc:
         p.error(str(exc))
-    if meta["rules"] != "standard" or int(meta["num_players"]) != 2:
-        p.error(f"{args.checkpoint}: the script reads standard 2-player checkpoints, not {meta['rules']!r}")
+    standard = meta["rules"] == "standard" and int(meta["num_players"]) == 2
+    choosers = args.chooser
+    if choosers is None:
+        choosers = ["fsearch:worlds=64,ply_budget=2000,exact_cards=6"] if standard else []
+    try:
+        searches = {"a": fsearch_config(args.labeller), "b": fsearch_config(args.labeller)}
+        searches["ref"] = fsearch_config(args.reference)
+        searches.update({f"c{k}": fsearch_config(spec) for k, spec in enumerate(choosers)})
+    except ValueError as exc:
+        p.error(str(exc))
     b = BatchedScopa(
         256,
-        2,
-        "standard",
+        int(meta["num_players"]),
+        meta["rules"],
         action_mode="move",
         episode="game",
         reward="points",
         opponent={"heuristic": 1.0},
         learner_seat="random",
-        legal_width=128,
+        legal_width=128 if standard else None,
     )
     rng = np.random.default_rng(args.seed)
     b.reset(rng.integers(0, 2**62, 256))
-    searches = {
-        name: fsearch_config(spec)
-        for name, spec in (
-            ("a", "fsearch:worlds=64"),
-            ("b", "fsearch:worlds=64"),
-            ("ref", "fsearch:worlds=256"),
-            ("twin", "fsearch:worlds=64,ply_budget=2000,exact_cards=6"),
-        )
-    }
-    rows_out: dict[str, list[float]] = {
-        k: [] for k in ("noise_level", "noise_diff", "net_level", "net_diff", "regret_net", "regret_64", "regret_twin")
-    }
+    regrets = {"regret_net": "network", "regret_labeller": args.labeller}
+    regrets.update({f"regret_c{k}": spec for k, spec in enumerate(choosers)})
+    rows_out: dict[str, list[float]] = {k: [] for k in ("noise_level", "noise_diff", "net_level", "net_diff", *regrets)}
     threads = max_threads()
     for _ in tqdm(range(args.steps), desc="positions", unit="step"):
         choice = np.flatnonzero(b.legal_count > 1)
@@ -96,20 +112,44 @@ def main(argv: list[str] | None = None) -> int:
             }
             for j, g in enumerate(games):
                 n = b.legal_count[g]
-                Q, A, B, R, T = q[g, :n], v["a"][j, :n], v["b"][j, :n], v["ref"][j, :n], v["twin"][j, :n]
+                Q, A, B, R = q[g, :n], v["a"][j, :n], v["b"][j, :n], v["ref"][j, :n]
                 e = (A - B) / np.sqrt(2.0)  # one labelling's noise
                 rows_out["noise_level"].append(e.mean() ** 2)
                 rows_out["noise_diff"].append(((e - e.mean()) ** 2).mean())
                 d = Q - R
                 rows_out["net_level"].append(d.mean() ** 2)
                 rows_out["net_diff"].append(((d - d.mean()) ** 2).mean())
-                for key, values in (("regret_net", Q), ("regret_64", A), ("regret_twin", T)):
+                chosen = {"regret_net": Q, "regret_labeller": A}
+                chosen.update({f"regret_c{k}": v[f"c{k}"][j, :n] for k in range(len(choosers))})
+                for key, values in chosen.items():
                     rows_out[key].append(R.max() - R[int(np.argmax(values))])
         b.step(policy(b.obs, b.legal_ids, b.legal_count, batch=b))
-    print(f"{args.checkpoint}: {len(rows_out['noise_level']):,} positions with a choice")
+    n_positions = len(rows_out["noise_level"])
+    print(f"{args.checkpoint}: {n_positions:,} positions with a choice; reference {args.reference}")
+    summary = {}
     for key, values in rows_out.items():
         x = np.asarray(values, np.float64)
-        print(f"  {key:12s} {x.mean():.4f} +- {1.96 * x.std(ddof=1) / np.sqrt(len(x)):.4f}")
+        mean, half = float(x.mean()), float(1.96 * x.std(ddof=1) / np.sqrt(len(x)))
+        summary[key] = {"mean": round(mean, 5), "half_width": round(half, 5)}
+        print(f"  {key:15s} {mean:.4f} +- {half:.4f}  {regrets.get(key, '')}")
+    if args.json:
+        import json
+        import shlex
+        import sys
+
+        out = {
+            "command": "python benchmarks/label_noise.py " + shlex.join(sys.argv[1:] if argv is None else argv),
+            "checkpoint": args.checkpoint,
+            "rules": meta["rules"],
+            "num_players": int(meta["num_players"]),
+            "positions": n_positions,
+            "labeller": args.labeller,
+            "reference": args.reference,
+            "choosers": {f"regret_c{k}": spec for k, spec in enumerate(choosers)},
+            "results": summary,
+        }
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1) + "\n")
     return 0
 
 

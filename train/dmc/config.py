@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from agents.compiled import COMPILED_BASELINES as COMPILED
 from train.config import (
     RESUME_KEYS,
     STEPS_RANGE,
@@ -28,8 +29,8 @@ from train.config import (
 from train.dmc.agent import ALGO, move_features
 from train.limits import MAX_ENVS, MAX_EVAL_PAIRS, dmc_parameters, memory_problem
 
-COMPILED = ("random", "greedy", "heuristic")
-"""The compiled players DMC trains and evaluates against (and its ``teacher``)."""
+# COMPILED: the compiled players DMC trains and evaluates against (and its ``teacher``), the kit's
+# compiled baselines (agents.compiled.COMPILED_BASELINES), named once there.
 
 
 @dataclass
