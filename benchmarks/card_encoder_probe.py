@@ -1,4 +1,4 @@
-"""Does a card-wise encoder fit the search's move values better than DMC's flat network? A supervised probe.
+"""Does a card-wise encoder, or a move feature, fit the search's move values better than DMC's flat network? A supervised probe.
 
     scopa dataset --games 800 --out runs/probe/train.parquet --search fsearch:worlds=64 --seed 0
     scopa dataset --games 200 --out runs/probe/test.parquet --search fsearch:worlds=64 --seed 1
@@ -20,7 +20,20 @@ the move, with the same loss, optimiser, batches and epochs, and are scored on t
   entries, and a move is the embedding of its card, the sums over its captured cards and over the
   table it leaves, with the same scalar features as ``flat``;
 * ``flat_wide`` (``--networks flat,flat_wide``): ``flat`` with a 1024-unit trunk and a 512-512 head (is
-  the capacity the bound?).
+  the capacity the bound?);
+* ``flat_threats`` (``--networks flat,flat_threats``): ``flat`` with six more move features, the next
+  seat's threats on the table the move leaves (:func:`threat_features`: the chance it can capture, take
+  the settebello, sweep, take a seven, the cards its best capture takes): issue 48's first lever, "move
+  features that state what a one-ply search would find", tried here before it goes into the learners.
+
+The 52-card game for 8 players, with the 256-world search as labeller and 1,024 worlds held out::
+
+    scopa dataset --games 240 --players 8 --rules french_52 --search fsearch --seed 0 --out runs/probe52/train.parquet
+    scopa dataset --games 40 --players 8 --rules french_52 --search fsearch:worlds=1024 --seed 1 \
+        --out runs/probe52/test1024.parquet
+    scopa dataset --games 40 --players 8 --rules french_52 --search fsearch --seed 1 --out runs/probe52/test256.parquet
+    python benchmarks/card_encoder_probe.py runs/probe52/train.parquet runs/probe52/test1024.parquet \
+        --searched-again runs/probe52/test256.parquet --networks flat,flat_threats --loss differences
 
 The training labels are those of the DMC recipe's labelling search (``fsearch:worlds=64``); the held-out
 games are labelled by a search of 256 worlds, closer to what the labels estimate, and the same games
@@ -31,8 +44,8 @@ ranks the moves, the level a network fitted to its labels would reach with no er
 Scores: the mean squared error over moves, the share of positions (two moves or more) where the
 network's best move is the search's, and the regret (the search's value of its best move minus that
 of the network's, points per hand). A 95% interval on each difference comes from a bootstrap over the held-out games.
-Two 2-player standard-game datasets only (``--players``/``--rules`` are not options): this is a probe
-for the DMC recipe's next network, not a general tool.
+The datasets' game (rules and players) is read from the files, which must agree; the card-wise
+network reads the 40-card deck only. This is a probe for the DMC recipe's next network, not a general tool.
 """
 
 from __future__ import annotations
@@ -49,13 +62,108 @@ from torch import nn
 
 from agents.dataset import load_dataset
 from scopa_env.bench.results import load_average, result_record, write_record
-from scopa_env.engine.cards import RANK_OF, SUIT_OF
+from scopa_env.engine.cards import RANK_OF, SETTEBELLO, SUIT_OF
 from scopa_env.engine.rules import get_rules
 from train.dmc.agent import MoveFeatures
 
 CARDS = 40
-NAMES = {"cards": "the card-wise network", "flat_wide": "a wider flat network"}
-TITLES = {"cards": "Card-wise network", "flat_wide": "Wider flat network"}
+"""The card-wise network's deck (the flat ones read the dataset's: 52 wide in ``french_52``)."""
+NAMES = {
+    "cards": "the card-wise network",
+    "flat_wide": "a wider flat network",
+    "flat_threats": "the flat network with the next seat's threats",
+}
+TITLES = {"cards": "Card-wise network", "flat_wide": "Wider flat network", "flat_threats": "Threat features"}
+THREATS = ("p_capture", "p_settebello", "p_sweep", "p_seven", "e_cards", "capturing_share")
+"""The next seat's threats after each move (:func:`threat_features`), a candidate for the learners' move features."""
+
+
+def _none_held(unseen: np.ndarray, held: np.ndarray, hand: np.ndarray) -> np.ndarray:
+    """The chance that a hand of ``hand`` cards drawn from ``unseen`` cards holds none of ``held`` of them
+    (hypergeometric: ``C(unseen - held, hand) / C(unseen, hand)``), elementwise."""
+    out = np.ones(unseen.shape, np.float64)
+    for i in range(int(hand.max(initial=0))):
+        live = i < hand
+        num = np.maximum(unseen - held - i, 0)
+        den = np.maximum(unseen - i, 1)
+        out = np.where(live, out * num / den, out)
+    return out
+
+
+def threat_features(after: np.ndarray, unseen: np.ndarray, next_hand: np.ndarray, ranks: np.ndarray) -> np.ndarray:
+    """float32 ``(M, len(THREATS))``: what the next seat may take from the table a move leaves.
+
+    ``after``: the table after each move (``(M, k)`` 0/1 over the deck's card ids), ``unseen``: the
+    mover's unseen cards (``(M, k)``), ``next_hand``: the next seat's hand size, ``ranks``: each card
+    id's rank. A card of rank r takes the table's cards of rank r (one of them), or else a set summing
+    to r (the standard capture rule; the largest such set is counted). Over the unseen cards and the
+    next seat's hand size (hypergeometric, every unseen card equally likely in that hand), the columns
+    are the chance that the next seat can capture at all, take the settebello, sweep the table, take a
+    seven, the expected number of cards its best capture takes (/ 4) and the share of the unseen cards
+    that capture.
+    """
+    m, k = after.shape
+    top = int(ranks.max())
+    onehot = np.zeros((k, top + 1), np.float64)
+    onehot[np.arange(k), ranks] = 1.0
+    on_table = after @ onehot  # (M, top + 1): table cards per rank
+    out_of_sight = unseen @ onehot
+    table_sum = after @ ranks.astype(np.float64)
+    table_n = after.sum(1)
+    full = (1 << (top + 1)) - 1
+    # Subset sums of the table (bit s: some set of table cards sums to s), with and without the settebello;
+    # most cards a set of each sum takes (-1: none).
+    reach = np.ones(m, np.int64)
+    reach_wo7 = np.ones(m, np.int64)
+    most = np.full((m, top + 1), -1, np.int64)
+    most[:, 0] = 0
+    for c in range(k):
+        has = after[:, c] > 0.5
+        if not has.any():
+            continue
+        r = int(ranks[c])
+        reach = np.where(has, reach | ((reach << r) & full), reach)
+        if c != SETTEBELLO:
+            reach_wo7 = np.where(has, reach_wo7 | ((reach_wo7 << r) & full), reach_wo7)
+        shifted = np.where(most[:, : top + 1 - r] >= 0, most[:, : top + 1 - r] + 1, -1)
+        most[:, r:] = np.where(has[:, None], np.maximum(most[:, r:], shifted), most[:, r:])
+    seven_on = after[:, SETTEBELLO] > 0.5 if SETTEBELLO < k else np.zeros(m, bool)
+    capture = np.zeros((m, top + 1), bool)
+    sweep = np.zeros((m, top + 1), bool)
+    settebello = np.zeros((m, top + 1), bool)
+    taken = np.zeros((m, top + 1), np.float64)
+    for r in range(1, top + 1):
+        single = on_table[:, r] > 0
+        by_sum = ~single & ((reach >> r) & 1).astype(bool)
+        capture[:, r] = single | by_sum
+        sweep[:, r] = (single & (table_n == 1)) | (~single & (table_sum == r) & (table_n > 0))
+        taken[:, r] = np.where(single, 1.0, np.where(by_sum, most[:, r], 0.0))
+        if r == 7:
+            settebello[:, r] = seven_on
+        elif r > 7:
+            settebello[:, r] = seven_on & ~single & ((reach_wo7 >> (r - 7)) & 1).astype(bool)
+    pool = unseen.sum(1)
+    hand = np.maximum(np.rint(next_hand), 0).astype(np.int64)
+
+    def chance(ranks_taking: np.ndarray) -> np.ndarray:
+        return 1.0 - _none_held(pool, (out_of_sight * ranks_taking).sum(1), hand)
+
+    e_cards = np.zeros(m)
+    for v in range(1, int(taken.max(initial=0)) + 1):
+        e_cards += chance(taken >= v)
+    seven = np.zeros((m, top + 1), bool)
+    seven[:, 7] = on_table[:, 7] > 0
+    cols = (
+        chance(capture),
+        chance(settebello),
+        chance(sweep),
+        chance(seven),
+        e_cards / 4,
+        (out_of_sight * capture).sum(1) / np.maximum(pool, 1),
+    )
+    return np.stack(cols, axis=1).astype(np.float32)
+
+
 PLANES = ("hand", "table", "own_pile", "other_piles", "played", "unseen")
 """The card planes a card's flags come from (``played`` is one plane per seat)."""
 
@@ -64,40 +172,58 @@ def load(path: str | Path) -> dict[str, np.ndarray]:
     """A dataset file as flat arrays: one row per position (obs) and per legal move (rows into obs)."""
     data = load_dataset(path)
     meta = data.meta
-    if meta["rules"] != "standard" or meta["players"] != 2:
-        raise SystemExit(f"{path}: the probe reads the standard 2-player game, not {meta['rules']} x {meta['players']}")
+    rules = get_rules(meta["rules"])
+    k = rules.num_card_ids
     b = data.batch()
     mask = b["move_mask"]
     rows = np.nonzero(mask)[0]
-    features = MoveFeatures(get_rules("standard"), 2)
+    features = MoveFeatures(rules, meta["players"])
     ids = b["move_id"][mask]
     h = b["move_features"][mask][:, -3:]  # h_score, h_gap, h_top: the heuristic's three, as DMC's
-    feats = np.concatenate([features(b["obs"], rows, ids), h], axis=1).astype(np.float32)
-    captured = ((b["move_captured"][mask][:, None] >> np.arange(CARDS)) & 1).astype(np.float32)
+    base = features(b["obs"], rows, ids)
+    feats = np.concatenate([base, h], axis=1).astype(np.float32)
+    captured = ((b["move_captured"][mask][:, None] >> np.arange(k)) & 1).astype(np.float32)
+    layout = meta["obs_layout"]
+    obs = b["obs"].astype(np.float32)
+    next_hand = obs[rows, layout["hand_counts"][0] + 1] * rules.hand_size
+    threats = threat_features(
+        base[:, 2 * k : 3 * k].astype(np.float64),
+        obs[rows, slice(*layout["unseen"])].astype(np.float64),
+        next_hand,
+        np.array(RANK_OF[:k], np.int64),
+    )
     return {
-        "obs": b["obs"].astype(np.float32),
-        "layout": meta["obs_layout"],
+        "obs": obs,
+        "layout": layout,
         "game": b["game"].astype(np.int64),
         "rows": rows.astype(np.int64),
         "card": b["move_card"][mask].astype(np.int64),
         "captured": captured,
         "feats": feats,
+        "threats": threats,
         "value": b["search_value"][mask].astype(np.float32),
+        "game_name": f"{meta['rules']} x {meta['players']}",
     }
 
 
 class FlatQ(nn.Module):
     """DMC's network: trunk on the observation, head on (trunk, move features)."""
 
-    def __init__(self, obs_size: int, feat_size: int, trunk: int = 512, head: int = 256) -> None:
+    def __init__(self, obs_size: int, feat_size: int, trunk: int = 512, head: int = 256, threats: int = 0) -> None:
         super().__init__()
+        self.threats = threats > 0
         self.trunk = nn.Sequential(nn.Linear(obs_size, trunk), nn.ReLU())
         self.head = nn.Sequential(
-            nn.Linear(trunk + feat_size, head), nn.ReLU(), nn.Linear(head, head), nn.ReLU(), nn.Linear(head, 1)
+            nn.Linear(trunk + feat_size + threats, head),
+            nn.ReLU(),
+            nn.Linear(head, head),
+            nn.ReLU(),
+            nn.Linear(head, 1),
         )
 
-    def forward(self, obs, rows, card, captured, feats):
-        return self.head(torch.cat([self.trunk(obs)[rows], feats], dim=1)).squeeze(1)
+    def forward(self, obs, rows, card, captured, feats, threats):
+        move = torch.cat([feats, threats], dim=1) if self.threats else feats
+        return self.head(torch.cat([self.trunk(obs)[rows], move], dim=1)).squeeze(1)
 
 
 class CardQ(nn.Module):
@@ -133,7 +259,7 @@ class CardQ(nn.Module):
         ident = self.identity.expand(len(obs), -1, -1)
         return flags, self.encode(torch.cat([flags, ident], dim=2))
 
-    def forward(self, obs, rows, card, captured, feats):
+    def forward(self, obs, rows, card, captured, feats, threats):
         flags, emb = self.embed(obs)
         pooled = torch.einsum("bcp,bcw->bpw", flags, emb).reshape(len(obs), -1)
         state = self.state(torch.cat([pooled, obs[:, self.extra]], dim=1))[rows]
@@ -145,7 +271,7 @@ class CardQ(nn.Module):
         return self.head(torch.cat([state, played, took, left, feats[:, self.scalar]], dim=1)).squeeze(1)
 
 
-MOVE_KEYS = ("card", "captured", "feats", "value")
+MOVE_KEYS = ("card", "captured", "feats", "threats", "value")
 """The per-move arrays of :func:`load`'s dict (the others are per position, or the layout)."""
 
 
@@ -160,6 +286,7 @@ def select(d: dict, positions: np.ndarray) -> dict:
         "game": d["game"][positions],
         "rows": renumber[d["rows"][take]],
         "layout": d["layout"],
+        "game_name": d["game_name"],
     }
 
 
@@ -167,7 +294,7 @@ def tensors(d: dict, positions: np.ndarray) -> tuple:
     """The inputs and labels of ``positions`` (sorted indices into ``d['obs']``) as tensors."""
     cut = select(d, positions)
     t = torch.from_numpy
-    return tuple(t(cut[k]) for k in ("obs", "rows", "card", "captured", "feats")), t(cut["value"])
+    return tuple(t(cut[k]) for k in ("obs", "rows", "card", "captured", "feats", "threats")), t(cut["value"])
 
 
 def subset(d: dict, share: float, seed: int) -> dict:
@@ -286,9 +413,11 @@ def main() -> None:
     torch.set_num_threads(1)
     machine_load = {"start": load_average()}
     tr, te = load(args.train), load(args.test)
+    if tr["game_name"] != te["game_name"]:
+        raise SystemExit(f"{args.test} holds {te['game_name']}, not the training file's {tr['game_name']}")
     print(f"train: {len(tr['obs']):,} positions, {len(tr['rows']):,} moves; test: {len(te['obs']):,} positions")
     obs_size, feat_size = tr["obs"].shape[1], tr["feats"].shape[1]
-    found: dict = {}
+    found: dict = {"game": tr["game_name"]}
     per: dict = {}
     if args.searched_again:
         other = load(args.searched_again)
@@ -300,11 +429,14 @@ def main() -> None:
         "flat": lambda: FlatQ(obs_size, feat_size),
         "cards": lambda: CardQ(tr["layout"], feat_size),
         "flat_wide": lambda: FlatQ(obs_size, feat_size, trunk=1024, head=512),
+        "flat_threats": lambda: FlatQ(obs_size, feat_size, threats=len(THREATS)),
     }
     names = args.networks.split(",")
     unknown = sorted(set(names) - set(every))
     if unknown or "flat" not in names:
         raise SystemExit(f"--networks: name flat and any of {', '.join(every)}; got {args.networks!r}")
+    if "cards" in names and tr["captured"].shape[1] != CARDS:
+        raise SystemExit(f"--networks: the card-wise network reads the 40-card deck, not {tr['game_name']}")
     shares = [float(x) for x in args.fractions.split(",")] if args.fractions else []
     for name in names:
         torch.manual_seed(args.seed)  # the same seed gives the same weights, batches and scores
@@ -354,6 +486,7 @@ def as_record(found: dict, args, train_positions: int, test_positions: int, load
     """The scores as a results record: a row per network and share of the training games. Under the
     difference loss a network's values have no level, so their MSE is left out."""
     scored = ("agreement", "regret") if args.loss == "differences" else ("mse", "agreement", "regret")
+    game = found["game"]
 
     def kept(scores: dict) -> dict:
         return {k: v for k, v in scores.items() if k != "mse" or "mse" in scored}
@@ -374,7 +507,7 @@ def as_record(found: dict, args, train_positions: int, test_positions: int, load
         " ".join(["python", "benchmarks/card_encoder_probe.py", *sys.argv[1:]]),
         rows,
         what=f"{' and '.join(NAMES[n] for n in others)} against DMC's flat one, fitted to the search values of "
-        f"{train_positions:,} positions of heuristic self-play ({args.epochs} epochs, {args.loss} loss, the same "
+        f"{train_positions:,} positions of heuristic self-play ({game}) ({args.epochs} epochs, {args.loss} loss, the same "
         f"batches and seed) and scored on {test_positions:,} held-out positions: "
         + ("mean squared error over moves, " if "mse" in scored else "")
         + "agreement (the network's best move is the held-out search's) and regret (the held-out search's "
@@ -387,8 +520,11 @@ def as_record(found: dict, args, train_positions: int, test_positions: int, load
             *((k, headers[k]) for k in scored),
         ],
         load=load,
-        id=f"network-probe-{'-'.join(others)}-{args.loss}",
-        title=" and ".join(TITLES[n] for n in others) + f" against the flat one, {args.loss} loss",
+        id=f"network-probe-{'-'.join(others)}-{args.loss}"
+        + ("" if game == "standard x 2" else f"-{game.replace(' x ', '-')}"),
+        title=" and ".join(TITLES[n] for n in others)
+        + f" against the flat one, {args.loss} loss"
+        + ("" if game == "standard x 2" else f", {game.replace(' x ', ', ')} players"),
         machine="this project's shared 2-core CPU machine",
         facts=[
             {

@@ -117,3 +117,80 @@ def test_difference_loss_sees_only_each_positions_ranking():
     assert torch.allclose(centred, torch.tensor([-2.0, -1.0, 3.0, -1.0, 1.0]))
     shifted = values + torch.tensor([5.0, 5.0, 5.0, -3.0, -3.0])
     assert torch.allclose(module.position_centred(shifted, rows, 2), centred)
+
+
+def exact_threats(module, table: list[int], unseen: list[int], hand: int, rules) -> np.ndarray:
+    """The threat features of ``table`` by enumerating every hand of ``hand`` unseen cards, with the
+    rules' own legal captures (scopa_env/engine/captures.py)."""
+    from itertools import combinations
+
+    from scopa_env.engine.captures import legal_pairs
+    from scopa_env.engine.cards import RANK_OF, SETTEBELLO
+
+    tmask = sum(1 << c for c in table)
+    caps = {c: [m for _, m in legal_pairs(1 << c, tmask, rules) if m] for c in unseen}
+    total = np.zeros(5)
+    hands = list(combinations(unseen, hand))
+    for held in hands:
+        ms = [m for c in held for m in caps[c]]
+        sevens_on = any(RANK_OF[c] == 7 for c in table)
+        total += (
+            bool(ms),
+            any(m >> SETTEBELLO & 1 for m in ms),
+            any(m == tmask for m in ms),
+            sevens_on and any(RANK_OF[c] == 7 for c in held),
+            max((m.bit_count() for m in ms), default=0) / 4,
+        )
+    return total / len(hands)
+
+
+@pytest.mark.parametrize("preset", ["standard", "french_52"])
+def test_threat_features_are_the_next_seats_chances(preset):
+    """pagat-scopa.txt: "If the played card does not match the value of any single face up card, but is
+    equal to the sum of the values of a set of two or more cards, the player captures that set of
+    cards", and "If the played card matches both a single card and the sum of a set of cards, the
+    single card must be captured, not the set." Each threat feature is the chance, over every hand the
+    next seat may hold, that the rules' own captures (which the rule tests hold to those texts) do it."""
+    from scopa_env.engine.cards import RANK_OF, SETTEBELLO
+    from scopa_env.engine.rules import get_rules
+
+    module = probe()
+    rules = get_rules(preset)
+    k = rules.num_card_ids
+    ranks = np.array(RANK_OF[:k], np.int64)
+    rng = np.random.default_rng(7)
+    seen = set()
+    for trial in range(40):
+        order = [int(c) for c in rng.permutation(k)]
+        table = order[: int(rng.integers(0, 5))]
+        if trial % 2 and SETTEBELLO not in table:
+            table = [*table[1:], SETTEBELLO]
+        rest = [c for c in order if c not in table]
+        unseen, hand = rest[: int(rng.integers(4, 10))], int(rng.integers(1, 4))
+        after, out_of_sight = np.zeros((1, k)), np.zeros((1, k))
+        after[0, table], out_of_sight[0, unseen] = 1.0, 1.0
+        got = module.threat_features(after, out_of_sight, np.array([float(hand)]), ranks)[0]
+        want = exact_threats(module, table, unseen, hand, rules)
+        np.testing.assert_allclose(got[:5], want, atol=1e-5, err_msg=f"table {table}, unseen {unseen}, hand {hand}")
+        seen.update(np.flatnonzero((want > 0) & (want < 1)).tolist())
+    assert seen == set(range(5)), "every feature was met strictly between 0 and 1"
+
+
+def test_the_probe_reads_the_8_player_game_and_fits_the_threats(tmp_path, monkeypatch, capsys):
+    module = probe()
+    common = dict(agent="heuristic", rules="french_52", players=8, search="fsearch:worlds=4")
+    train = write_dataset(tmp_path / "train.parquet", 1, seed=0, **common)
+    test = write_dataset(tmp_path / "test.parquet", 1, seed=1, **common)
+    out = tmp_path / "r.json"
+    run(module, monkeypatch, capsys, str(train), str(test), "--networks", "flat,flat_threats", "--epochs", "1",
+        "--boot", "5", "--loss", "differences", "--json", str(out))  # fmt: skip
+    found = json.loads(out.read_text())
+    assert found["game"] == "french_52 x 8"
+    assert found["flat_threats"]["parameters"] == found["flat"]["parameters"] + 256 * len(module.THREATS)
+    assert 0.0 <= found["flat_threats"]["agreement"] <= 1.0 and found["flat_threats"]["regret"] >= 0.0
+    with pytest.raises(SystemExit, match="40-card deck"):
+        run(module, monkeypatch, capsys, str(train), str(test), "--networks", "flat,cards", "--epochs", "1")
+    standard = write_dataset(tmp_path / "standard.parquet", 1, seed=1, agent="heuristic", rules="standard",
+                             players=2, search="fsearch:worlds=4")  # fmt: skip
+    with pytest.raises(SystemExit, match="not the training file's french_52 x 8"):
+        run(module, monkeypatch, capsys, str(train), str(standard), "--epochs", "1")
