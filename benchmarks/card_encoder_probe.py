@@ -326,8 +326,10 @@ def train(model: nn.Module, d: dict, epochs: int, batch: int, seed: int, lr: flo
             x, y = tensors(d, np.sort(order[lo : lo + batch]))
             pred = model(*x)
             if loss_kind == "differences":
-                rows, n = x[1], len(x[0])
-                loss = nn.functional.mse_loss(position_centred(pred, rows, n), position_centred(y, rows, n))
+                rows, positions = x[1], len(x[0])
+                loss = nn.functional.mse_loss(
+                    position_centred(pred, rows, positions), position_centred(y, rows, positions)
+                )
             else:
                 loss = nn.functional.mse_loss(pred, y)
             opt.zero_grad()

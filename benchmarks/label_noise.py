@@ -5,7 +5,7 @@
     python benchmarks/label_noise.py zoo:standard-2p --steps 150
     python benchmarks/label_noise.py runs/dmc_expert/latest --steps 150
     python benchmarks/label_noise.py zoo:french52-8p --steps 40 --labeller fsearch \
-        --reference fsearch:worlds=1024 --chooser fsearch:worlds=32
+        --reference fsearch:worlds=1024 --chooser fsearch:worlds=32 --network runs/other/best
 
 The checkpoint plays its games (its rules and player count, from its ``meta.json``) against the
 compiled ``heuristic`` (256 games on the compiled core, whole games, the learner's seat drawn per
@@ -20,7 +20,8 @@ prints, per legal move (squared hand points):
   and its *differences* (what is left: the part that ranks the moves);
 * the network's error against the reference, split the same way;
 * the regret of each chooser against the reference (the reference's value of its best move minus
-  its value of the chosen move, per position): the network, the labeller, and each
+  its value of the chosen move, per position): the network, the labeller, each ``--network`` (another
+  checkpoint of the game, scored on the same positions, with its paired difference from the first), and each
   ``--chooser`` (default, in the standard game: ``search``'s compiled twin,
   ``fsearch:worlds=64,ply_budget=2000,exact_cards=6``).
 
@@ -50,6 +51,13 @@ def main(argv: list[str] | None = None) -> int:
         help="an fsearch spec whose regret is measured too, repeatable (default: the standard game's "
         "twin of search, fsearch:worlds=64,ply_budget=2000,exact_cards=6; none in other games)",
     )
+    p.add_argument(
+        "--network",
+        action="append",
+        default=[],
+        help="another DMC checkpoint of the same game whose regret is measured on the same positions (the "
+        "first checkpoint plays the games), with its difference from the first's, repeatable",
+    )
     p.add_argument("--json", default=None, help="write the results (means, 95%% half-widths, command) here")
     args = p.parse_args(argv)
 
@@ -62,15 +70,26 @@ def main(argv: list[str] | None = None) -> int:
     from train.dmc.agent import flatten_legal, load_dmc_batch_policy
     from train.fast_eval import fsearch_config
 
-    path = args.checkpoint
-    if path.startswith("zoo:"):
-        from train.zoo import checked_path
+    def load(spec: str):
+        path = spec
+        if path.startswith("zoo:"):
+            from train.zoo import checked_path
 
-        path = checked_path(path[4:])
-    try:
-        policy, meta = load_dmc_batch_policy(path)
-    except ValueError as exc:
-        p.error(str(exc))
+            path = checked_path(path[4:])
+        try:
+            return load_dmc_batch_policy(path)
+        except (ValueError, FileNotFoundError) as exc:
+            p.error(str(exc))
+
+    policy, meta = load(args.checkpoint)
+    others = {}
+    for spec in args.network:
+        other, other_meta = load(spec)
+        if (other_meta["rules"], other_meta["num_players"]) != (meta["rules"], meta["num_players"]):
+            p.error(
+                f"--network {spec} plays {other_meta['rules']} x {other_meta['num_players']}, not the checkpoint's game"
+            )
+        others[spec] = other
     standard = meta["rules"] == "standard" and int(meta["num_players"]) == 2
     choosers = args.chooser
     if choosers is None:
@@ -96,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     b.reset(rng.integers(0, 2**62, 256))
     regrets = {"regret_net": "network", "regret_labeller": args.labeller}
     regrets.update({f"regret_c{k}": spec for k, spec in enumerate(choosers)})
+    regrets.update({f"regret_n{k}": spec for k, spec in enumerate(others)})
+    regrets.update({f"regret_n{k}_minus_net": f"{spec} - {args.checkpoint}" for k, spec in enumerate(others)})
     rows_out: dict[str, list[float]] = {k: [] for k in ("noise_level", "noise_diff", "net_level", "net_diff", *regrets)}
     threads = max_threads()
     for _ in tqdm(range(args.steps), desc="positions", unit="step"):
@@ -105,7 +126,12 @@ def main(argv: list[str] | None = None) -> int:
             rows, cols, ids = flatten_legal(b.legal_ids, b.legal_count)
             h = heuristic_move_scores(b)[rows, cols] if policy.features.heuristic else None
             q = np.full(b.legal_ids.shape, np.nan)
-            q[rows, cols] = policy.net.scores(b.obs, rows, policy.features(b.obs, rows, ids, h))
+            feats = policy.features(b.obs, rows, ids, h)
+            q[rows, cols] = policy.net.scores(b.obs, rows, feats)
+            qs = []
+            for other in others.values():
+                qs.append(np.full(b.legal_ids.shape, np.nan))
+                qs[-1][rows, cols] = other.net.scores(b.obs, rows, feats)
             v = {
                 name: search_values(b, games, rng.integers(0, 2**62, games.size), C, threads)
                 for name, C in searches.items()
@@ -121,8 +147,11 @@ def main(argv: list[str] | None = None) -> int:
                 rows_out["net_diff"].append(((d - d.mean()) ** 2).mean())
                 chosen = {"regret_net": Q, "regret_labeller": A}
                 chosen.update({f"regret_c{k}": v[f"c{k}"][j, :n] for k in range(len(choosers))})
+                chosen.update({f"regret_n{k}": x[g, :n] for k, x in enumerate(qs)})
                 for key, values in chosen.items():
                     rows_out[key].append(R.max() - R[int(np.argmax(values))])
+                for k in range(len(qs)):
+                    rows_out[f"regret_n{k}_minus_net"].append(rows_out[f"regret_n{k}"][-1] - rows_out["regret_net"][-1])
         b.step(policy(b.obs, b.legal_ids, b.legal_count, batch=b))
     n_positions = len(rows_out["noise_level"])
     print(f"{args.checkpoint}: {n_positions:,} positions with a choice; reference {args.reference}")
@@ -146,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             "labeller": args.labeller,
             "reference": args.reference,
             "choosers": {f"regret_c{k}": spec for k, spec in enumerate(choosers)},
+            "networks": {f"regret_n{k}": spec for k, spec in enumerate(others)},
             "results": summary,
         }
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
