@@ -101,6 +101,10 @@ def threat_features(after: np.ndarray, unseen: np.ndarray, next_hand: np.ndarray
     are the chance that the next seat can capture at all, take the settebello, sweep the table, take a
     seven, the expected number of cards its best capture takes (/ 4) and the share of the unseen cards
     that capture.
+
+    A prototype for the probe: its subset sums restate the standard capture rule, which
+    ``tests/test_card_probe.py`` holds to the engine's captures. The learners' version belongs in the
+    compiled core's move features (``scopa_env/fast/features.py``), reading the core's own captures.
     """
     m, k = after.shape
     top = int(ranks.max())
