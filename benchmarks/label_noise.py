@@ -119,6 +119,9 @@ def main(argv: list[str] | None = None) -> int:
     regrets.update({f"regret_n{k}_minus_net": f"{spec} - {args.checkpoint}" for k, spec in enumerate(others)})
     rows_out: dict[str, list[float]] = {k: [] for k in ("noise_level", "noise_diff", "net_level", "net_diff", *regrets)}
     threads = max_threads()
+    hand_plane = b.setup.layout["hand"]
+    held: list[int] = []
+    """Per position, the cards in the mover's hand (the regrets by round, printed after the means)."""
     for _ in tqdm(range(args.steps), desc="positions", unit="step"):
         choice = np.flatnonzero(b.legal_count > 1)
         games = np.sort(rng.choice(choice, size=min(48, choice.size), replace=False))
@@ -138,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
             }
             for j, g in enumerate(games):
                 n = b.legal_count[g]
+                held.append(int(round(float(b.obs[g, hand_plane].sum()))))
                 Q, A, B, R = q[g, :n], v["a"][j, :n], v["b"][j, :n], v["ref"][j, :n]
                 e = (A - B) / np.sqrt(2.0)  # one labelling's noise
                 rows_out["noise_level"].append(e.mean() ** 2)
@@ -161,6 +165,18 @@ def main(argv: list[str] | None = None) -> int:
         mean, half = float(x.mean()), float(1.96 * x.std(ddof=1) / np.sqrt(len(x)))
         summary[key] = {"mean": round(mean, 5), "half_width": round(half, 5)}
         print(f"  {key:15s} {mean:.4f} +- {half:.4f}  {regrets.get(key, '')}")
+    held_arr = np.asarray(held)
+    by_hand = {}
+    print("  by cards in the mover's hand (positions: regret of each chooser)")
+    for k in sorted(set(held)):
+        at = held_arr == k
+        by_hand[str(k)] = {"positions": int(at.sum())} | {
+            key: round(float(np.asarray(rows_out[key])[at].mean()), 5) for key in regrets
+        }
+        print(
+            f"    {k:2d} cards: {int(at.sum()):6,}  "
+            + "  ".join(f"{key} {by_hand[str(k)][key]:.4f}" for key in regrets)
+        )
     if args.json:
         import json
         import shlex
@@ -177,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
             "choosers": {f"regret_c{k}": spec for k, spec in enumerate(choosers)},
             "networks": {f"regret_n{k}": spec for k, spec in enumerate(others)},
             "results": summary,
+            "by_cards_in_hand": by_hand,
         }
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=1) + "\n")

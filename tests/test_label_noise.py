@@ -22,6 +22,9 @@ def test_a_second_network_is_scored_on_the_same_positions(tmp_path, capsys):
     assert results["regret_n0"] == results["regret_net"]
     assert results["regret_n0_minus_net"] == {"mean": 0.0, "half_width": 0.0}
     assert all(results[k]["mean"] >= 0.0 for k in ("regret_net", "regret_labeller", "regret_c0"))
+    by_hand = found["by_cards_in_hand"]
+    assert sum(v["positions"] for v in by_hand.values()) == found["positions"]
+    assert all(1 <= int(k) <= 10 and v["regret_n0"] == v["regret_net"] for k, v in by_hand.items())
     assert found["command"].startswith("python benchmarks/label_noise.py zoo:standard-2p --steps 2")
 
 
