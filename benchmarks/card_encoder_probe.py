@@ -24,7 +24,11 @@ the move, with the same loss, optimiser, batches and epochs, and are scored on t
 * ``flat_threats`` (``--networks flat,flat_threats``): ``flat`` with six more move features, the next
   seat's threats on the table the move leaves (:func:`threat_features`: the chance it can capture, take
   the settebello, sweep, take a seven, the cards its best capture takes): issue 48's first lever, "move
-  features that state what a one-ply search would find", tried here before it goes into the learners.
+  features that state what a one-ply search would find", tried here before it goes into the learners;
+* ``flat_kept`` (``--networks flat,flat_kept``): ``flat`` with the cards the mover keeps after the move
+  (its hand less the played card, one 0/1 per card id) among the move features, so that the head sees
+  which card is left for later without working it out from the trunk's output; ``flat_both``: the
+  threats and the kept cards.
 
 The 52-card game for 8 players, with the 256-world search as labeller and 1,024 worlds held out::
 
@@ -72,8 +76,16 @@ NAMES = {
     "cards": "the card-wise network",
     "flat_wide": "a wider flat network",
     "flat_threats": "the flat network with the next seat's threats",
+    "flat_kept": "the flat network with the cards the mover keeps",
+    "flat_both": "the flat network with the threats and the kept cards",
 }
-TITLES = {"cards": "Card-wise network", "flat_wide": "Wider flat network", "flat_threats": "Threat features"}
+TITLES = {
+    "cards": "Card-wise network",
+    "flat_wide": "Wider flat network",
+    "flat_threats": "Threat features",
+    "flat_kept": "Kept-card features",
+    "flat_both": "Threat and kept-card features",
+}
 THREATS = ("p_capture", "p_settebello", "p_sweep", "p_seven", "e_cards", "capturing_share")
 """The next seat's threats after each move (:func:`threat_features`), a candidate for the learners' move features."""
 
@@ -205,6 +217,7 @@ def load(path: str | Path) -> dict[str, np.ndarray]:
         "captured": captured,
         "feats": feats,
         "threats": threats,
+        "kept": obs[rows, slice(*layout["hand"])] - np.eye(k, dtype=np.float32)[b["move_card"][mask]],
         "value": b["search_value"][mask].astype(np.float32),
         "game_name": f"{meta['rules']} x {meta['players']}",
     }
@@ -213,20 +226,22 @@ def load(path: str | Path) -> dict[str, np.ndarray]:
 class FlatQ(nn.Module):
     """DMC's network: trunk on the observation, head on (trunk, move features)."""
 
-    def __init__(self, obs_size: int, feat_size: int, trunk: int = 512, head: int = 256, threats: int = 0) -> None:
+    def __init__(
+        self, obs_size: int, feat_size: int, trunk: int = 512, head: int = 256, threats: int = 0, kept: int = 0
+    ) -> None:
         super().__init__()
-        self.threats = threats > 0
+        self.threats, self.kept = threats > 0, kept > 0
         self.trunk = nn.Sequential(nn.Linear(obs_size, trunk), nn.ReLU())
         self.head = nn.Sequential(
-            nn.Linear(trunk + feat_size + threats, head),
+            nn.Linear(trunk + feat_size + threats + kept, head),
             nn.ReLU(),
             nn.Linear(head, head),
             nn.ReLU(),
             nn.Linear(head, 1),
         )
 
-    def forward(self, obs, rows, card, captured, feats, threats):
-        move = torch.cat([feats, threats], dim=1) if self.threats else feats
+    def forward(self, obs, rows, card, captured, feats, threats, kept):
+        move = torch.cat([feats, *([threats] if self.threats else []), *([kept] if self.kept else [])], dim=1)
         return self.head(torch.cat([self.trunk(obs)[rows], move], dim=1)).squeeze(1)
 
 
@@ -263,7 +278,7 @@ class CardQ(nn.Module):
         ident = self.identity.expand(len(obs), -1, -1)
         return flags, self.encode(torch.cat([flags, ident], dim=2))
 
-    def forward(self, obs, rows, card, captured, feats, threats):
+    def forward(self, obs, rows, card, captured, feats, threats, kept):
         flags, emb = self.embed(obs)
         pooled = torch.einsum("bcp,bcw->bpw", flags, emb).reshape(len(obs), -1)
         state = self.state(torch.cat([pooled, obs[:, self.extra]], dim=1))[rows]
@@ -275,7 +290,7 @@ class CardQ(nn.Module):
         return self.head(torch.cat([state, played, took, left, feats[:, self.scalar]], dim=1)).squeeze(1)
 
 
-MOVE_KEYS = ("card", "captured", "feats", "threats", "value")
+MOVE_KEYS = ("card", "captured", "feats", "threats", "kept", "value")
 """The per-move arrays of :func:`load`'s dict (the others are per position, or the layout)."""
 
 
@@ -298,7 +313,7 @@ def tensors(d: dict, positions: np.ndarray) -> tuple:
     """The inputs and labels of ``positions`` (sorted indices into ``d['obs']``) as tensors."""
     cut = select(d, positions)
     t = torch.from_numpy
-    return tuple(t(cut[k]) for k in ("obs", "rows", "card", "captured", "feats", "threats")), t(cut["value"])
+    return tuple(t(cut[k]) for k in ("obs", "rows", "card", "captured", "feats", "threats", "kept")), t(cut["value"])
 
 
 def subset(d: dict, share: float, seed: int) -> dict:
@@ -436,6 +451,8 @@ def main() -> None:
         "cards": lambda: CardQ(tr["layout"], feat_size),
         "flat_wide": lambda: FlatQ(obs_size, feat_size, trunk=1024, head=512),
         "flat_threats": lambda: FlatQ(obs_size, feat_size, threats=len(THREATS)),
+        "flat_kept": lambda: FlatQ(obs_size, feat_size, kept=tr["kept"].shape[1]),
+        "flat_both": lambda: FlatQ(obs_size, feat_size, threats=len(THREATS), kept=tr["kept"].shape[1]),
     }
     names = args.networks.split(",")
     unknown = sorted(set(names) - set(every))

@@ -181,12 +181,18 @@ def test_the_probe_reads_the_8_player_game_and_fits_the_threats(tmp_path, monkey
     common = dict(agent="heuristic", rules="french_52", players=8, search="fsearch:worlds=4")
     train = write_dataset(tmp_path / "train.parquet", 1, seed=0, **common)
     test = write_dataset(tmp_path / "test.parquet", 1, seed=1, **common)
+    data = module.load(train)
+    hand = data["obs"][data["rows"], slice(*data["layout"]["hand"])]
+    assert ((data["kept"] == 0) | (data["kept"] == 1)).all(), "the played card was in the hand"
+    np.testing.assert_array_equal(data["kept"].sum(1), hand.sum(1) - 1)
+    assert (data["kept"][np.arange(len(data["card"])), data["card"]] == 0).all()
     out = tmp_path / "r.json"
-    run(module, monkeypatch, capsys, str(train), str(test), "--networks", "flat,flat_threats", "--epochs", "1",
+    run(module, monkeypatch, capsys, str(train), str(test), "--networks", "flat,flat_threats,flat_kept", "--epochs", "1",
         "--boot", "5", "--loss", "differences", "--json", str(out))  # fmt: skip
     found = json.loads(out.read_text())
     assert found["game"] == "french_52 x 8"
     assert found["flat_threats"]["parameters"] == found["flat"]["parameters"] + 256 * len(module.THREATS)
+    assert found["flat_kept"]["parameters"] == found["flat"]["parameters"] + 256 * 52
     assert 0.0 <= found["flat_threats"]["agreement"] <= 1.0 and found["flat_threats"]["regret"] >= 0.0
     with pytest.raises(SystemExit, match="40-card deck"):
         run(module, monkeypatch, capsys, str(train), str(test), "--networks", "flat,cards", "--epochs", "1")
