@@ -28,20 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from train.checkpoint import write_meta
-from train.dmc.agent import WEIGHTS_FILE, _layers, find_dmc_checkpoint, load_dmc, load_dmc_weights
+from train.dmc.agent import WEIGHTS_FILE, _layers, dmc_folder, load_dmc, load_dmc_weights
 from train.dmc.endgame import PREFIX as ENDGAME
 
 SAME = ("algo", "feature_version", "rules", "num_players", "action_mode", "observation_size", "heuristic_features")
 """The meta.json entries every member must share: the game and the move features the network reads."""
-
-
-def member_path(spec: str) -> Path:
-    """The checkpoint folder of a member: ``zoo:NAME`` (its hash checked) or a folder."""
-    if spec.startswith("zoo:"):
-        from train.zoo import checked_path
-
-        return checked_path(spec[4:])
-    return find_dmc_checkpoint(spec)
 
 
 def block_diagonal(blocks: list[np.ndarray]) -> np.ndarray:
@@ -96,7 +87,7 @@ def build(out: str | Path, specs: list[str]) -> dict:
     out = Path(out)
     if (out / WEIGHTS_FILE).exists():
         raise ValueError(f"{str(out)!r} already holds a checkpoint: name a new folder")
-    folders = [member_path(s) for s in specs]
+    folders = [dmc_folder(s) for s in specs]
     loaded = [load_dmc_weights(f) for f in folders]
     first = loaded[0][1]
     for spec, (_, meta) in zip(specs, loaded):

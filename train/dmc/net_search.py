@@ -34,7 +34,7 @@ from agents.base import Agent
 from agents.fast_search import FastSearchAgent
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.rules import Move, get_rules, move_of
-from train.dmc.agent import BatchPolicy, DmcAgent, flatten_legal, load_dmc, move_features
+from train.dmc.agent import BatchPolicy, DmcAgent, dmc_folder, flatten_legal, load_dmc, move_features
 
 PREFIX = "netsearch"
 DEFAULT_WEIGHT = 0.5
@@ -57,11 +57,7 @@ def parse_spec(argument: str) -> tuple[str, float, dict]:
 
 
 def _load(checkpoint: str):
-    if checkpoint.startswith("zoo:"):
-        from train.zoo import checked_path
-
-        return load_dmc(checked_path(checkpoint[4:]))
-    return load_dmc(checkpoint)
+    return load_dmc(dmc_folder(checkpoint))
 
 
 def blend(search: np.ndarray, q: np.ndarray, weight: float, exact: bool | np.ndarray) -> np.ndarray:
