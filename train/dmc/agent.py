@@ -328,15 +328,6 @@ def find_dmc_checkpoint(path: str | Path) -> Path:
     return p
 
 
-def dmc_folder(spec: str | Path) -> Path:
-    """The checkpoint folder of ``zoo:NAME`` (its hash checked against the card) or of a checkpoint or run folder."""
-    if isinstance(spec, str) and spec.startswith("zoo:"):
-        from train.zoo import checked_path
-
-        return checked_path(spec[4:])
-    return find_dmc_checkpoint(spec)
-
-
 def check_dmc_meta(meta: object, where: str | Path) -> tuple[Rules, int, MoveFeatures]:
     """Check a DMC ``meta.json`` entry by entry (:mod:`train.limits`' strict checks); returns the rules,
     the player count and the move features.

@@ -28,8 +28,9 @@ from pathlib import Path
 import numpy as np
 
 from train.checkpoint import write_meta
-from train.dmc.agent import WEIGHTS_FILE, _layers, dmc_folder, load_dmc, load_dmc_weights
+from train.dmc.agent import WEIGHTS_FILE, _layers, load_dmc, load_dmc_weights
 from train.dmc.endgame import PREFIX as ENDGAME
+from train.zoo import dmc_folder
 
 SAME = ("algo", "feature_version", "rules", "num_players", "action_mode", "observation_size", "heuristic_features")
 """The meta.json entries every member must share: the game and the move features the network reads."""

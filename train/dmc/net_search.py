@@ -34,7 +34,8 @@ from agents.base import Agent
 from agents.fast_search import FastSearchAgent
 from scopa_env.engine.game import PlayerView
 from scopa_env.engine.rules import Move, get_rules, move_of
-from train.dmc.agent import BatchPolicy, DmcAgent, dmc_folder, flatten_legal, load_dmc, move_features
+from train.dmc.agent import BatchPolicy, DmcAgent, flatten_legal, load_dmc, move_features
+from train.zoo import dmc_folder
 
 PREFIX = "netsearch"
 DEFAULT_WEIGHT = 0.5

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from train.dmc.agent import WEIGHTS_FILE, DmcAgent, load_dmc
+from train.dmc.agent import WEIGHTS_FILE, DmcAgent, find_dmc_checkpoint, load_dmc
 from train.limits import read_json
 
 ZOO_DIR = Path(__file__).resolve().parent
@@ -67,6 +67,13 @@ def checked_path(name: str) -> Path:
     if expected != weights_sha256(folder):
         raise ValueError(f"zoo:{name}: {WEIGHTS_FILE} does not match the SHA-256 on its card (a damaged install?)")
     return folder
+
+
+def dmc_folder(spec: str | Path) -> Path:
+    """The checkpoint folder of ``zoo:NAME`` (its hash checked against the card) or of a checkpoint or run folder."""
+    if isinstance(spec, str) and spec.startswith("zoo:"):
+        return checked_path(spec[4:])
+    return find_dmc_checkpoint(spec)
 
 
 def algo_of(name: str) -> str:
