@@ -28,7 +28,11 @@ the move, with the same loss, optimiser, batches and epochs, and are scored on t
 * ``flat_kept`` (``--networks flat,flat_kept``): ``flat`` with the cards the mover keeps after the move
   (its hand less the played card, one 0/1 per card id) among the move features, so that the head sees
   which card is left for later without working it out from the trunk's output; ``flat_both``: the
-  threats and the kept cards.
+  threats and the kept cards;
+* ``flat_all`` (``--networks flat,flat_all``): ``flat`` with the same six features over every other
+  seat at once (:func:`threat_features` with the hand of all of them together: what some opponent may
+  take from the table the move leaves before the mover plays again, the table's changes in between
+  left out); ``flat_next_all``: the next seat's six and these six.
 
 The 52-card game for 8 players, with the 256-world search as labeller and 1,024 worlds held out::
 
@@ -78,6 +82,8 @@ NAMES = {
     "flat_threats": "the flat network with the next seat's threats",
     "flat_kept": "the flat network with the cards the mover keeps",
     "flat_both": "the flat network with the threats and the kept cards",
+    "flat_all": "the flat network with every other seat's threats",
+    "flat_next_all": "the flat network with the next seat's and every other seat's threats",
 }
 TITLES = {
     "cards": "Card-wise network",
@@ -85,6 +91,8 @@ TITLES = {
     "flat_threats": "Threat features",
     "flat_kept": "Kept-card features",
     "flat_both": "Threat and kept-card features",
+    "flat_all": "every other seat's threats",
+    "flat_next_all": "both threat sets",
 }
 THREATS = ("p_capture", "p_settebello", "p_sweep", "p_seven", "e_cards", "capturing_share")
 """The next seat's threats after each move (:func:`threat_features`), a candidate for the learners' move features."""
@@ -201,12 +209,15 @@ def load(path: str | Path) -> dict[str, np.ndarray]:
     captured = ((b["move_captured"][mask][:, None] >> np.arange(k)) & 1).astype(np.float32)
     layout = meta["obs_layout"]
     obs = b["obs"].astype(np.float32)
-    next_hand = obs[rows, layout["hand_counts"][0] + 1] * rules.hand_size
-    threats = threat_features(
-        base[:, 2 * k : 3 * k].astype(np.float64),
-        obs[rows, slice(*layout["unseen"])].astype(np.float64),
-        next_hand,
-        np.array(RANK_OF[:k], np.int64),
+    counts = layout["hand_counts"]
+    next_hand = obs[rows, counts[0] + 1] * rules.hand_size
+    others_hand = obs[rows, counts[0] + 1 : counts[1]].sum(1) * rules.hand_size  # every seat but the mover's
+    after = base[:, 2 * k : 3 * k].astype(np.float64)
+    unseen = obs[rows, slice(*layout["unseen"])].astype(np.float64)
+    ranks = np.array(RANK_OF[:k], np.int64)
+    # the next seat's six, then every other seat's six (flat_all, flat_next_all)
+    threats = np.concatenate(
+        [threat_features(after, unseen, next_hand, ranks), threat_features(after, unseen, others_hand, ranks)], axis=1
     )
     return {
         "obs": obs,
@@ -227,10 +238,19 @@ class FlatQ(nn.Module):
     """DMC's network: trunk on the observation, head on (trunk, move features)."""
 
     def __init__(
-        self, obs_size: int, feat_size: int, trunk: int = 512, head: int = 256, threats: int = 0, kept: int = 0
+        self,
+        obs_size: int,
+        feat_size: int,
+        trunk: int = 512,
+        head: int = 256,
+        threats: int = 0,
+        kept: int = 0,
+        threat_from: int = 0,
     ) -> None:
         super().__init__()
         self.threats, self.kept = threats > 0, kept > 0
+        self.threat_cols = slice(threat_from, threat_from + threats)
+        """The columns of the ``threats`` array read (:func:`load`: the next seat's six, then every other seat's)."""
         self.trunk = nn.Sequential(nn.Linear(obs_size, trunk), nn.ReLU())
         self.head = nn.Sequential(
             nn.Linear(trunk + feat_size + threats + kept, head),
@@ -241,7 +261,8 @@ class FlatQ(nn.Module):
         )
 
     def forward(self, obs, rows, card, captured, feats, threats, kept):
-        move = torch.cat([feats, *([threats] if self.threats else []), *([kept] if self.kept else [])], dim=1)
+        extra = [threats[:, self.threat_cols]] if self.threats else []
+        move = torch.cat([feats, *extra, *([kept] if self.kept else [])], dim=1)
         return self.head(torch.cat([self.trunk(obs)[rows], move], dim=1)).squeeze(1)
 
 
@@ -453,6 +474,8 @@ def main() -> None:
         "flat_threats": lambda: FlatQ(obs_size, feat_size, threats=len(THREATS)),
         "flat_kept": lambda: FlatQ(obs_size, feat_size, kept=tr["kept"].shape[1]),
         "flat_both": lambda: FlatQ(obs_size, feat_size, threats=len(THREATS), kept=tr["kept"].shape[1]),
+        "flat_all": lambda: FlatQ(obs_size, feat_size, threats=len(THREATS), threat_from=len(THREATS)),
+        "flat_next_all": lambda: FlatQ(obs_size, feat_size, threats=2 * len(THREATS)),
     }
     names = args.networks.split(",")
     unknown = sorted(set(names) - set(every))

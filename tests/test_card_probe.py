@@ -186,12 +186,20 @@ def test_the_probe_reads_the_8_player_game_and_fits_the_threats(tmp_path, monkey
     assert ((data["kept"] == 0) | (data["kept"] == 1)).all(), "the played card was in the hand"
     np.testing.assert_array_equal(data["kept"].sum(1), hand.sum(1) - 1)
     assert (data["kept"][np.arange(len(data["card"])), data["card"]] == 0).all()
+    # every other seat's threats (columns 6-11) hold the next seat's hand and more: each chance and the
+    # expected cards taken are at least the next seat's, the capturing share of the unseen cards the same
+    six = len(module.THREATS)
+    nxt, every = data["threats"][:, :six], data["threats"][:, six:]
+    assert (every[:, :5] >= nxt[:, :5] - 1e-6).all() and (every[:, :5] > nxt[:, :5] + 1e-6).any()
+    np.testing.assert_allclose(every[:, 5], nxt[:, 5])
     out = tmp_path / "r.json"
-    run(module, monkeypatch, capsys, str(train), str(test), "--networks", "flat,flat_threats,flat_kept", "--epochs", "1",
-        "--boot", "5", "--loss", "differences", "--json", str(out))  # fmt: skip
+    run(module, monkeypatch, capsys, str(train), str(test), "--networks", "flat,flat_threats,flat_kept,flat_all,flat_next_all",
+        "--epochs", "1", "--boot", "5", "--loss", "differences", "--json", str(out))  # fmt: skip
     found = json.loads(out.read_text())
     assert found["game"] == "french_52 x 8"
-    assert found["flat_threats"]["parameters"] == found["flat"]["parameters"] + 256 * len(module.THREATS)
+    assert found["flat_threats"]["parameters"] == found["flat"]["parameters"] + 256 * six
+    assert found["flat_all"]["parameters"] == found["flat"]["parameters"] + 256 * six
+    assert found["flat_next_all"]["parameters"] == found["flat"]["parameters"] + 256 * 2 * six
     assert found["flat_kept"]["parameters"] == found["flat"]["parameters"] + 256 * 52
     assert 0.0 <= found["flat_threats"]["agreement"] <= 1.0 and found["flat_threats"]["regret"] >= 0.0
     with pytest.raises(SystemExit, match="40-card deck"):
