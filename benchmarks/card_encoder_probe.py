@@ -438,7 +438,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--boot", type=int, default=1000, help="bootstrap draws over the held-out games")
     parser.add_argument(
-        "--networks", default="flat,cards", help="networks to fit: flat (always) and any of cards, flat_wide"
+        "--networks", default="flat,cards", help=f"networks to fit: flat (always) and any of {', '.join(NAMES)}"
     )
     parser.add_argument(
         "--searched-again",
