@@ -2,6 +2,7 @@
 
     python benchmarks/env_floor_rounds.py [--before REV] [--rounds 40] [--seconds 0.1]
         [--modes select,move] [--loops bench,issue]
+    python benchmarks/env_floor_rounds.py --parts [--rounds 40] [--seconds 0.1] [--modes move]
 
 Each round runs every loop for ``--seconds`` of CPU time on the do-nothing floor
 (:class:`scopa_env.bench.env.NullEnv` with PettingZoo's standard wrappers), then on the env
@@ -15,6 +16,12 @@ this short, interleaved, let a machine that other jobs load slow every side alik
 
 Two loops: ``bench`` (``scopa bench``'s: a random legal id from ``np.flatnonzero`` of the mask)
 and ``issue`` (the usual PettingZoo loop: ``env.action_space(agent).sample(mask)``).
+
+``--parts`` says where the gap between the env and the floor lies: the issue's loop with a clock
+read around each of its calls (``reset``, the ``agent_iter`` step, ``last``, ``sample``, ``step``,
+the step that ends a hand apart), interleaved rounds of the floor and the env, and per call the
+median over rounds of its microseconds per step (wall clock, the clock reads included alike on
+both sides), the env's less the floor's, and that difference's share of the whole gap.
 """
 
 from __future__ import annotations
@@ -73,6 +80,75 @@ def issue_loop(env, seconds: float, seed: int, rng: np.random.Generator) -> floa
 
 
 LOOPS = {"bench": bench_loop, "issue": issue_loop}
+
+PARTS = ("reset", "agent_iter", "last", "sample", "step", "hand_end")
+"""The calls of the issue's loop that ``--parts`` times (``hand_end``: the step that ends a hand)."""
+
+
+def issue_parts(env, seconds: float, seed: int) -> dict[str, float]:
+    """The issue's loop for ``seconds`` of wall clock, each call timed: per part of :data:`PARTS` and
+    ``total``, microseconds per (non-done) step."""
+    clock = time.perf_counter
+    spent = dict.fromkeys(PARTS, 0.0)
+    steps = episodes = 0
+    start = clock()
+    while clock() < start + seconds:
+        t = clock()
+        env.reset(seed=seed + episodes)
+        spent["reset"] += clock() - t
+        agents = iter(env.agent_iter())
+        while True:
+            t = clock()
+            agent = next(agents, None)
+            t_iter = clock()
+            spent["agent_iter"] += t_iter - t
+            if agent is None:
+                break
+            obs, _, term, trunc, _ = env.last()
+            t_last = clock()
+            spent["last"] += t_last - t_iter
+            if term or trunc:
+                action = None
+            else:
+                action = env.action_space(agent).sample(obs["action_mask"])
+                steps += 1
+            t_sample = clock()
+            spent["sample"] += t_sample - t_last
+            env.step(action)
+            ended = action is not None and env.terminations[agent]
+            spent["hand_end" if ended else "step"] += clock() - t_sample
+        episodes += 1
+    total = clock() - start
+    out = {part: value / steps * 1e6 for part, value in spent.items()}
+    out["total"] = total / steps * 1e6
+    return out
+
+
+def measure_parts(mode: str, rounds: int, seconds: float) -> dict[str, dict[str, float]]:
+    """Per part (and ``total``), the median over interleaved rounds of the floor's and the env's
+    microseconds per step."""
+    env = scopa_v0.env(num_players=2, action_mode=mode, episode="hand")
+    floor = _wrapped(NullEnv(env.unwrapped, max(1, round(steps_per_hand(env)))))
+    found: dict[str, dict[str, list[float]]] = {"floor": {}, "env": {}}
+    for r in range(rounds):
+        sides = ("floor", "env") if r % 2 else ("env", "floor")
+        for side in sides:
+            for part, value in issue_parts(floor if side == "floor" else env, seconds, r * 1000).items():
+                found[side].setdefault(part, []).append(value)
+    return {side: {part: statistics.median(v) for part, v in parts.items()} for side, parts in found.items()}
+
+
+def print_parts(mode: str, medians: dict[str, dict[str, float]]) -> None:
+    """The table of :func:`measure_parts`: each part's floor and env microseconds a step, the
+    difference and its share of the whole gap."""
+    floor, env = medians["floor"], medians["env"]
+    gap = env["total"] - floor["total"]
+    print(f"{mode}: env / floor {floor['total'] / env['total']:.3f} (medians of the rounds' totals)")
+    print(f"  {'part':10s} {'floor us':>9s} {'env us':>9s} {'env-floor':>10s} {'of the gap':>10s}")
+    for part in (*PARTS, "total"):
+        diff = env[part] - floor[part]
+        share = f"{diff / gap:10.0%}" if gap > 0 else f"{'':10s}"
+        print(f"  {part:10s} {floor[part]:9.2f} {env[part]:9.2f} {diff:10.2f} {share}", flush=True)
 
 
 def env_module_at(rev: str):
@@ -155,11 +231,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=0.1, help="CPU seconds of each loop per round")
     parser.add_argument("--modes", default="select,move", help="action modes to measure, comma-separated")
     parser.add_argument("--loops", default="bench,issue", help="loops to measure, comma-separated")
+    parser.add_argument("--parts", action="store_true", help="time each call of the issue's loop instead")
     args = parser.parse_args()
+    if args.parts and args.before:
+        parser.error("--parts measures this revision's env only: leave out --before")
     modules = {"before": env_module_at(args.before), "after": scopa_v0} if args.before else {"env": scopa_v0}
     with open("/proc/loadavg") as f:
         print("load average:", f.read().split()[0])
     for mode in args.modes.split(","):
+        if args.parts:
+            print_parts(mode, measure_parts(mode, args.rounds, args.seconds))
+            continue
         for loop in args.loops.split(","):
             found = measure(mode, loop, modules, args.rounds, args.seconds)
             parts = [

@@ -98,3 +98,20 @@ def test_bench_says_how_long_and_shows_progress(capsys, monkeypatch):
     assert first.startswith("scopa bench: about") and "seconds" in first, captured.err
     assert len(steps) == 5 and "Python engine" in steps[0] and "compiled core" in steps[-1], captured.err
     assert "engine random play, 2 players" in captured.out
+
+
+def test_env_floor_parts_time_every_call_of_the_loop_and_sum_to_its_total():
+    """benchmarks/env_floor_rounds.py --parts splits the issue's loop (issue 50, item 4) into its
+    calls: every step is counted once, on the env and on the floor, and the parts (the clock reads
+    between them aside) add up to no more than the loop's whole time."""
+    from benchscripts import load_benchmark
+
+    module = load_benchmark("env_floor_rounds")
+    medians = module.measure_parts("move", rounds=2, seconds=0.02)
+    for side in ("floor", "env"):
+        parts = medians[side]
+        assert set(parts) == {*module.PARTS, "total"}
+        assert all(value >= 0 for value in parts.values()), parts
+        assert parts["step"] > 0 and parts["sample"] > 0 and parts["hand_end"] > 0, parts
+        assert sum(parts[p] for p in module.PARTS) <= parts["total"] * 1.0001, parts
+    assert medians["env"]["reset"] > 0
