@@ -115,8 +115,8 @@ def issue_parts(env, seconds: float, seed: int) -> dict[str, float]:
             t_sample = clock()
             spent["sample"] += t_sample - t_last
             env.step(action)
-            ended = action is not None and env.terminations[agent]
-            spent["hand_end" if ended else "step"] += clock() - t_sample
+            elapsed = clock() - t_sample  # before the lookup below, which is not the step's
+            spent["hand_end" if action is not None and env.terminations[agent] else "step"] += elapsed
         episodes += 1
     total = clock() - start
     out = {part: value / steps * 1e6 for part, value in spent.items()}
